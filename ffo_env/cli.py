@@ -1,0 +1,94 @@
+"""The ``ffo`` command: ``ffo map``, ``ffo play`` (more subcommands are added as the project grows)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from collections.abc import Sequence
+
+
+def _cmd_map(args: argparse.Namespace) -> int:
+    from ffo_env.render import cli_map
+
+    return cli_map.run(args)
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    from agents import make_agent
+    from ffo_env.core.game import Game, RulesOptions
+    from ffo_env.core.record import Recorder, save_record
+
+    game = Game(options=RulesOptions(setup=args.setup))
+    state = game.new_initial_state(args.seed)
+    agents = {
+        "french": make_agent(args.french, "french", seed=args.seed * 2 + 1),
+        "german": make_agent(args.german, "german", seed=args.seed * 2 + 2),
+    }
+    rec = Recorder(state)
+    t0 = time.perf_counter()
+    while not state.is_terminal():
+        rec.apply(agents[state.current_agent].act_state(state))
+    dt = time.perf_counter() - t0
+    record = rec.record()
+    res = record["result"]
+    print(f"seed {args.seed}: {res['winner']} victory, French VP {res['vp']} after GT{res['turn']}")
+    for kind, vp in sorted(res["vp_breakdown"].items()):
+        print(f"  {kind:<16} {vp:+d}")
+    print(f"  {res['decisions']} decisions ({res['agent_decisions']} by agents) in {dt:.2f} s")
+    if args.record:
+        save_record(record, args.record)
+        print(f"record written to {args.record}")
+    if args.json:
+        print(json.dumps(res))
+    return 0
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    from ffo_env.core.record import RecordError, load_record, replay
+
+    try:
+        state = replay(load_record(args.record))
+    except RecordError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(state)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="ffo", description="France Fights On: rules engine, environment, bots and training.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    pm = sub.add_parser("map", help="draw the map (PNG or text)", description="Draw the map as a PNG or as text.")
+    from ffo_env.render import cli_map
+
+    cli_map.add_arguments(pm)
+    pm.set_defaults(func=_cmd_map)
+
+    pp = sub.add_parser("play", help="play one full game between two agents and print the result",
+                        description="Play one full game between two agents; print the result and VP breakdown.")
+    pp.add_argument("--french", default="random", help="agent for the French side (default: random)")
+    pp.add_argument("--german", default="random", help="agent for the German side (default: random)")
+    pp.add_argument("--seed", type=int, default=0, help="game seed (dice and random choices; default 0)")
+    pp.add_argument("--setup", default="random", choices=("decide", "random", "fixed"),
+                    help="setup mode (R2): agents place units, random placement, or the fixed deployment")
+    pp.add_argument("--record", metavar="PATH", help="write the game record (JSON) here")
+    pp.add_argument("--json", action="store_true", help="also print the result as one JSON line")
+    pp.set_defaults(func=_cmd_play)
+
+    pr = sub.add_parser("replay", help="replay a game record and print the final position",
+                        description="Replay a game record, check it against the engine and print the final position.")
+    pr.add_argument("record", help="path of a game record written by 'ffo play --record'")
+    pr.set_defaults(func=_cmd_replay)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    return int(args.func(args) or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Rules core of France Fights On: pure Python + numpy, no gymnasium, no torch."""

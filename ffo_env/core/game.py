@@ -1,0 +1,112 @@
+"""``Game``: the immutable scenario + rules options, a factory of :class:`State`.
+
+Rulings that choose between readings of the rulebook are options here, with the
+ruling as the default (rulings.md preamble).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ffo_env.core import hexgrid as hg
+from ffo_env.core.actions import ActionLayout
+from ffo_env.core.scenario import Scenario, Side, UnitSpec, default_scenario
+from ffo_env.core.search import MapTables, build_tables
+
+if TYPE_CHECKING:
+    from ffo_env.core.state import State
+
+ENGINE_VERSION = "ffo-engine-1"
+
+SETUP_MODES = ("decide", "random", "fixed")
+
+
+@dataclass(frozen=True)
+class RulesOptions:
+    """Rules options. Defaults are the binding rulings.
+
+    - ``setup``: ``"decide"`` (R2: every placement is an agent decision), ``"random"``
+      (uniform legal placement from the game's generator) or ``"fixed"`` (the
+      deployment in ``data/setup_fixed.yaml``).
+    - ``naval_vp_loss``: R18 ``"die"`` (lose 1-6 VP per fired marker) or
+      ``"die_minus_one"`` (0-5).
+    - ``skip_forced``: apply a decision automatically when it has exactly one legal
+      action (it is still written to the record, marked ``auto``).
+    - ``repeat_attacks``: R23, a hex may be attacked more than once per phase.
+    - ``mixed_stack``: R24, ``"any"`` (the mountain shift / city benefit applies if at
+      least one defender qualifies) or ``"all"``.
+    """
+
+    setup: str = "decide"
+    naval_vp_loss: str = "die"
+    skip_forced: bool = True
+    repeat_attacks: bool = True
+    mixed_stack: str = "any"
+
+    def __post_init__(self) -> None:
+        if self.setup not in SETUP_MODES:
+            raise ValueError(f"setup must be one of {SETUP_MODES}, got {self.setup!r}")
+        if self.naval_vp_loss not in ("die", "die_minus_one"):
+            raise ValueError(f"naval_vp_loss must be 'die' or 'die_minus_one', got {self.naval_vp_loss!r}")
+        if self.mixed_stack not in ("any", "all"):
+            raise ValueError(f"mixed_stack must be 'any' or 'all', got {self.mixed_stack!r}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> RulesOptions:
+        known = {f for f in cls.__dataclass_fields__}
+        unknown = set(d) - known
+        if unknown:
+            raise ValueError(f"unknown rules options {sorted(unknown)}; known: {sorted(known)}")
+        return cls(**d)
+
+
+@dataclass(frozen=True, eq=False)
+class Game:
+    """Scenario data and rules options; creates states from a seed."""
+
+    scenario: Scenario = field(default_factory=default_scenario)
+    options: RulesOptions = field(default_factory=RulesOptions)
+    tables: MapTables = field(init=False)
+    layout: ActionLayout = field(init=False)
+    dist_green: tuple[int, ...] = field(init=False)
+    forbidden: tuple[bytes, bytes] = field(init=False)
+
+    def __post_init__(self) -> None:
+        set_ = object.__setattr__
+        mt = build_tables(self.scenario.map, self.scenario.tables)
+        set_(self, "tables", mt)
+        set_(self, "layout", ActionLayout(hg.N_HEX, len(self.scenario.units), len(self.scenario.tables.crt.columns)))
+        green = list(mt.green)
+        dg = hg.DISTANCE[:, green].min(axis=1) if green else [99] * hg.N_HEX
+        set_(self, "dist_green", tuple(int(x) for x in dg))
+        # hexes each side may never enter (rules 5.5, R5, R10, R15)
+        fr = bytearray(hg.N_HEX)
+        de = bytearray(hg.N_HEX)
+        gy = set(mt.green) | set(mt.yellow)
+        for i in range(hg.N_HEX):
+            if not mt.land[i]:
+                fr[i] = de[i] = 1
+            if i in gy:
+                fr[i] = 1
+        set_(self, "forbidden", (bytes(fr), bytes(de)))
+
+    @property
+    def units(self) -> tuple[UnitSpec, ...]:
+        return self.scenario.units
+
+    def side_units(self, side: Side) -> list[int]:
+        return [u.index for u in self.scenario.units if u.side == side]
+
+    def new_initial_state(self, seed: int = 0) -> State:
+        from ffo_env.core.state import State
+
+        return State(self, seed)
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return self.layout.n_actions
+
