@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agents.base import Agent, RandomAgent
+from agents.base import Agent, ObservationAgent, RandomAgent
 from agents.registry import AGENT_NAMES, make_agent
 
-__all__ = ["AGENT_NAMES", "Agent", "RandomAgent", "make_agent"]
+__all__ = ["AGENT_NAMES", "Agent", "ObservationAgent", "RandomAgent", "make_agent"]

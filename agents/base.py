@@ -1,14 +1,14 @@
 """The agent interface shared by scripted bots, trained policies and the harness.
 
-An agent answers two ways:
+Every agent implements ``act_state(state) -> int``: a choice made directly on the core
+:class:`~ffo_env.core.state.State` (the fast path used by scripted bots, the evaluation
+harness and the environments' opponent loops). Scripted bots only read what their side
+may see (rule 3.6).
 
-- ``act(observation, action_mask) -> int``: from an environment observation (what a
-  learned policy or an env loop uses);
-- ``act_state(state) -> int``: directly on the core :class:`~ffo_env.core.state.State`
-  (fast path for scripted bots and the evaluation harness). Scripted bots must only
-  read what their side may see (rule 3.6) when they play through this path.
-
-Both return one of ``state.legal_actions()``; legality is never re-derived here.
+Agents that work from observations (random, trained policies) also implement
+``act(observation, action_mask) -> int``. Env loops call ``act_state`` when an agent
+has it, ``act`` otherwise. Both return one of ``state.legal_actions()``; legality is
+never re-derived here.
 """
 
 from __future__ import annotations
@@ -25,11 +25,14 @@ from ffo_env.core.state import State
 class Agent(Protocol):
     name: str
 
-    def act(self, observation: Any, action_mask: np.ndarray) -> int: ...
-
     def act_state(self, state: State) -> int: ...
 
     def reset(self, seed: int | None = None) -> None: ...
+
+
+@runtime_checkable
+class ObservationAgent(Agent, Protocol):
+    def act(self, observation: Any, action_mask: np.ndarray) -> int: ...
 
 
 class RandomAgent:

@@ -82,7 +82,28 @@ def build_parser() -> argparse.ArgumentParser:
                         description="Replay a game record, check it against the engine and print the final position.")
     pr.add_argument("record", help="path of a game record written by 'ffo play --record'")
     pr.set_defaults(func=_cmd_replay)
+
+    # subcommands that live in higher layers; each module offers add_arguments(parser) and run(args)
+    import importlib
+
+    for name, module, help_text in _PLUGINS:
+        try:
+            mod = importlib.import_module(module)
+        except ModuleNotFoundError as e:
+            if e.name and (module.startswith(e.name) or e.name.startswith(module)):
+                continue  # that layer is not installed / not written yet
+            raise
+        sp = sub.add_parser(name, help=help_text, description=(mod.__doc__ or help_text).strip().splitlines()[0])
+        mod.add_arguments(sp)
+        sp.set_defaults(func=mod.run)
     return p
+
+
+_PLUGINS = (
+    ("eval", "agents.harness", "run a tournament between agents and write results (JSON/CSV)"),
+    ("train", "training.train", "train French/German policies with MaskablePPO"),
+    ("bench", "benchmarks.bench", "measure the speed of the core, the environment and training"),
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
