@@ -1,4 +1,20 @@
-"""Agents by name, for the command line and the evaluation harness."""
+"""Agents by name, for the command line and the evaluation harness.
+
+Names (``make_agent(name, side, seed)``):
+
+=================================  ============================================================
+``random``                         uniform over the legal actions (either side)
+``pass``                           PASS whenever legal, else the first legal action (either side)
+``heuristic``                      the scripted bot of the side asked for
+``heuristic:<level>``              the same with ``configs/bots/<side>_heuristic_<level>.yaml``
+                                   (levels shipped: ``cautious``, ``aggressive``)
+``french_heuristic[_<level>]``     the scripted French bot (French side only)
+``german_heuristic[_<level>]``     the scripted German bot (German side only)
+=================================  ============================================================
+
+Every ``configs/bots/<side>_heuristic*.yaml`` file is registered under its file name.
+``make_agent(..., config=PATH)`` gives a heuristic bot an explicit parameter file.
+"""
 
 from __future__ import annotations
 
@@ -6,18 +22,57 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.base import RandomAgent
+from agents.botconfig import available_configs
+from agents.simple import PassAgent
 
-_FACTORIES: dict[str, Callable[..., Any]] = {
-    "random": lambda side, seed=None, **kw: RandomAgent(seed=seed),
-}
-AGENT_NAMES: list[str] = sorted(_FACTORIES)
+_FACTORIES: dict[str, Callable[..., Any]] = {}
+AGENT_NAMES: list[str] = []
 
 
 def register(name: str, factory: Callable[..., Any]) -> None:
+    """Register ``factory(side, seed=None, **kwargs) -> agent`` under ``name``."""
     _FACTORIES[name] = factory
     if name not in AGENT_NAMES:
         AGENT_NAMES.append(name)
         AGENT_NAMES.sort()
+
+
+def _heuristic(side: str, level: str | None, seed: int | None, **kw: Any) -> Any:
+    if side == "french":
+        from agents.french_heuristic import make_french
+
+        return make_french(level, seed=seed, **kw)
+    from agents.german_heuristic import make_german
+
+    return make_german(level, seed=seed, **kw)
+
+
+def _side_bot(bot_side: str, level: str | None) -> Callable[..., Any]:
+    def factory(side: str, seed: int | None = None, **kw: Any) -> Any:
+        if side != bot_side:
+            raise ValueError(f"agent {bot_side}_heuristic{'_' + level if level else ''} plays the {bot_side} side only,"
+                             f" not {side!r}; use 'heuristic' to pick the side's bot")
+        return _heuristic(side, level, seed, **kw)
+
+    return factory
+
+
+def _level_of(cfg: str, side: str) -> str | None:
+    rest = cfg[len(f"{side}_heuristic"):]
+    return rest[1:] if rest.startswith("_") else None
+
+
+register("random", lambda side, seed=None, **kw: RandomAgent(seed=seed))
+register("pass", lambda side, seed=None, **kw: PassAgent(seed=seed))
+register("heuristic", lambda side, seed=None, **kw: _heuristic(side, None, seed, **kw))
+for _cfg in available_configs():
+    for _side in ("french", "german"):
+        if _cfg == f"{_side}_heuristic" or _cfg.startswith(f"{_side}_heuristic_"):
+            _lvl = _level_of(_cfg, _side)
+            register(_cfg, _side_bot(_side, _lvl))
+            if _lvl:
+                register(f"heuristic:{_lvl}",
+                         lambda side, seed=None, _l=_lvl, **kw: _heuristic(side, _l, seed, **kw))
 
 
 def make_agent(name: str, side: str, seed: int | None = None, **kwargs: Any) -> Any:

@@ -154,6 +154,7 @@ def reachable(
     blocked_hex: Collection[int] | bytearray,
     refugees: Mapping[int, bool] | None,
     refugee_extra: int,
+    no_return: Collection[int] | bytearray | None = None,
 ) -> dict[int, Reach]:
     """Destinations of one unit's move (rules 11.2-11.5, 10.3-10.4, R13, R15).
 
@@ -163,6 +164,11 @@ def reachable(
     only). Among paths to a destination the one with the fewest VP lost, then
     the fewest MP, is taken (R13): labels are (hex, vp) so a cheaper-in-VP but
     dearer-in-MP path is never discarded for a dearer-in-VP one.
+    ``no_return[h]`` marks a region the unit may not come back into once it has
+    left it during this move (a west-group unit leaving the yellow row, rule 9.5;
+    an 18th Army unit leaving the green and red rows, rule 9.2): a step from a
+    hex outside the region into it is not taken. It is a per-edge restriction, so
+    the search stays a plain Dijkstra over (hex, VP) labels.
     Ending restrictions are the caller's job. The start hex is not included.
     """
     moves = mt.moves
@@ -174,8 +180,9 @@ def reachable(
         vp, used, h = heapq.heappop(heap)
         if best.get((h, vp), 99) < used:
             continue
+        back = no_return is not None and not no_return[h]
         for _d, n, river in moves[h]:
-            if blocked_hex[n]:
+            if blocked_hex[n] or (back and no_return[n]):  # type: ignore[index]
                 continue
             c = used + cost[n] + river
             options: Iterable[tuple[int, int]]

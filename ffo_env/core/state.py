@@ -97,7 +97,9 @@ class State:
 
     # ------------------------------------------------------------------ init
 
-    def __init__(self, game: Game, seed: int = 0, *, _blank: bool = False) -> None:
+    def __init__(self, game: Game, seed: int = 0, *, _blank: bool = False, _start: bool = True) -> None:
+        # _blank: no attributes at all (clone/from_dict fill them in); _start=False: every attribute
+        # initialised but the state machine not run (ffo_env.core.notation builds test positions so)
         self.game = game
         if _blank:
             return
@@ -147,7 +149,8 @@ class State:
         self._pos_version = [0, 0]
         self._cache: dict[Any, Any] = {}
         self._legal: list[int] | None = None
-        self._run()
+        if _start:
+            self._run()
 
     # ------------------------------------------------------------- accessors
 
@@ -768,9 +771,32 @@ class State:
                 for h in mt.yellow:
                     mask[h] = 1
             if self.left_green[u]:
+                # rule 9.2: an 18th Army unit that has left the red and green rows "then stays out"
                 for h in mt.green:
                     mask[h] = 1
+                for h in mt.red:
+                    mask[h] = 1
         return mask
+
+    def _no_return_for(self, u: int) -> bytearray | None:
+        """Region unit ``u`` may leave during a move but not come back into (rules 9.2, 9.5)."""
+        spec = self.units[u]
+        if spec.side != GERMAN:
+            return None
+        key: Any = None
+        if spec.west and not self.entered_map[u]:
+            key = "nrY"  # rule 9.5: once on the regular map, never back into the yellow row
+        elif spec.group == "18" and not self.left_green[u]:
+            key = "nrGR"  # rule 9.2: out of the red and green rows, then stay out
+        if key is None:
+            return None
+        hit = self._cache.get(key)
+        if hit is None:
+            mt = self.game.tables
+            rows = (ColoredRow.YELLOW,) if key == "nrY" else (ColoredRow.GREEN, ColoredRow.RED)
+            hit = bytearray(1 if mt.row[h] in rows else 0 for h in range(hg.N_HEX))
+            self._cache[key] = hit
+        return hit
 
     def _end_ok(self, u: int, h: int, comply: bool) -> bool:
         """May unit ``u`` end a move in hex ``h``? (rules 5.3-5.5, R6, R7)."""
@@ -792,9 +818,16 @@ class State:
         side = self.units[u].side
         refugees = self.refugees if side == FRENCH else None  # rule 10.3: French only
         reach = reachable(self.game.tables, self.loc[u], mp, self._blocked_for(u), refugees,
-                          self.game.scenario.tables.refugee_move_extra)
+                          self.game.scenario.tables.refugee_move_extra, self._no_return_for(u))
         comply = u in self.ctx.get("comply", ())
         return {h: r for h, r in reach.items() if self._end_ok(u, h, comply)}
+
+    def _complies(self, u: int, h: int) -> bool:
+        """Is hex ``h`` already out of the rows unit ``u`` must leave? (rules 5.3, 5.4, 9.2, R7)"""
+        mt = self.game.tables
+        if self.units[u].side == FRENCH:
+            return not (mt.row[h] == ColoredRow.RED or mt.adj_red[h])
+        return mt.row[h] not in (ColoredRow.GREEN, ColoredRow.RED)
 
     def _apply_move_unit(self, a: int) -> None:
         L = self.game.layout
@@ -813,8 +846,9 @@ class State:
         u = self.ctx["unit"]
         dests: dict[int, Reach] = self.ctx["dests"]
         out = list(dests)
-        if not dests or u not in self.ctx["comply"]:
-            out.append(self.loc[u])  # staying put; R7: not while a compliant destination exists
+        h = self.loc[u]
+        if not dests or u not in self.ctx["comply"] or self._complies(u, h):
+            out.append(h)  # staying put; R7: not while a compliant destination exists
         return out
 
     def _apply_move_dest(self, a: int) -> None:
@@ -832,18 +866,10 @@ class State:
                                 f"{self.units[u].id} overran refugees in {hg.hex_name(h)}")
             for h in r.path[:-1]:
                 self._take(h, side)  # rule 3.7: control changes as a unit enters a hex
+            # the path never re-enters a region it left (search.reachable no_return, rules 9.2, 9.5),
+            # so the end hex alone tells whether the unit has left it (_track_rows)
             self._move_to(u, a)
-            if side == GERMAN:
-                self._track_path_rows(u, r.path)
         self._set(Decision.MOVE_UNIT, self.player)
-
-    def _track_path_rows(self, u: int, path: tuple[int, ...]) -> None:
-        for h in path:
-            self._track_rows(u, h)
-        # _track_rows clears must_leave when passing through; the end hex decides
-        row = self.game.tables.row[path[-1]]
-        if row in (ColoredRow.GREEN, ColoredRow.RED) and self.units[u].group in ("main", "18"):
-            pass
 
     # ----------------------------------------------------------------- rail
 
@@ -1014,10 +1040,14 @@ class State:
 
     def _judge_battle_supply(self) -> None:
         b = self.ctx["battle"]
-        b["att_oos"] = any(not self._supplied_for_action(u) for u in b["attackers"])  # R11
+        # R11: supply of every involved unit judged once, at the declaration, and kept per unit
+        # (str keys: the battle is JSON-serialised); rule 7.9: a scared corps attacks as if OOS
+        sup = {str(u): self._supplied_for_action(u) for u in b["attackers"]}
+        b["att_supplied"] = sup
+        b["att_oos"] = not all(sup.values())  # rule 7.4
         b["def_oos"] = any(not self.is_supplied(u) for u in b["defenders"])
         b["att_supplied_mech"] = bool(b["attackers"]) and all(
-            self.units[u].mechanized and self._supplied_for_action(u) for u in b["attackers"])
+            self.units[u].mechanized and sup[str(u)] for u in b["attackers"])  # rule 13.13
         for u in b["attackers"]:
             self.attacked[u] = True  # R23
         b["origins"] = sorted({self.loc[u] for u in b["attackers"]})
@@ -1336,8 +1366,9 @@ class State:
         if spec.is_british_51:
             self._award(self.game.scenario.tables.vp["british_51_advance"], "british_51",
                         f"51st advanced into {hg.hex_name(b['target'])}")  # rule 4.3, R31
-        if (spec.side == GERMAN and spec.mechanized and b.get("att_supplied", {}).get(str(u), True)
-                and u != self.scare_unit and self._second_hexes(u)):
+        # rule 13.2, R31: only a German mechanized unit supplied at the declaration (R11; a scared
+        # corps counts as OOS, rule 7.9) may go on to a second hex
+        if spec.side == GERMAN and spec.mechanized and self._second_hexes(u):
             b["second"] = u
             self._set(Decision.ADVANCE_SECOND, GERMAN)
             return
@@ -1348,7 +1379,7 @@ class State:
         b = self.ctx["battle"]
         target = b["target"]
         mt = self.game.tables
-        if mt.mountain[target] or not self._battle_supplied(u):
+        if mt.mountain[target] or not b["att_supplied"].get(str(u), False):
             return []
         out = []
         for _d, n, _r in mt.moves[target]:
@@ -1357,11 +1388,6 @@ class State:
             if self._advance_ok(u, n):
                 out.append(n)
         return out
-
-    def _battle_supplied(self, u: int) -> bool:
-        # supply was judged at the declaration (R11); all-supplied-mech covers every attacker
-        b = self.ctx["battle"]
-        return bool(b.get("att_supplied_mech")) or not b.get("att_oos", True)
 
     def _legal_advance_second(self) -> list[int]:
         u = self.ctx["battle"]["second"]
@@ -1500,7 +1526,7 @@ class State:
         self.stuka_used = True  # rule 12.1, R32
         self.revealed[GERMAN].add(a)
         b = {"target": a, "attacker": GERMAN, "air": True, "attackers": [], "defenders": list(self.stacks[a]),
-             "att_oos": False, "origins": []}
+             "att_oos": False, "att_supplied": {}, "att_supplied_mech": False, "origins": []}
         b["def_oos"] = any(not self.is_supplied(u) for u in b["defenders"])
         self.ctx["battle"] = b
         b["att_support"] = self._support_dice(self.game.scenario.tables.support["stuka_attack"],

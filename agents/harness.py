@@ -1,0 +1,427 @@
+"""Run a tournament between agents and write win rates, VP and ratings (JSON and CSV).
+
+``ffo eval`` plays every pairing (French agent vs German agent) for N games with
+recorded seeds, in parallel worker processes, and writes to ``--out``:
+
+* ``results.json``: the configuration (command line, seeds, options) and, per
+  pairing, win rates per side with 95 % Wilson intervals, VP mean/median/stdev and
+  the mean VP breakdown, game length (turns, decisions), mean seconds per game,
+  and the OpenSkill rating of every agent-side;
+* ``pairings.csv``: the same per pairing, one row each;
+* ``games.csv``: one row per game (seed, winner, VP, breakdown, turns, decisions);
+* ``ratings.csv``: one row per agent-side (``name@french`` / ``name@german``);
+* ``records/``: game records of the first ``--save-records`` games of each pairing.
+
+Game ``i`` of every pairing uses seed ``--seed + i`` (the agents get
+``2*seed+1`` and ``2*seed+2``), so results do not depend on the number of
+workers. ``--record-seed S`` replays the single game with seed S of the first
+pairing to a record and exits.
+
+The Python API, :func:`run_tournament`, accepts agent names or factories
+``factory(side, seed) -> agent`` (for trained policies).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import multiprocessing as mp
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+AgentSpec = str | Callable[..., Any]
+
+VP_KINDS = ("evacuation", "german_losses", "cities", "naval", "refugees", "british_51")
+
+
+# ------------------------------------------------------------------ statistics
+
+
+def wilson_interval(wins: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """95 % Wilson score interval of a binomial proportion (``(0, 1)`` for ``n == 0``)."""
+    if n <= 0:
+        return 0.0, 1.0
+    p = wins / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+# ------------------------------------------------------------------ games
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    pairing: int
+    index: int
+    seed: int
+    french: AgentSpec
+    german: AgentSpec
+    french_name: str
+    german_name: str
+    setup: str
+    record_dir: str | None
+
+
+def _make(spec: AgentSpec, side: str, seed: int) -> Any:
+    if isinstance(spec, str):
+        from agents.registry import make_agent
+
+        return make_agent(spec, side, seed=seed)
+    return spec(side, seed)
+
+
+def play_game(g: GameSpec) -> dict[str, Any]:
+    """Play one game; return its result row (and write its record if asked)."""
+    from ffo_env.core.record import Recorder, save_record
+
+    game = _game_for(g.setup)
+    state = game.new_initial_state(g.seed)
+    agents = {"french": _make(g.french, "french", 2 * g.seed + 1), "german": _make(g.german, "german", 2 * g.seed + 2)}
+    for a in agents.values():
+        if hasattr(a, "reset"):
+            a.reset(None)
+    rec = Recorder(state) if g.record_dir else None
+    t0 = time.perf_counter()
+    while not state.is_terminal():
+        a = agents[state.current_agent].act_state(state)
+        if rec is not None:
+            rec.apply(a)
+        else:
+            state.apply_action(a)
+    dt = time.perf_counter() - t0
+    bd = state.vp_breakdown()
+    row: dict[str, Any] = {
+        "pairing": g.pairing,
+        "game": g.index,
+        "seed": g.seed,
+        "french": g.french_name,
+        "german": g.german_name,
+        "winner": "french" if state.winner == 0 else "german",
+        "vp": state.vp,
+        **{f"vp_{k}": bd.get(k, 0) for k in VP_KINDS},
+        "turn": state.turn,
+        "decisions": len(state.history),
+        "agent_decisions": sum(1 for _s, _a, auto in state.history if not auto),
+        "seconds": round(dt, 4),
+    }
+    if rec is not None and g.record_dir:
+        path = Path(g.record_dir) / f"p{g.pairing:02d}_{_safe(g.french_name)}_vs_{_safe(g.german_name)}_seed{g.seed}.json"
+        record = rec.record()
+        record["agents"] = {"french": g.french_name, "german": g.german_name}
+        save_record(record, path)
+        row["record"] = str(path)
+    return row
+
+
+_GAMES: dict[str, Any] = {}
+
+
+def _game_for(setup: str) -> Any:
+    from ffo_env.core.game import Game, RulesOptions
+
+    if setup not in _GAMES:
+        _GAMES[setup] = Game(options=RulesOptions(setup=setup))
+    return _GAMES[setup]
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
+
+
+# ------------------------------------------------------------------ summaries
+
+
+def summarize_pairing(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    n = len(rows)
+    fw = sum(1 for r in rows if r["winner"] == "french")
+    vps = [r["vp"] for r in rows]
+    lo_f, hi_f = wilson_interval(fw, n)
+    lo_g, hi_g = wilson_interval(n - fw, n)
+    return {
+        "french": rows[0]["french"],
+        "german": rows[0]["german"],
+        "games": n,
+        "french_wins": fw,
+        "german_wins": n - fw,
+        "french_win_rate": fw / n,
+        "french_win_ci95": [lo_f, hi_f],
+        "german_win_rate": (n - fw) / n,
+        "german_win_ci95": [lo_g, hi_g],
+        "vp_mean": statistics.fmean(vps),
+        "vp_median": statistics.median(vps),
+        "vp_stdev": statistics.stdev(vps) if n > 1 else 0.0,
+        "vp_min": min(vps),
+        "vp_max": max(vps),
+        "vp_breakdown_mean": {k: statistics.fmean(r[f"vp_{k}"] for r in rows) for k in VP_KINDS},
+        "turn_mean": statistics.fmean(r["turn"] for r in rows),
+        "decisions_mean": statistics.fmean(r["decisions"] for r in rows),
+        "agent_decisions_mean": statistics.fmean(r["agent_decisions"] for r in rows),
+        "seconds_per_game": statistics.fmean(r["seconds"] for r in rows),
+        "seeds": [r["seed"] for r in rows],
+    }
+
+
+def rate(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    """OpenSkill (Plackett-Luce) ratings of every agent-side, games taken in seed order per pairing."""
+    try:
+        from openskill.models import PlackettLuce
+    except ImportError:  # pragma: no cover - openskill is an 'eval' extra
+        return {}
+    model = PlackettLuce()
+    ratings: dict[str, Any] = {}
+    ordered = sorted(rows, key=lambda r: (r["game"], r["pairing"]))
+    for r in ordered:
+        f, g = f"{r['french']}@french", f"{r['german']}@german"
+        for k in (f, g):
+            if k not in ratings:
+                ratings[k] = model.rating(name=k)
+        ranks = [1, 2] if r["winner"] == "french" else [2, 1]
+        (rf,), (rg,) = model.rate([[ratings[f]], [ratings[g]]], ranks=ranks)
+        ratings[f], ratings[g] = rf, rg
+    return {k: {"mu": v.mu, "sigma": v.sigma, "ordinal": v.ordinal()} for k, v in sorted(ratings.items())}
+
+
+# ------------------------------------------------------------------ tournament
+
+
+def _name_of(spec: AgentSpec) -> str:
+    if isinstance(spec, str):
+        return spec
+    return getattr(spec, "agent_name", None) or getattr(spec, "__name__", None) or type(spec).__name__
+
+
+def round_robin(agents: Sequence[AgentSpec]) -> list[tuple[AgentSpec, AgentSpec]]:
+    """Every agent as French against every agent as German (including itself)."""
+    return list(product(agents, agents))
+
+
+def run_tournament(
+    pairings: Sequence[tuple[AgentSpec, AgentSpec]],
+    games: int = 100,
+    seed: int = 0,
+    workers: int = 2,
+    setup: str = "random",
+    out: str | Path | None = None,
+    save_records: int = 0,
+    progress: bool = True,
+    cli_args: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Play ``games`` games of every ``(french, german)`` pairing and summarise them.
+
+    Agents are registry names or factories ``factory(side, seed) -> agent`` (give a
+    factory an ``agent_name`` attribute to name it in the tables; factories must be
+    picklable for ``workers > 1``, e.g. module-level functions or ``functools.partial``).
+    Returns the summary dict that ``results.json`` holds; writes the files if ``out``.
+    """
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    out_dir = Path(out) if out is not None else None
+    rec_dir = None
+    if out_dir is not None:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        if save_records > 0:
+            rec_dir = out_dir / "records"
+            rec_dir.mkdir(exist_ok=True)
+    specs = []
+    labels = []
+    for p, (f, g) in enumerate(pairings):
+        fn, gn = _name_of(f), _name_of(g)
+        labels.append((fn, gn))
+        for i in range(games):
+            specs.append(GameSpec(p, i, seed + i, f, g, fn, gn, setup,
+                                  str(rec_dir) if rec_dir is not None and i < save_records else None))
+    t0 = time.perf_counter()
+    rows = _run_all(specs, workers, progress)
+    wall = time.perf_counter() - t0
+    rows.sort(key=lambda r: (r["pairing"], r["game"]))
+    summary = {
+        "config": {
+            "games_per_pairing": games,
+            "first_seed": seed,
+            "seeds": f"{seed}..{seed + games - 1}",
+            "agent_seeds": "french 2*seed+1, german 2*seed+2",
+            "setup": setup,
+            "workers": workers,
+            "pairings": [{"french": f, "german": g} for f, g in labels],
+            "cli_args": cli_args,
+        },
+        "pairings": [summarize_pairing([r for r in rows if r["pairing"] == p]) for p in range(len(pairings))],
+        "ratings": rate(rows),
+        "wall_seconds": round(wall, 2),
+    }
+    if out_dir is not None:
+        write_outputs(out_dir, summary, rows)
+    return summary
+
+
+def _run_all(specs: list[GameSpec], workers: int, progress: bool) -> list[dict[str, Any]]:
+    bar = None
+    if progress:
+        try:
+            from tqdm import tqdm
+
+            bar = tqdm(total=len(specs), desc="games", unit="game", file=sys.stderr)
+        except ImportError:  # pragma: no cover
+            bar = None
+    rows = []
+    if workers == 1 or len(specs) == 1:
+        for s in specs:
+            rows.append(play_game(s))
+            if bar is not None:
+                bar.update(1)
+    else:
+        ctx = mp.get_context("spawn" if sys.platform == "win32" else "fork")
+        with ctx.Pool(workers) as pool:
+            for r in pool.imap_unordered(play_game, specs, chunksize=max(1, min(8, len(specs) // (workers * 8) or 1))):
+                rows.append(r)
+                if bar is not None:
+                    bar.update(1)
+    if bar is not None:
+        bar.close()
+    return rows
+
+
+PAIRING_COLUMNS = ("french", "german", "games", "french_wins", "french_win_rate", "french_win_lo95", "french_win_hi95",
+                   "german_wins", "german_win_rate", "german_win_lo95", "german_win_hi95", "vp_mean", "vp_median",
+                   "vp_stdev", "vp_min", "vp_max", *(f"vp_{k}_mean" for k in VP_KINDS), "turn_mean",
+                   "decisions_mean", "agent_decisions_mean", "seconds_per_game")
+
+
+def pairing_row(p: dict[str, Any]) -> dict[str, Any]:
+    row = {k: p[k] for k in PAIRING_COLUMNS if k in p}
+    row["french_win_lo95"], row["french_win_hi95"] = p["french_win_ci95"]
+    row["german_win_lo95"], row["german_win_hi95"] = p["german_win_ci95"]
+    for k in VP_KINDS:
+        row[f"vp_{k}_mean"] = p["vp_breakdown_mean"][k]
+    return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in ((c, row[c]) for c in PAIRING_COLUMNS)}
+
+
+def write_outputs(out: Path, summary: dict[str, Any], rows: list[dict[str, Any]]) -> None:
+    (out / "results.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    with open(out / "pairings.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=PAIRING_COLUMNS)
+        w.writeheader()
+        for p in summary["pairings"]:
+            w.writerow(pairing_row(p))
+    game_cols = ["pairing", "game", "seed", "french", "german", "winner", "vp", *(f"vp_{k}" for k in VP_KINDS),
+                 "turn", "decisions", "agent_decisions", "seconds"]
+    with open(out / "games.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.DictWriter(f, fieldnames=game_cols, extrasaction="ignore")
+        w.writeheader()
+        w.writerows(rows)
+    with open(out / "ratings.csv", "w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f)
+        w.writerow(["agent_side", "mu", "sigma", "ordinal"])
+        for k, v in summary["ratings"].items():
+            w.writerow([k, round(v["mu"], 3), round(v["sigma"], 3), round(v["ordinal"], 3)])
+
+
+def format_table(summary: dict[str, Any]) -> str:
+    lines = [f"{'french':<28} {'german':<28} {'n':>4} {'French win':>10} {'95% CI':>15} {'VP mean':>8} {'median':>6}"
+             f" {'evac':>5} {'Gloss':>5} {'city':>5} {'naval':>5} {'turns':>5}"]
+    for p in summary["pairings"]:
+        lo, hi = p["french_win_ci95"]
+        b = p["vp_breakdown_mean"]
+        lines.append(f"{p['french']:<28} {p['german']:<28} {p['games']:>4} {p['french_win_rate']:>10.3f}"
+                     f" {f'[{lo:.3f},{hi:.3f}]':>15} {p['vp_mean']:>8.2f} {p['vp_median']:>6.1f}"
+                     f" {b['evacuation']:>5.1f} {b['german_losses']:>5.1f} {b['cities']:>5.1f} {b['naval']:>5.1f}"
+                     f" {p['turn_mean']:>5.1f}")
+    if summary.get("ratings"):
+        lines.append("ratings (OpenSkill Plackett-Luce; ordinal = mu - 3 sigma):")
+        for k, v in summary["ratings"].items():
+            lines.append(f"  {k:<40} mu {v['mu']:6.2f}  sigma {v['sigma']:5.2f}  ordinal {v['ordinal']:6.2f}")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------------ CLI
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--agents", default="random,heuristic",
+                   help="comma-separated agent names for a round robin: every agent as French against every agent"
+                        " as German (default: random,heuristic)")
+    p.add_argument("--pairings", metavar="F:G,...",
+                   help="explicit pairings french_agent:german_agent, comma-separated (overrides --agents)")
+    p.add_argument("--games", "-n", type=int, default=100, help="games per pairing (default 100)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the first game; game i uses seed+i (default 0)")
+    p.add_argument("--workers", type=int, default=2, help="parallel worker processes (default 2)")
+    p.add_argument("--setup", default="random", choices=("random", "fixed", "decide"),
+                   help="setup mode for every game (R2; default random)")
+    p.add_argument("--out", default="runs/eval", metavar="DIR",
+                   help="output folder for results.json, pairings.csv, games.csv, ratings.csv (default runs/eval)")
+    p.add_argument("--save-records", type=int, default=0, metavar="K",
+                   help="save the game records of the first K games of each pairing under DIR/records")
+    p.add_argument("--record-seed", type=int, metavar="S",
+                   help="only replay the game with seed S of the first pairing and save its record under DIR/records")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="do not print the results table")
+
+
+def parse_pairings(args: argparse.Namespace) -> list[tuple[str, str]]:
+    from agents.registry import AGENT_NAMES
+
+    if args.pairings:
+        out = []
+        for item in args.pairings.split(","):
+            item = item.strip()
+            if not item:
+                continue
+            if ":" not in item:
+                raise ValueError(f"pairing {item!r} is not french_agent:german_agent")
+            f, g = _split_pair(item)
+            out.append((f, g))
+    else:
+        names = [a.strip() for a in args.agents.split(",") if a.strip()]
+        out = round_robin(names)  # type: ignore[assignment]
+    for f, g in out:
+        for n in (f, g):
+            if n not in AGENT_NAMES:
+                raise ValueError(f"unknown agent {n!r}; known agents: {', '.join(AGENT_NAMES)}")
+    return out
+
+
+def _split_pair(item: str) -> tuple[str, str]:
+    """``a:b`` -> (a, b), where names may themselves contain ``heuristic:<level>``."""
+    from agents.registry import AGENT_NAMES
+
+    for i, c in enumerate(item):
+        if c == ":" and item[:i] in AGENT_NAMES and item[i + 1:] in AGENT_NAMES:
+            return item[:i], item[i + 1:]
+    i = item.index(":")
+    return item[:i], item[i + 1:]
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        pairings = parse_pairings(args)
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    out = Path(args.out)
+    if args.record_seed is not None:
+        f, g = pairings[0]
+        rec_dir = out / "records"
+        rec_dir.mkdir(parents=True, exist_ok=True)
+        row = play_game(GameSpec(0, 0, args.record_seed, f, g, f, g, args.setup, str(rec_dir)))
+        print(f"seed {row['seed']}: {row['winner']} victory, French VP {row['vp']} after GT{row['turn']};"
+              f" record written to {row['record']}")
+        return 0
+    summary = run_tournament(pairings, games=args.games, seed=args.seed, workers=args.workers, setup=args.setup,
+                             out=out, save_records=args.save_records, progress=not args.no_progress,
+                             cli_args={k: v for k, v in vars(args).items() if k != "func"})
+    if not args.quiet:
+        print(format_table(summary))
+        print(f"written to {out}/ (results.json, pairings.csv, games.csv, ratings.csv) in {summary['wall_seconds']} s")
+    return 0

@@ -1,0 +1,255 @@
+"""What a scripted bot may know and the estimates it shares: visibility, distance maps, battle odds.
+
+Visibility (rule 3.6, R3): a side sees its own stacks fully; of an enemy stack it
+sees the top unit and the stack height, and the whole stack once it has declared
+an attack on that hex (``state.revealed[side]``, cleared by the engine when the
+stack changes). Everything here reads only that.
+
+Distance maps are movement-point distances *to* a set of target hexes over the
+hexes a side may enter (enemy-occupied hexes excluded), computed by one reverse
+Dijkstra and cached by the caller. Battle estimates enumerate the CRT die, the
+city die (rule 13.16) and support dice exactly, so they are cheap and
+deterministic.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+
+from ffo_env.core import hexgrid as hg
+from ffo_env.core.state import ON_MAP, State
+
+INF = 10**6
+
+
+# ------------------------------------------------------------------ visibility
+
+
+@dataclass(frozen=True)
+class SeenStack:
+    """An enemy (or own) stack as ``side`` sees it: the known units and how many are hidden."""
+
+    hex: int
+    side: int
+    known: tuple[int, ...]
+    hidden: int
+
+
+def seen_stack(state: State, viewer: int, h: int) -> SeenStack | None:
+    st = state.stacks.get(h)
+    if not st:
+        return None
+    owner = state.units[st[0]].side
+    if owner == viewer or h in state.revealed[viewer]:
+        return SeenStack(h, owner, tuple(st), 0)
+    return SeenStack(h, owner, (st[-1],), len(st) - 1)  # rule 3.6: top unit only
+
+
+def enemy_stacks(state: State, viewer: int) -> list[SeenStack]:
+    out = []
+    for h in sorted(state.stacks):
+        s = seen_stack(state, viewer, h)
+        if s is not None and s.side != viewer:
+            out.append(s)
+    return out
+
+
+def stack_cf(state: State, s: SeenStack, hidden_cf: float) -> float:
+    return sum(state.cf(u) for u in s.known) + hidden_cf * s.hidden
+
+
+def counted_own(state: State, h: int, exclude: int = -1) -> int:
+    """Own units in ``h`` that count for stacking (rule 6.3, R8)."""
+    return sum(1 for u in state.stacks.get(h, ()) if u != exclude and not state.units[u].free_stacking)
+
+
+# --------------------------------------------------------------- distance maps
+
+
+def distance_map(state: State, side: int, targets: Iterable[int],
+                 offsets: dict[int, float] | None = None) -> list[float]:
+    """Movement cost from every hex to the nearest target (reverse Dijkstra, rules 11.2-11.5).
+
+    Hexes the side may never enter and enemy-occupied hexes are impassable (a target
+    may be enemy-occupied: then the distance is that of entering it, i.e. of being
+    adjacent plus its cost). ``offsets`` gives a target a starting cost.
+    """
+    mt = state.game.tables
+    forbidden = state.game.forbidden[side]
+    enemy_occ = bytearray(hg.N_HEX)
+    for h, st in state.stacks.items():
+        if state.units[st[0]].side != side:
+            enemy_occ[h] = 1
+    dist = [float(INF)] * hg.N_HEX
+    heap: list[tuple[float, int]] = []
+    for t in targets:
+        d0 = offsets.get(t, 0.0) if offsets else 0.0
+        if d0 < dist[t]:
+            dist[t] = d0
+            heap.append((d0, t))
+    heapq.heapify(heap)
+    moves = mt.moves
+    cost = mt.enter_cost
+    while heap:
+        d, n = heapq.heappop(heap)
+        if d > dist[n]:
+            continue
+        cn = cost[n]
+        for _d, h, river in moves[n]:
+            if forbidden[h] or enemy_occ[h]:
+                continue
+            nd = d + cn + river
+            if nd < dist[h]:
+                dist[h] = nd
+                heapq.heappush(heap, (nd, h))
+    return dist
+
+
+def hex_distance_to(targets: Iterable[int]) -> list[int]:
+    """Plain hex distance (no terrain) from every hex to the nearest target."""
+    ts = list(targets)
+    if not ts:
+        return [INF] * hg.N_HEX
+    return [int(x) for x in hg.DISTANCE[:, ts].min(axis=1)]
+
+
+# ------------------------------------------------------------------ battles
+
+
+@cache
+def _die_dist(n: int, divisor: int) -> tuple[tuple[int, float], ...]:
+    """Distribution of (sum of n dice) // divisor."""
+    dist: dict[int, float] = {0: 1.0}
+    for _ in range(n):
+        nxt: dict[int, float] = {}
+        for s, p in dist.items():
+            for f in range(1, 7):
+                nxt[s + f] = nxt.get(s + f, 0.0) + p / 6
+        dist = nxt
+    out: dict[int, float] = {}
+    for s, p in dist.items():
+        out[s // divisor] = out.get(s // divisor, 0.0) + p
+    return tuple(sorted(out.items()))
+
+
+def dice_dist(n: int, divisor: int = 1) -> tuple[tuple[int, float], ...]:
+    if n <= 0:
+        return ((0, 1.0),)
+    return _die_dist(n, divisor)
+
+
+def direction(a: int, b: int) -> int:
+    row = hg.NEIGHBORS[a]
+    for d in range(6):
+        if row[d] == b:
+            return d
+    return -1
+
+
+@dataclass
+class BattleSetup:
+    """Everything known about a prospective battle before support and the city die."""
+
+    target: int
+    attacker_side: int
+    attackers: list[int]
+    att_cf: float
+    def_cf: float
+    fixed_shift: int  # terrain, river, OOS, concentricity (rules 7.4, 13.13-13.17, R25, R26)
+    city: bool  # the city die applies (rule 13.16)
+
+
+def battle_setup(state: State, attackers: list[int], target: int, defenders: list[int], hidden: int,
+                 hidden_cf: float, attacker_side: int) -> BattleSetup:
+    """Column shifts known before the dice, mirroring the engine's R26 arithmetic from public facts."""
+    mt = state.game.tables
+    t = state.game.scenario.tables
+    units = state.units
+    shift = 0
+    city = False
+    defs = [u for u in defenders if state.status[u] == ON_MAP]
+    if mt.city[target]:
+        city = any(not units[u].is_panzer for u in defs) or hidden > 0
+    elif mt.mountain[target]:
+        if any(not units[u].mechanized for u in defs) or hidden > 0:
+            shift += mt.defence_shift[target]
+    else:
+        shift += mt.defence_shift[target]
+    att_cf = 0.0
+    for u in attackers:
+        c = state.cf(u)
+        if units[u].is_panzer and mt.mountain[target]:
+            c //= 2  # rule 13.17
+        att_cf += c
+    if attackers and not mt.city[target] and all(
+            mt.river_side[target][direction(target, state.loc[u])] for u in attackers):
+        shift += t.river_shift  # rule 13.15
+    att_oos = any(u == state.scare_unit or not state.is_supplied(u) for u in attackers)
+    if att_oos:
+        shift += t.shifts["attacker_oos"]
+    if any(not state.is_supplied(u) for u in defs):
+        shift += t.shifts["defender_oos"]
+    if attackers and not mt.city[target]:
+        sides = {direction(target, state.loc[u]) for u in attackers}
+        conc = len(sides) >= 4 or any((s + 3) % 6 in sides for s in sides) or any(
+            all((s + k) % 6 in sides for k in (0, 2, 4)) for s in sides)
+        if conc:
+            c = t.shifts["concentric"]
+            if attacker_side == 1:
+                if any(state.game.dist_green[state.loc[u]] <= state.mf(u) and state.mf(u) > 0 for u in defs):
+                    c = t.shifts["concentric_surrender"]  # rule 13.14
+                elif not att_oos and all(units[u].mechanized for u in attackers):
+                    c = t.shifts["concentric_german_mech"]
+            shift += c
+    def_cf = sum(state.cf(u) for u in defs) + hidden_cf * hidden
+    return BattleSetup(target, attacker_side, list(attackers), att_cf, def_cf, shift, city)
+
+
+def column_probs(state: State, bs: BattleSetup, att_support: tuple[tuple[int, float], ...] = ((0, 1.0),),
+                 def_support: tuple[tuple[int, float], ...] = ((0, 1.0),)) -> dict[int, float]:
+    """Distribution of the CRT column (before lowering) over support and city dice."""
+    t = state.game.scenario.tables
+    crt = t.crt
+    ncol = len(crt.columns)
+    city = dice_dist(1, t.city_die_divisor) if bs.city else ((0, 1.0),)
+    out: dict[int, float] = {}
+    for a, pa in att_support:
+        for d, pd in def_support:
+            diff = int(round(bs.att_cf + a - bs.def_cf - d))
+            base = crt.column_of(diff)
+            for c, pc in city:
+                col = max(0, min(ncol - 1, base + bs.fixed_shift - c))
+                out[col] = out.get(col, 0.0) + pa * pd * pc
+    return out
+
+
+def result_probs(state: State, col: int) -> dict[str, float]:
+    crt = state.game.scenario.tables.crt
+    out: dict[str, float] = {}
+    for die in range(1, 7):
+        r = crt.result(col, die)
+        out[r] = out.get(r, 0.0) + 1 / 6
+    return out
+
+
+def has_retreat(state: State, u: int, origins: set[int]) -> bool:
+    """Could unit ``u`` retreat one hex now (rule 13.6, R28; approximate, from public facts)?"""
+    spec = state.units[u]
+    if spec.static:
+        return False  # rule 13.20
+    side = spec.side
+    forbidden = state.game.forbidden[side]
+    limit = state.game.scenario.tables.stack_limit
+    for _d, n, _r in state.game.tables.moves[state.loc[u]]:
+        if forbidden[n] or n in origins:
+            continue
+        st = state.stacks.get(n)
+        if st and state.units[st[0]].side != side:
+            continue
+        if not spec.free_stacking and counted_own(state, n) >= limit:
+            continue
+        return True
+    return False

@@ -1,0 +1,169 @@
+"""Trained policies as agents: weights-only export and a checked loader.
+
+A policy file is a pair:
+
+- ``<name>.pt``: the ``state_dict`` of the MaskablePPO policy, written with ``torch.save``
+  and read back with ``torch.load(weights_only=True)`` (no pickle of code);
+- ``<name>.json``: metadata — side, environment name and version, observation spec and
+  its hash, action count, network configuration, and free-form ``extra`` (timesteps…).
+
+:func:`load_policy` refuses, with a message saying what differs, a policy whose
+environment version or observation spec does not match this installation. The loaded
+:class:`PolicyAgent` works everywhere an agent does: ``act_state(state)`` (harness,
+single-agent wrapper opponents, ``ffo play``) and ``act(observation, action_mask)``
+(AEC loops).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ENV_NAME = "france_fights_on_v0"
+
+
+class PolicyLoadError(ValueError):
+    """A policy file that cannot be used with this installation."""
+
+
+def observation_spec() -> dict[str, Any]:
+    """The observation layout the policy was trained on: group names, sizes and array shapes."""
+    from ffo_env.core.game import Game
+    from ffo_env.encoding import observation as ob
+
+    return {
+        "planes": [[g[0], g[1]] for g in ob.PLANE_GROUPS],
+        "globals": [[g[0], g[1]] for g in ob.GLOBAL_GROUPS],
+        "units": [[g[0], g[1]] for g in ob.UNIT_GROUPS],
+        "shapes": {k: list(v) for k, v in ob.encoder_for(Game()).spec.shapes.items()},
+    }
+
+
+def spec_hash(spec: dict[str, Any] | None = None) -> str:
+    text = json.dumps(spec if spec is not None else observation_spec(), sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def _paths(path: str | Path) -> tuple[Path, Path]:
+    p = Path(path)
+    if p.suffix in (".pt", ".json"):
+        p = p.with_suffix("")
+    return p.with_suffix(".pt"), p.with_suffix(".json")
+
+
+def export_policy(model: Any, path: str | Path, side: str, extra: dict[str, Any] | None = None) -> Path:
+    """Write ``model.policy``'s weights and metadata next to each other; returns the ``.pt`` path."""
+    import torch
+
+    pt, meta_path = _paths(path)
+    pt.parent.mkdir(parents=True, exist_ok=True)
+    torch.save(model.policy.state_dict(), pt)
+    fe = model.policy.features_extractor
+    spec = observation_spec()
+    meta = {
+        "format": "ffo-policy",
+        "version": 1,
+        "side": side,
+        "env": ENV_NAME,
+        "observation_spec_hash": spec_hash(spec),
+        "observation_spec": spec,
+        "n_actions": int(model.action_space.n),
+        "network": {
+            "features_extractor": type(fe).__name__,
+            "cnn_dim": int(getattr(fe, "cnn_dim", 256)),
+            "channels": int(getattr(fe, "channels", 32)),
+            "net_arch": list(model.policy.net_arch["pi"]) if isinstance(model.policy.net_arch, dict)
+            else list(model.policy.net_arch),
+        },
+        "extra": extra or {},
+    }
+    meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    return pt
+
+
+class PolicyAgent:
+    """A frozen policy playing one side; deterministic by default (argmax over legal actions)."""
+
+    def __init__(self, policy: Any, side: str, meta: dict[str, Any], deterministic: bool = True) -> None:
+        self.policy = policy
+        self.side = side
+        self.meta = meta
+        self.deterministic = deterministic
+        self.name = f"policy:{meta.get('extra', {}).get('run', side)}"
+        self._encoder: Any = None
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            import torch
+
+            torch.manual_seed(seed)
+
+    def act(self, observation: Any, action_mask: np.ndarray) -> int:
+        obs = observation["observation"] if isinstance(observation, dict) and "observation" in observation else observation
+        mask = np.asarray(action_mask, dtype=bool)
+        action, _ = self.policy.predict(obs, deterministic=self.deterministic, action_masks=mask)
+        return int(np.asarray(action).reshape(-1)[0])
+
+    def act_state(self, state: Any) -> int:
+        from ffo_env.encoding.observation import encoder_for
+
+        enc = encoder_for(state.game)
+        viewer = 0 if self.side == "french" else 1
+        legal = state.legal_actions()
+        obs = enc.encode(state, viewer, legal=legal)
+        return self.act(obs, enc.mask(state, legal))
+
+
+def load_policy(path: str | Path, deterministic: bool = True, device: str = "cpu") -> PolicyAgent:
+    """Load a policy written by :func:`export_policy` (or by ``ffo train``) as an agent."""
+    import gymnasium as gym
+    import torch
+    from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
+
+    from ffo_env.core.game import Game
+    from ffo_env.envs.spaces import action_space, observation_dict_space
+    from training.policy_net import HexFeatures
+
+    pt, meta_path = _paths(path)
+    if not pt.exists() or not meta_path.exists():
+        raise PolicyLoadError(f"{pt}: a policy needs both {pt.name} and {meta_path.name}; "
+                              "write them with agents.policy.export_policy or 'ffo train'")
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise PolicyLoadError(f"{meta_path}: not valid JSON: {e}") from e
+    if meta.get("format") != "ffo-policy":
+        raise PolicyLoadError(f"{meta_path}: not an ffo-policy metadata file")
+    if meta.get("env") != ENV_NAME:
+        raise PolicyLoadError(f"{meta_path}: trained on environment {meta.get('env')!r}, this installation is "
+                              f"{ENV_NAME!r}; retrain the policy on {ENV_NAME}")
+    want = spec_hash()
+    if meta.get("observation_spec_hash") != want:
+        raise PolicyLoadError(f"{meta_path}: observation spec {meta.get('observation_spec_hash')} differs from this "
+                              f"installation's {want} (the observation layout changed); retrain the policy")
+    if meta.get("side") not in ("french", "german"):
+        raise PolicyLoadError(f"{meta_path}: side must be 'french' or 'german', got {meta.get('side')!r}")
+    game = Game()
+    obs_space: gym.spaces.Dict = observation_dict_space(game)
+    act_space = action_space(game)
+    if meta.get("n_actions") != act_space.n:
+        raise PolicyLoadError(f"{meta_path}: policy has {meta.get('n_actions')} actions, the env {act_space.n}")
+    net = meta.get("network", {})
+    policy = MaskableMultiInputActorCriticPolicy(
+        obs_space, act_space, lr_schedule=lambda _: 0.0,
+        net_arch={"pi": net.get("net_arch", [256]), "vf": net.get("net_arch", [256])},
+        features_extractor_class=HexFeatures,
+        features_extractor_kwargs={"cnn_dim": net.get("cnn_dim", 256), "channels": net.get("channels", 32)},
+    )
+    state_dict = torch.load(pt, map_location=device, weights_only=True)
+    try:
+        policy.load_state_dict(state_dict)
+    except RuntimeError as e:
+        raise PolicyLoadError(f"{pt}: weights do not fit the network described in {meta_path.name}: {e}") from e
+    policy.to(device)
+    policy.set_training_mode(False)
+    return PolicyAgent(policy, meta["side"], meta, deterministic=deterministic)

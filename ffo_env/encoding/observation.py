@@ -1,0 +1,785 @@
+"""Observation tensors of a France Fights On state, for one viewing side.
+
+``encode(state, viewer)`` returns a dict of three numpy arrays; the layout below is
+the specification (``tests/test_encoding_spec.py`` parses these tables and checks
+them against :data:`PLANE_GROUPS`, :data:`GLOBAL_GROUPS` and :data:`UNIT_GROUPS`:
+names, order, index ranges and sizes).
+
+Conventions
+-----------
+- Grid: ``planes[c, column - 1, row]`` -- column 1..60 runs south -> north, row
+  0..25 west -> east (:mod:`ffo_env.core.hexgrid`). Odd columns have 25 rows; the
+  missing ``[column - 1, 25]`` cells are marked by the ``off_map`` plane and are
+  zero in every other plane.
+- "own" is the viewer's side, "enemy" the other side (the layout is the same for
+  both agents; ``globals.viewer_german`` says which side is looking).
+- Fog of war (rule 3.6, R2, R3; :mod:`ffo_env.encoding.fog`): of an enemy stack the
+  viewer sees the top unit (class, strength, flags) and the number of units; the
+  rest only once the stack is revealed to him (he declared an attack on it and it
+  has not changed since). Enemy rows of the unit table are zero apart from public
+  facts (status, the counter's printed data, markers, battle roles) unless the
+  unit is visible.
+- Decision context (``ctx_unit``, ``dest*``, ``legal*``, ``mp``, ``legal_count``
+  and the unit flags ``ctx_unit``/``legal``) is filled only for the side that
+  makes the current decision; the battle being fought is public.
+- ``omniscient=True`` lifts the fog; the layout is unchanged. Never a default.
+
+Planes ``(67, 60, 26)`` uint8
+-----------------------------
+=======  =======================  ====  ==========================================================
+index    name                     max   meaning
+=======  =======================  ====  ==========================================================
+0        off_map                  1     cell is not a hex (row 25 of an odd column)
+1-6      terrain[6]               1     terrain one-hot: clear, rough, marsh, mountain, sea, neutral
+7-12     river[6]                 1     river hexside E, NE, NW, W, SW, SE (none at cities, R14)
+13-18    blocked[6]               1     blocked hexside, same directions
+19       city                     1     city hex
+20       port                     1     port hex (naval garrison, rule 3.3)
+21       coastal                  1     land hex adjacent to all-sea (R32)
+22       inland1                  1     land hex adjacent to a coastal hex (R32)
+23-25    row[3]                   1     colored row one-hot: red, green, yellow
+26       german_control           1     hex controlled by the German player (rule 3.7)
+27       ever_german              1     a German unit has ever entered the hex (rule 7.8, R20)
+28       refugee                  1     refugee marker (rule 10.1)
+29       refugee_flipped          1     refugee marker overrun this phase (rule 10.4)
+30       attacked_hex             1     hex already attacked this combat phase (R23)
+31       scare_hex                1     hex of the unit under the panzer scare marker (rule 7.9)
+32       replacement_hex          1     hex of the unit under the replacement marker (rule 8.2)
+33       own_count                62    number of own units in the hex
+34       own_cf                   255   their summed current combat factor
+35-40    own_class[6]             62    own units by class (see UNIT_CLASSES)
+41       own_reduced              62    own reduced units
+42       own_moved                62    own units that moved this movement phase (rule 11.3)
+43       own_attacked             62    own units that attacked this combat phase (R23)
+44       own_no_attack            62    own units that may not attack this turn (rules 8.2, 11.7)
+45       own_immobile             62    own immobile units (rules 8.2, 11.7)
+46       own_supplied             62    own units in supply now (rules 7.1-7.8, R11)
+47       own_must_leave           62    own units that must leave the green/red rows (R7)
+48       enemy_count              62    number of units in the enemy stack (public, rule 3.6)
+49-54    enemy_top_class[6]       1     class of the enemy top unit, one-hot
+55       enemy_top_cf             255   current combat factor of the enemy top unit
+56       enemy_top_reduced        1     the enemy top unit is reduced
+57       enemy_top_moved          1     the enemy top unit moved this phase
+58       enemy_top_attacked       1     the enemy top unit attacked this phase
+59       enemy_revealed           1     enemy stack revealed to the viewer (R3)
+60       enemy_revealed_cf        255   summed current CF of a revealed enemy stack
+61       battle_target            1     target hex of the battle being fought (R22)
+62       battle_attackers         62    units attacking from the hex
+63       ctx_unit                 1     hex of the unit the decision is about (decider only)
+64       dest_mp                  255   1 + MP spent to reach a legal destination (R13; 1 = stay)
+65       dest_vp                  255   VP lost to refugees on the way there (R13, rule 10.4)
+66       legal_hex                1     the hex is a legal action now (decider only)
+=======  =======================  ====  ==========================================================
+
+Globals ``(122,)`` float32
+--------------------------
+=======  =======================  ==========================================================
+index    name                     meaning
+=======  =======================  ==========================================================
+0        turn                     game turn / last turn
+1-15     turn_onehot[15]          game turn 1..15 one-hot
+16-32    phase[17]                Phase one-hot (SETUP_FRENCH .. GAME_OVER)
+33-56    decision[24]             Decision one-hot (NONE .. OVERSTACK_REMOVE)
+57       viewer_german            the viewer is the German player
+58       to_act                   the viewer makes the current decision
+59       actor_german             the German player makes the current decision
+60       vp                       French VP / victory VP (rule 4.3), clipped to [-4, 4]
+61       stuka_available          8th Fliegerkorps unused this game turn (R32)
+62-63    naval_available[2]       French, British naval marker unused this game turn (R32)
+64       german_move_first        German movement before combat this turn (rule 5.6)
+65-66    scare[2]                 a scare marker is on a unit; a scare has happened (R36)
+67       replacement              a replacement marker is on a unit (rule 8.2)
+68-70    french_units[3]          fraction of Anglo-French units on map, dead, evacuated
+71-72    german_main[2]           fraction of German main-force units on map, dead
+73-84    entry[12]                groups 18, 4, K: fraction on map, off map, dead, waiting (R34)
+85-92    last_dice[8]             last eight dice, most recent first, die / 6 (0 = none)
+93       mp                       MP of the unit being moved / 6 (R12; decider only)
+94       refugees_left            refugee markers still to place / 6
+95       battle                   a battle is being fought
+96       battle_air               it is an air-only strike (rule 12.4)
+97       battle_viewer_attacks    the viewer is the attacker
+98-99    battle_cf[2]             attacker, defender combat factors / 20 (once computed)
+100      battle_differential      differential / 10
+101-109  battle_column[9]         CRT column after shifts, one-hot (R26)
+110      battle_shift             sum of column shifts / 4
+111-112  battle_support[2]        attacker, defender support factors / 10 (R22.4-5)
+113-114  battle_oos[2]            attacker, defender out of supply (R11)
+115-119  last_result[5]           last CRT result this phase: AE, AS, BB, DR, DE
+120      legal_count              number of legal actions / 100 (decider only)
+121      step_fraction            decisions taken so far / 4000
+=======  =======================  ==========================================================
+
+Units ``(62, 44)`` float32, one row per unit of the scenario
+------------------------------------------------------------
+=======  =======================  ==========================================================
+index    name                     meaning
+=======  =======================  ==========================================================
+0        own                      the unit is the viewer's
+1        german                   the unit is German
+2        visible                  identity, hex and strength are known to the viewer (rule 3.6)
+3-6      status[4]                reserve, on map, dead, evacuated (public)
+7-16     type[10]                 unit type one-hot (scenario.UNIT_TYPES)
+17-20    group[4]                 German group main, 18, 4, K (rules 9.2-9.5)
+21       cf_full                  printed full-strength CF / 8
+22       cf_reduced               printed reduced CF / 8
+23       two_step                 the counter has two steps
+24       free_stacking            free-stacking unit (rule 6.3)
+25       cf                       current CF / 8 (if visible)
+26       reduced                  the unit is reduced (if visible)
+27       x                        column / 60 (if visible and on map)
+28       y                        (row + 1) / 26 (if visible and on map)
+29       on_top                   top unit of its stack (if visible)
+30       stack_size               units in its hex / 8 (if visible)
+31       moved                    moved this movement phase (if visible)
+32       attacked                 attacked this combat phase (if visible)
+33       no_attack                may not attack this turn (if visible)
+34       immobile                 immobile (if visible)
+35       supplied                 in supply now (own units only)
+36       must_leave               must leave the green/red rows (own units only, R7)
+37       scare                    carries the panzer scare marker (public)
+38       replacement              carries the replacement marker (if visible)
+39       battle_attacker          attacks in the current battle (public once added)
+40       battle_defender          defends in the current battle (if visible)
+41       in_reserve_ready         German reinforcement rolled in, waiting for a hex (R34)
+42       ctx_unit                 the unit the decision is about (decider only)
+43       legal                    its unit action is legal now (decider only)
+=======  =======================  ==========================================================
+
+Unit classes (``own_class``, ``enemy_top_class``): ``UNIT_CLASSES``.
+"""
+
+from __future__ import annotations
+
+import weakref
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ffo_env.core import hexgrid as hg
+from ffo_env.core.game import Game
+from ffo_env.core.mapdata import ColoredRow, Terrain
+from ffo_env.core.scenario import GROUPS, UNIT_TYPES, Side
+from ffo_env.core.state import DEAD, ON_MAP, RESERVE, Decision, Phase, State
+from ffo_env.encoding.fog import revealed_hex_mask, stack_view
+
+__all__ = [
+    "GRID_SHAPE",
+    "GLOBAL_GROUPS",
+    "PLANE_GROUPS",
+    "UNIT_GROUPS",
+    "UNIT_CLASSES",
+    "ObservationEncoder",
+    "encode",
+    "encoder_for",
+    "legal_mask",
+]
+
+N_COLS = hg.N_COLS
+N_ROWS = 26
+GRID_SHAPE = (N_COLS, N_ROWS)
+N_CELLS = N_COLS * N_ROWS
+
+UNIT_CLASSES = ("infantry", "fortress", "mountain", "mechanized", "panzer", "garrison")
+_CLASS_OF_TYPE = {
+    "infantry": 0,
+    "colonial": 0,
+    "adhoc": 0,
+    "fortress": 1,
+    "mountain": 2,
+    "armor": 3,
+    "motorized": 3,
+    "cavalry": 3,
+    "panzer": 4,
+    "naval_garrison": 5,
+}
+CRT_RESULTS = ("AE", "AS", "BB", "DR", "DE")
+N_TURN_ONEHOT = 15
+N_PHASES = len(Phase)
+N_DECISIONS = int(Decision.OVERSTACK_REMOVE) + 1
+N_COLUMNS = 9
+GLOBAL_LOW, GLOBAL_HIGH = -4.0, 4.0
+
+# (name, size, max value, meaning) -- the order is the layout
+PLANE_GROUPS: tuple[tuple[str, int, int, str], ...] = (
+    ("off_map", 1, 1, "cell is not a hex"),
+    ("terrain", 6, 1, "terrain one-hot"),
+    ("river", 6, 1, "river hexside per direction"),
+    ("blocked", 6, 1, "blocked hexside per direction"),
+    ("city", 1, 1, "city hex"),
+    ("port", 1, 1, "port hex"),
+    ("coastal", 1, 1, "coastal land hex"),
+    ("inland1", 1, 1, "one hex inland"),
+    ("row", 3, 1, "colored row one-hot"),
+    ("german_control", 1, 1, "German control"),
+    ("ever_german", 1, 1, "ever German"),
+    ("refugee", 1, 1, "refugee marker"),
+    ("refugee_flipped", 1, 1, "refugee overrun this phase"),
+    ("attacked_hex", 1, 1, "attacked this combat phase"),
+    ("scare_hex", 1, 1, "panzer scare marker"),
+    ("replacement_hex", 1, 1, "replacement marker"),
+    ("own_count", 1, 62, "own units"),
+    ("own_cf", 1, 255, "own CF"),
+    ("own_class", 6, 62, "own units by class"),
+    ("own_reduced", 1, 62, "own reduced"),
+    ("own_moved", 1, 62, "own moved"),
+    ("own_attacked", 1, 62, "own attacked"),
+    ("own_no_attack", 1, 62, "own may not attack"),
+    ("own_immobile", 1, 62, "own immobile"),
+    ("own_supplied", 1, 62, "own supplied"),
+    ("own_must_leave", 1, 62, "own must leave rows"),
+    ("enemy_count", 1, 62, "enemy stack height"),
+    ("enemy_top_class", 6, 1, "enemy top class"),
+    ("enemy_top_cf", 1, 255, "enemy top CF"),
+    ("enemy_top_reduced", 1, 1, "enemy top reduced"),
+    ("enemy_top_moved", 1, 1, "enemy top moved"),
+    ("enemy_top_attacked", 1, 1, "enemy top attacked"),
+    ("enemy_revealed", 1, 1, "enemy stack revealed"),
+    ("enemy_revealed_cf", 1, 255, "revealed enemy CF"),
+    ("battle_target", 1, 1, "battle target"),
+    ("battle_attackers", 1, 62, "attacking units"),
+    ("ctx_unit", 1, 1, "unit of the decision"),
+    ("dest_mp", 1, 255, "1 + MP to destination"),
+    ("dest_vp", 1, 255, "VP cost of destination"),
+    ("legal_hex", 1, 1, "legal hex action"),
+)
+
+# (name, size, meaning)
+GLOBAL_GROUPS: tuple[tuple[str, int, str], ...] = (
+    ("turn", 1, "turn / last"),
+    ("turn_onehot", N_TURN_ONEHOT, "turn one-hot"),
+    ("phase", N_PHASES, "phase one-hot"),
+    ("decision", N_DECISIONS, "decision one-hot"),
+    ("viewer_german", 1, "viewer is German"),
+    ("to_act", 1, "viewer decides"),
+    ("actor_german", 1, "German decides"),
+    ("vp", 1, "VP / victory VP"),
+    ("stuka_available", 1, "stuka unused"),
+    ("naval_available", 2, "naval markers unused"),
+    ("german_move_first", 1, "move first"),
+    ("scare", 2, "scare marker; scare ever"),
+    ("replacement", 1, "replacement marker"),
+    ("french_units", 3, "French on map / dead / evacuated"),
+    ("german_main", 2, "German main on map / dead"),
+    ("entry", 12, "reinforcement groups"),
+    ("last_dice", 8, "last dice"),
+    ("mp", 1, "MP of mover"),
+    ("refugees_left", 1, "refugees to place"),
+    ("battle", 1, "in battle"),
+    ("battle_air", 1, "air-only strike"),
+    ("battle_viewer_attacks", 1, "viewer attacks"),
+    ("battle_cf", 2, "attacker, defender CF"),
+    ("battle_differential", 1, "differential"),
+    ("battle_column", N_COLUMNS, "column one-hot"),
+    ("battle_shift", 1, "shift sum"),
+    ("battle_support", 2, "support factors"),
+    ("battle_oos", 2, "OOS flags"),
+    ("last_result", len(CRT_RESULTS), "last CRT result"),
+    ("legal_count", 1, "legal actions / 100"),
+    ("step_fraction", 1, "decisions / 4000"),
+)
+
+UNIT_GROUPS: tuple[tuple[str, int, str], ...] = (
+    ("own", 1, ""),
+    ("german", 1, ""),
+    ("visible", 1, ""),
+    ("status", 4, ""),
+    ("type", len(UNIT_TYPES), ""),
+    ("group", len(GROUPS), ""),
+    ("cf_full", 1, ""),
+    ("cf_reduced", 1, ""),
+    ("two_step", 1, ""),
+    ("free_stacking", 1, ""),
+    ("cf", 1, ""),
+    ("reduced", 1, ""),
+    ("x", 1, ""),
+    ("y", 1, ""),
+    ("on_top", 1, ""),
+    ("stack_size", 1, ""),
+    ("moved", 1, ""),
+    ("attacked", 1, ""),
+    ("no_attack", 1, ""),
+    ("immobile", 1, ""),
+    ("supplied", 1, ""),
+    ("must_leave", 1, ""),
+    ("scare", 1, ""),
+    ("replacement", 1, ""),
+    ("battle_attacker", 1, ""),
+    ("battle_defender", 1, ""),
+    ("in_reserve_ready", 1, ""),
+    ("ctx_unit", 1, ""),
+    ("legal", 1, ""),
+)
+
+
+def _offsets(groups: tuple[tuple[Any, ...], ...]) -> tuple[dict[str, int], int]:
+    out: dict[str, int] = {}
+    k = 0
+    for g in groups:
+        out[g[0]] = k
+        k += g[1]
+    return out, k
+
+
+P, N_PLANES = _offsets(PLANE_GROUPS)
+G, N_GLOBALS = _offsets(GLOBAL_GROUPS)
+F, N_UNIT_FEATURES = _offsets(UNIT_GROUPS)
+
+
+def expand_names(groups: tuple[tuple[Any, ...], ...]) -> list[str]:
+    """Flat names, ``group`` or ``group[k]``, in layout order."""
+    out: list[str] = []
+    for g in groups:
+        out.extend([g[0]] if g[1] == 1 else [f"{g[0]}[{k}]" for k in range(g[1])])
+    return out
+
+
+PLANE_HIGH = np.array([g[2] for g in PLANE_GROUPS for _ in range(g[1])], dtype=np.uint8)
+
+_G_TURN, _G_TURN1, _G_PHASE, _G_DECISION = G["turn"], G["turn_onehot"], G["phase"], G["decision"]
+_DYN0 = F["cf"]  # unit features [cf .. legal] are dynamic and contiguous
+_N_DYN = N_UNIT_FEATURES - _DYN0
+_D = {name: off - _DYN0 for name, off in F.items() if off >= _DYN0}
+
+_OWN_ROWS = np.array(
+    [
+        P["own_count"],
+        *range(P["own_class"], P["own_class"] + 6),
+        P["own_reduced"],
+        P["own_moved"],
+        P["own_attacked"],
+        P["own_no_attack"],
+        P["own_immobile"],
+        P["own_supplied"],
+        P["own_must_leave"],
+    ],
+    dtype=np.int64,
+)
+_N_OWN_ROWS = len(_OWN_ROWS)
+_OWN_POS = np.arange(_N_OWN_ROWS, dtype=np.int64)
+
+# hex index -> flat cell of the (60, 26) grid
+FLAT = (hg.HEX_X.astype(np.int64) - 1) * N_ROWS + hg.HEX_Y.astype(np.int64)
+FLAT.setflags(write=False)
+# FLAT with a sentinel for loc == -1 (off map): cell N_CELLS of a one-longer buffer
+_FLAT_S = np.append(FLAT, N_CELLS)
+
+
+@dataclass(frozen=True)
+class ObservationSpec:
+    n_planes: int = N_PLANES
+    n_globals: int = N_GLOBALS
+    n_units: int = 62
+    n_unit_features: int = N_UNIT_FEATURES
+
+    @property
+    def shapes(self) -> dict[str, tuple[int, ...]]:
+        return {
+            "planes": (self.n_planes, *GRID_SHAPE),
+            "globals": (self.n_globals,),
+            "units": (self.n_units, self.n_unit_features),
+        }
+
+
+class ObservationEncoder:
+    """Encoder for one :class:`Game`: static planes and unit tables are built once here.
+
+    Use :func:`encoder_for` (cached per game) rather than constructing it per state.
+    """
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        sc = game.scenario
+        md = sc.map
+        mt = game.tables
+        units = sc.units
+        self.n_units = len(units)
+        self.spec = ObservationSpec(n_units=self.n_units)
+        self.n_actions = game.num_distinct_actions
+        self.layout = game.layout
+        self.last_turn = sc.tables.last_turn
+        self.victory_vp = sc.tables.victory_vp
+        # ---- static planes
+        tpl = np.zeros((N_PLANES, N_CELLS), dtype=np.uint8)
+        tpl[P["off_map"]] = 1
+        tpl[P["off_map"], FLAT] = 0
+        for k, t in enumerate(
+            (Terrain.CLEAR, Terrain.ROUGH, Terrain.MARSH, Terrain.MOUNTAIN, Terrain.SEA, Terrain.NEUTRAL)
+        ):
+            tpl[P["terrain"] + k, FLAT] = md.terrain == t
+        river = np.array(mt.river_side, dtype=bool)
+        blocked = np.array(mt.blocked_side, dtype=bool) & (hg.NEIGHBORS >= 0)
+        for d in range(6):
+            tpl[P["river"] + d, FLAT] = river[:, d]
+            tpl[P["blocked"] + d, FLAT] = blocked[:, d]
+        tpl[P["city"], FLAT] = md.is_city
+        tpl[P["port"], FLAT] = md.port
+        tpl[P["coastal"], FLAT] = md.coastal
+        tpl[P["inland1"], FLAT] = md.inland1
+        for k, r in enumerate((ColoredRow.RED, ColoredRow.GREEN, ColoredRow.YELLOW)):
+            tpl[P["row"] + k, FLAT] = md.row == r
+        tpl.setflags(write=False)
+        self.template = tpl
+        self.template_s = np.zeros((N_PLANES, N_CELLS + 1), dtype=np.uint8)
+        self.template_s[:, :N_CELLS] = tpl
+        self.template_s.setflags(write=False)
+        # last seen copies of the state's per-unit lists and their array rows (see _unit_arrays)
+        self._lists: list[list[Any] | None] = [None] * 9
+        self._arr = np.zeros((9, len(sc.units)), dtype=np.int64)
+        # ---- static unit facts
+        U = self.n_units
+        self.german = np.array([u.side == Side.GERMAN for u in units], dtype=bool)
+        self.cls = np.array([_CLASS_OF_TYPE[u.type] for u in units], dtype=np.int64)
+        self.cf_full = np.array([u.cf_full for u in units], dtype=np.int64)
+        self.cf_reduced = np.array([u.cf_reduced for u in units], dtype=np.int64)
+        self.max_steps = np.array([u.steps for u in units], dtype=np.int64)
+        tab = np.zeros((U, N_UNIT_FEATURES), dtype=np.float32)
+        tab[:, F["german"]] = self.german
+        for u in units:
+            tab[u.index, F["type"] + UNIT_TYPES.index(u.type)] = 1
+            if u.side == Side.GERMAN and u.group in GROUPS:
+                tab[u.index, F["group"] + GROUPS.index(u.group)] = 1
+        tab[:, F["cf_full"]] = self.cf_full / 8.0
+        tab[:, F["cf_reduced"]] = self.cf_reduced / 8.0
+        tab[:, F["two_step"]] = self.max_steps == 2
+        tab[:, F["free_stacking"]] = [u.free_stacking for u in units]
+        tab.setflags(write=False)
+        self.unit_template = tab
+        self.status_eye = np.eye(4, dtype=np.float32)
+        self.french_idx = np.flatnonzero(~self.german)
+        self.main_idx = np.array(
+            [u.index for u in units if u.side == Side.GERMAN and u.group == "main"], dtype=np.int64
+        )
+        self.group_idx = [
+            np.array([u.index for u in units if u.group == g], dtype=np.int64) for g in ("18", "4", "K")
+        ]
+        cat = {"main": 1, "18": 2, "4": 3, "K": 4}
+        self.category = np.array(
+            [0 if u.side == Side.FRENCH else cat[u.group] for u in units], dtype=np.int64
+        )
+        per = np.bincount(self.category, minlength=5).astype(np.float64)
+        self.category_inv = np.where(per > 0, 1.0 / np.maximum(per, 1), 0.0)
+        self.west = np.array([u.west for u in units], dtype=bool)
+        self.group_lists = [idx.tolist() for idx in self.group_idx]
+        self.city = np.append(np.asarray(md.is_city, dtype=bool), False)
+        self.unit_base = self.layout.unit_base
+        self.special_base = self.layout.special_base
+
+    # ------------------------------------------------------------------ encode
+
+    def encode(
+        self, state: State, viewer: int, omniscient: bool = False, legal: list[int] | None = None
+    ) -> dict[str, np.ndarray]:
+        """The observation of ``state`` for side ``viewer`` (0 French, 1 German).
+
+        ``legal`` may pass ``state.legal_actions()`` when the caller already has it.
+        """
+        viewer = int(viewer)
+        to_act = (not state.is_terminal()) and int(state.player) == viewer
+        if to_act and legal is None:
+            legal = state.legal_actions()
+        U = self.n_units
+        arr = self._unit_arrays(state)
+        loc, status, steps = arr[0], arr[1], arr[2]
+        flags = arr[3:8].astype(bool)
+        moved, attacked = flags[0], flags[1]
+        on = status == ON_MAP
+        full = steps >= self.max_steps
+        reduced = on & ~full
+        cf = np.where(full, self.cf_full, self.cf_reduced)
+        cf[~on & (status != RESERVE)] = 0
+        own = self.german if viewer == 1 else ~self.german
+        enemy = ~own
+        sv = stack_view(state, self.german)
+        is_top = np.zeros(U, dtype=bool)
+        if len(sv.tops):
+            is_top[sv.tops] = True
+        rev_hex = revealed_hex_mask(state, viewer)
+        if omniscient:
+            rev_hex[:-1] = True
+        rev_unit = rev_hex[loc]
+        visible = own | ~on | is_top | rev_unit
+        cells = _FLAT_S[loc]  # N_CELLS for units off the map
+        own_on = own & on
+        supplied = self._supplied(state, viewer, loc, own_on)
+
+        planes = self.template_s.copy()  # static planes + one sentinel cell for units off the map
+        # ---- public hex state
+        planes[P["german_control"], FLAT] = np.frombuffer(state.control, dtype=np.uint8)
+        planes[P["ever_german"], FLAT] = np.frombuffer(state.ever_german, dtype=np.uint8)
+        if state.refugees:
+            rh = np.fromiter(state.refugees.keys(), dtype=np.int64, count=len(state.refugees))
+            rf = np.fromiter(state.refugees.values(), dtype=bool, count=len(state.refugees))
+            planes[P["refugee"], FLAT[rh]] = 1
+            planes[P["refugee_flipped"], FLAT[rh]] = rf
+        ctx = state.ctx
+        done = ctx.get("attacked_hexes")
+        if done:
+            planes[P["attacked_hex"], FLAT[np.asarray(done, dtype=np.int64)]] = 1
+        if state.scare_unit >= 0:
+            planes[P["scare_hex"], cells[state.scare_unit]] = 1
+        if state.replacement_unit >= 0:
+            planes[P["replacement_hex"], cells[state.replacement_unit]] = 1
+        # ---- own units: one bincount for the count, class and flag planes
+        oi = np.flatnonzero(own_on)
+        oc = cells[oi]
+        nb = N_CELLS + 1
+        planes[P["own_cf"]] = np.bincount(oc, weights=cf[oi], minlength=nb)
+        # rows: count, 6 classes, reduced, moved, attacked, no_attack, immobile, supplied, must_leave
+        member = np.zeros((oi.size, _N_OWN_ROWS), dtype=bool)
+        member[:, 0] = True
+        member[np.arange(oi.size), 1 + self.cls[oi]] = True
+        member[:, 7] = reduced[oi]
+        member[:, 8:12] = flags[0:4, oi].T
+        member[:, 12] = supplied[oi]
+        member[:, 13] = flags[4, oi]
+        ridx = (_OWN_POS[None, :] * nb + oc[:, None])[member]
+        counts = np.bincount(ridx, minlength=len(_OWN_ROWS) * nb).reshape(len(_OWN_ROWS), nb)
+        planes[_OWN_ROWS] = counts
+        # ---- enemy stacks (rule 3.6, R3)
+        ei = np.flatnonzero(enemy & on)
+        ec = cells[ei]
+        planes[P["enemy_count"]] = np.bincount(ec, minlength=nb)
+        if len(sv.tops):
+            esel = sv.german if viewer == 0 else ~sv.german
+            et = sv.tops[esel]
+            eh = FLAT[sv.hexes[esel]]
+            planes[P["enemy_top_class"] + self.cls[et], eh] = 1
+            planes[P["enemy_top_cf"], eh] = cf[et]
+            planes[P["enemy_top_reduced"], eh] = reduced[et]
+            planes[P["enemy_top_moved"], eh] = moved[et]
+            planes[P["enemy_top_attacked"], eh] = attacked[et]
+            rv = rev_hex[sv.hexes[esel]]
+            planes[P["enemy_revealed"], eh[rv]] = 1
+            ri = ei[rev_unit[ei]]
+            if ri.size:
+                planes[P["enemy_revealed_cf"]] = np.bincount(cells[ri], weights=cf[ri], minlength=nb)
+        # ---- battle (public)
+        b = ctx.get("battle")
+        if b is not None:
+            planes[P["battle_target"], FLAT[b["target"]]] = 1
+            att = b["attackers"]
+            if att:
+                ai = np.asarray(att, dtype=np.int64)
+                planes[P["battle_attackers"]] = np.bincount(cells[ai], minlength=nb)
+        # ---- decision context (decider only)
+        d = state.decision
+        ctx_u = -1
+        if to_act:
+            la = np.asarray(legal, dtype=np.int64)
+            hx = la[la < self.unit_base]
+            if hx.size:
+                planes[P["legal_hex"], FLAT[hx]] = 1
+            if d in (Decision.MOVE_DEST, Decision.RAIL_DEST, Decision.SETUP_HEX):
+                ctx_u = ctx.get("unit", -1)
+            elif d == Decision.RETREAT:
+                ctx_u = b["retreat_queue"][0] if b else -1
+            elif d == Decision.ADVANCE_SECOND:
+                ctx_u = b.get("second", -1) if b else -1
+            elif d == Decision.REINFORCE_HEX:
+                ent = ctx.get("entering")
+                ctx_u = ent[0] if ent else -1
+            if ctx_u >= 0:
+                planes[P["ctx_unit"], cells[ctx_u]] = 1
+            if d == Decision.MOVE_DEST:
+                dests = ctx["dests"]
+                if dests:
+                    dh = FLAT[np.fromiter(dests.keys(), dtype=np.int64, count=len(dests))]
+                    planes[P["dest_mp"], dh] = np.fromiter(
+                        (r.mp + 1 for r in dests.values()), dtype=np.int64, count=len(dests)
+                    ).clip(0, 255)
+                    planes[P["dest_vp"], dh] = np.fromiter(
+                        (r.vp for r in dests.values()), dtype=np.int64, count=len(dests)
+                    ).clip(0, 255)
+                if ctx_u >= 0 and loc[ctx_u] >= 0 and bool(np.any(hx == loc[ctx_u])):
+                    planes[P["dest_mp"], cells[ctx_u]] = 1  # staying: 0 MP
+        out_planes = planes[:, :N_CELLS].reshape(N_PLANES, *GRID_SHAPE)
+
+        # ---- globals (built as a Python list: ~40 scalar writes are cheaper there)
+        g = [0.0] * N_GLOBALS
+        t = state.turn
+        g[_G_TURN] = t / self.last_turn
+        g[_G_TURN1 + min(max(t, 1), N_TURN_ONEHOT) - 1] = 1.0
+        g[_G_PHASE + int(state.phase)] = 1.0
+        di = int(d)
+        if di < N_DECISIONS:
+            g[_G_DECISION + di] = 1.0
+        terminal = state.is_terminal()
+        g[G["viewer_german"]] = float(viewer)
+        g[G["to_act"]] = float(to_act)
+        g[G["actor_german"]] = float(int(state.player) == 1 and not terminal)
+        g[G["vp"]] = min(GLOBAL_HIGH, max(GLOBAL_LOW, state.vp / self.victory_vp))
+        g[G["stuka_available"]] = float(not state.stuka_used)
+        g[G["naval_available"]] = float(not state.naval_used[0])
+        g[G["naval_available"] + 1] = float(not state.naval_used[1])
+        g[G["german_move_first"]] = float(state.german_move_first)
+        g[G["scare"]] = float(state.scare_unit >= 0)
+        g[G["scare"] + 1] = float(state.scare_ever)
+        g[G["replacement"]] = float(state.replacement_unit >= 0)
+        # unit counts by (category, status): French, German main, 18, 4, K
+        sc = (
+            np.bincount(self.category * 4 + status, minlength=20).reshape(5, 4) * self.category_inv[:, None]
+        ).tolist()
+        k = G["french_units"]
+        g[k : k + 3] = sc[0][1:4]
+        k = G["german_main"]
+        g[k : k + 2] = sc[1][1:3]
+        ready = state.entry_ready
+        k = G["entry"]
+        for c, members in ((2, self.group_lists[0]), (3, self.group_lists[1]), (4, self.group_lists[2])):
+            waiting = sum(1 for u in members if ready[u] and state.status[u] == RESERVE)
+            row = sc[c]
+            g[k : k + 4] = (row[ON_MAP], row[RESERVE], row[DEAD], waiting * self.category_inv[c])
+            k += 4
+        ld = state.last_dice
+        if ld:
+            rec = ld[::-1][:8]
+            k = G["last_dice"]
+            g[k : k + len(rec)] = [v / 6.0 for v in rec]
+        if to_act and "mp" in ctx:
+            g[G["mp"]] = ctx["mp"] / 6.0
+        g[G["refugees_left"]] = ctx.get("refugees_left", 0) / 6.0
+        if b is not None:
+            g[G["battle"]] = 1.0
+            g[G["battle_air"]] = float(bool(b.get("air")))
+            g[G["battle_viewer_attacks"]] = float(b["attacker"] == viewer)
+            if "att_cf" in b:
+                g[G["battle_cf"]] = b["att_cf"] / 20.0
+                g[G["battle_cf"] + 1] = b["def_cf"] / 20.0
+                g[G["battle_differential"]] = b["differential"] / 10.0
+                g[G["battle_column"] + min(N_COLUMNS - 1, int(b["column"]))] = 1.0
+                g[G["battle_shift"]] = sum(b["shifts"].values()) / 4.0
+            g[G["battle_support"]] = b.get("att_support", 0) / 10.0
+            g[G["battle_support"] + 1] = b.get("def_support", 0) / 10.0
+            g[G["battle_oos"]] = float(bool(b.get("att_oos")))
+            g[G["battle_oos"] + 1] = float(bool(b.get("def_oos")))
+        lb = ctx.get("last_battle")
+        if lb and lb.get("result") in CRT_RESULTS:
+            g[G["last_result"] + CRT_RESULTS.index(lb["result"])] = 1.0
+        if to_act and legal is not None:
+            g[G["legal_count"]] = len(legal) / 100.0
+        g[G["step_fraction"]] = min(1.0, len(state.history) / 4000.0)
+        gv = np.array(g, dtype=np.float32)
+        np.clip(gv, GLOBAL_LOW, GLOBAL_HIGH, out=gv)
+
+        # ---- unit table: static columns from the template, dynamic block [cf .. legal] built row-wise
+        T = self.unit_template.copy()
+        T[:, F["own"]] = own
+        T[:, F["visible"]] = visible
+        T[:, F["status"] : F["status"] + 4] = self.status_eye[status]
+        vis_on = visible & on
+        D = np.zeros((_N_DYN, U), dtype=np.float32)
+        D[_D["cf"]] = np.where(visible, cf, 0) * 0.125
+        D[_D["reduced"]] = vis_on & reduced
+        hx_loc = np.where(vis_on, loc, 0)
+        D[_D["x"]] = np.where(vis_on, hg.HEX_X[hx_loc], 0) * (1.0 / 60.0)
+        D[_D["y"]] = np.where(vis_on, hg.HEX_Y[hx_loc] + 1, 0) * (1.0 / 26.0)
+        D[_D["on_top"]] = vis_on & is_top
+        if len(sv.hexes):
+            size_at = np.zeros(hg.N_HEX + 1, dtype=np.int64)
+            size_at[sv.hexes] = sv.sizes
+            D[_D["stack_size"]] = np.where(vis_on, np.minimum(size_at[loc], 8), 0) * 0.125
+        D[_D["moved"] : _D["moved"] + 4] = flags[0:4] & vis_on
+        D[_D["supplied"]] = supplied
+        D[_D["must_leave"]] = flags[4] & own_on
+        if state.scare_unit >= 0:
+            D[_D["scare"], state.scare_unit] = 1
+        ru = state.replacement_unit
+        if ru >= 0 and visible[ru]:
+            D[_D["replacement"], ru] = 1
+        if b is not None:
+            if b["attackers"]:
+                D[_D["battle_attacker"], b["attackers"]] = 1
+            dd = np.asarray(b["defenders"], dtype=np.int64)
+            if dd.size:
+                D[_D["battle_defender"], dd[visible[dd]]] = 1
+        D[_D["in_reserve_ready"]] = (arr[8] != 0) & (status == RESERVE)
+        if to_act and legal is not None:
+            if ctx_u >= 0:
+                D[_D["ctx_unit"], ctx_u] = 1
+            la = np.asarray(legal, dtype=np.int64)
+            ua = la[(la >= self.unit_base) & (la < self.special_base)] - self.unit_base
+            if ua.size:
+                D[_D["legal"], ua] = 1
+        T[:, _DYN0:] = D.T
+        return {"planes": out_planes, "globals": gv, "units": T}
+
+    def _unit_arrays(self, state: State) -> np.ndarray:
+        """``(9, U)`` int64 rows: loc, status, steps, moved, attacked, no_attack, immobile, must_leave,
+        entry_ready. A row is converted from the state's list only when the list changed since the
+        last call (a list comparison is ~20x cheaper than the conversion). The returned buffer is
+        reused by the next call: derive, never keep it."""
+        lists = (
+            state.loc,
+            state.status,
+            state.steps,
+            state.moved,
+            state.attacked,
+            state.no_attack,
+            state.immobile,
+            state.must_leave,
+            state.entry_ready,
+        )
+        seen = self._lists
+        arr = self._arr
+        for i, lst in enumerate(lists):
+            if seen[i] != lst:
+                arr[i] = lst
+                seen[i] = list(lst)
+        return arr
+
+    def _supplied(self, state: State, viewer: int, loc: np.ndarray, own_on: np.ndarray) -> np.ndarray:
+        """Supply (rules 7.1-7.8, R10) of the viewer's units on the map, as judged by the core now.
+
+        Fast path: one supply mask per (side, west group) from the core's cache instead of
+        one ``is_supplied`` call per unit; ``tests/test_encoding.py`` checks both agree.
+        """
+        out = np.zeros(self.n_units, dtype=bool)
+        if not own_on.any():
+            return out
+        supply_mask = getattr(state, "_supply_mask", None)
+        if supply_mask is None:  # pragma: no cover - core without the cached mask
+            for u in np.flatnonzero(own_on).tolist():
+                out[u] = state.is_supplied(u)
+            return out
+        if viewer == 0:
+            m = np.frombuffer(supply_mask(0, False), dtype=np.uint8).astype(bool)
+            m = np.append(m, False)
+            eg = np.append(np.frombuffer(state.ever_german, dtype=np.uint8) == 0, False)
+            m |= self.city & eg  # rule 7.8: a French unit in a never-German city is supplied
+            return m[loc] & own_on
+        for west in (False, True):
+            sel = own_on & (self.west == west)
+            if sel.any():
+                m = np.append(np.frombuffer(supply_mask(1, west), dtype=np.uint8).astype(bool), False)
+                out |= m[loc] & sel
+        return out
+
+    def mask(self, state: State, legal: list[int] | None = None) -> np.ndarray:
+        """int8 action mask of the current decision (all zeros at the end of the game)."""
+        m = np.zeros(self.n_actions, dtype=np.int8)
+        if not state.is_terminal():
+            m[state.legal_actions() if legal is None else legal] = 1
+        return m
+
+
+_ENCODERS: weakref.WeakKeyDictionary[Game, ObservationEncoder] = weakref.WeakKeyDictionary()
+
+
+def encoder_for(game: Game) -> ObservationEncoder:
+    """The (cached) encoder of ``game``: static planes are computed once per game."""
+    enc = _ENCODERS.get(game)
+    if enc is None:
+        enc = ObservationEncoder(game)
+        _ENCODERS[game] = enc
+    return enc
+
+
+def encode(state: State, viewer: int | Side, omniscient: bool = False) -> dict[str, np.ndarray]:
+    """Observation arrays of ``state`` for ``viewer`` (see the module docstring)."""
+    return encoder_for(state.game).encode(state, int(viewer), omniscient)
+
+
+def legal_mask(state: State) -> np.ndarray:
+    """int8 mask over the whole action space of the current decision's legal actions."""
+    return encoder_for(state.game).mask(state)

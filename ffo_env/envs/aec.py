@@ -1,0 +1,322 @@
+"""France Fights On (World at War #39) as a PettingZoo AEC environment: ``france_fights_on_v0``.
+
+A thin translation layer over the rules core (:mod:`ffo_env.core`): the core owns
+legality, dice and the turn sequence; this module owns the PettingZoo contract;
+:mod:`ffo_env.encoding` owns the tensors.
+
+==================  ==========================================================
+Import              ``from ffo_env import env`` (wrapped) or ``raw_env``;
+                    ``parallel_env`` (turn-based parallel view)
+Agents              ``["french", "german"]`` (the decider of every decision is
+                    named by the core: retreats, step losses, over-stack
+                    removals and defensive support are made by the owning or
+                    opposing side even in the other side's phase)
+Action space        ``Discrete(1607)``: ``0..1529`` a hex (internal index,
+                    :mod:`ffo_env.core.hexgrid`), ``1530..1591`` a unit (its
+                    index in the scenario), ``1592..1597`` PASS, MOVE_FIRST,
+                    FIGHT_FIRST, STUKA, NAVAL_FRENCH, NAVAL_BRITISH,
+                    ``1598..1606`` lower the differential by 0..8 columns
+Observation         ``{"observation": Dict(planes, globals, units),
+                    "action_mask": Box(0, 1, (1607,), int8)}``; layout in
+                    :mod:`ffo_env.encoding.observation`
+Rewards             ``reward="win"``: +1 / -1 at the end (rule 4.3), else 0;
+                    ``reward="shaped"``: plus ``shaping_scale`` x the change of
+                    French VP at every step to the French and minus that to the
+                    German (still zero-sum; sums to ``shaping_scale * final VP``)
+Truncation          after ``max_steps`` decisions (default: none)
+==================  ==========================================================
+
+Options: ``setup`` (``"random"`` default, ``"fixed"``, ``"decide"``: R2),
+``rules`` (a dict of other :class:`~ffo_env.core.game.RulesOptions` fields),
+``view`` (``"player"``: fog of war, rule 3.6; ``"omniscient"``: the same layout
+with every unit revealed, for analysis only -- never the default),
+``render_mode`` (``"ansi"``, ``"rgb_array"``; ``"human"`` prints the ansi text).
+
+Illegal actions raise :class:`~ffo_env.core.actions.IllegalActionError` (the game
+state is left unchanged); wrap with
+:class:`ffo_env.envs.wrappers.IllegalActionPenalty` to end the game with a
+penalty instead. ``env.unwrapped.state`` is the core :class:`State` (``clone()``,
+``to_json()``); ``reset(options={"state": s})`` starts from a copy of ``s``. The
+env survives ``copy.deepcopy`` and ``pickle``.
+
+Version history: v0 -- first release.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.conversions import turn_based_aec_to_parallel
+
+from ffo_env.core.actions import IllegalActionError
+from ffo_env.core.game import Game, RulesOptions
+from ffo_env.core.state import State
+from ffo_env.encoding.observation import encoder_for
+from ffo_env.envs.render import Renderer
+from ffo_env.envs.spaces import action_mask_space, action_space, observation_dict_space
+
+__all__ = ["AGENTS", "IllegalActionError", "env", "make_game", "parallel_env", "raw_env"]
+
+AGENTS = ("french", "german")
+_SIDE = {"french": 0, "german": 1}
+REWARDS = ("win", "shaped")
+VIEWS = ("player", "omniscient")
+RENDER_MODES = ("ansi", "rgb_array", "human")
+
+
+def make_game(setup: str = "random", rules: dict[str, Any] | None = None) -> Game:
+    """A :class:`Game` with ``setup`` and the other rules options of ``rules``."""
+    opts = dict(rules or {})
+    if "setup" in opts and opts["setup"] != setup:
+        raise ValueError(f"setup given twice: setup={setup!r} and rules['setup']={opts['setup']!r}")
+    opts["setup"] = setup
+    return Game(options=RulesOptions.from_dict(opts))
+
+
+class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
+    """The unwrapped AEC environment (see the module docstring)."""
+
+    metadata = {
+        "name": "france_fights_on_v0",
+        "render_modes": ["ansi", "rgb_array"],
+        "is_parallelizable": False,
+    }
+
+    def __init__(
+        self,
+        setup: str = "random",
+        reward: str = "win",
+        rules: dict[str, Any] | None = None,
+        max_steps: int | None = None,
+        view: str = "player",
+        render_mode: str | None = None,
+        shaping_scale: float = 0.02,
+        render_scale: float = 0.35,
+        game: Game | None = None,
+    ) -> None:
+        super().__init__()
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        if view not in VIEWS:
+            raise ValueError(f"view must be one of {VIEWS}, got {view!r}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
+        if max_steps is not None and max_steps <= 0:
+            raise ValueError(f"max_steps must be positive or None, got {max_steps!r}")
+        self.game = game if game is not None else make_game(setup, rules)
+        self.reward_mode = reward
+        self.shaping_scale = float(shaping_scale)
+        self.max_steps = max_steps
+        self.view = view
+        self.omniscient = view == "omniscient"
+        self.render_mode = render_mode
+        self.render_scale = render_scale
+        self.possible_agents = list(AGENTS)
+        self.agents = []
+        self._encoder = encoder_for(self.game)
+        obs_space = spaces.Dict(
+            {"observation": observation_dict_space(self.game), "action_mask": action_mask_space(self.game)}
+        )
+        self.observation_spaces = {a: obs_space for a in AGENTS}
+        self.action_spaces = {a: action_space(self.game) for a in AGENTS}
+        self._state: State | None = None
+        self._rng = np.random.default_rng()
+        self._renderer: Renderer | None = None
+        self.num_steps = 0
+
+    # ------------------------------------------------------------- spaces
+
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # ------------------------------------------------------------- state
+
+    @property
+    def state(self) -> State:  # type: ignore[override]
+        """The core game state (read it, clone it; change it only through ``step``)."""
+        if self._state is None:
+            raise RuntimeError("call reset() before reading the state")
+        return self._state
+
+    def __str__(self) -> str:
+        return self.metadata["name"]
+
+    # ------------------------------------------------------------- reset / step
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """New game. ``seed`` seeds the env's generator, which draws the game seed (R37).
+
+        ``options``: ``{"state": State}`` starts from a clone of that state (same game
+        options required); ``{"game_seed": int}`` uses that core seed directly.
+        Other keys are ignored.
+        """
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        options = options or {}
+        start = options.get("state")
+        if start is not None:
+            if not isinstance(start, State):
+                raise TypeError(f"options['state'] must be a core State, got {type(start).__name__}")
+            if start.game.options != self.game.options:
+                raise ValueError(
+                    f"options['state'] was made with rules {start.game.options}, this env has "
+                    f"{self.game.options}"
+                )
+            self._state = start.clone()
+        else:
+            gs = options.get("game_seed")
+            game_seed = int(gs) if gs is not None else int(self._rng.integers(0, 2**31 - 1))
+            self._state = self.game.new_initial_state(game_seed)
+        self.num_steps = 0
+        self.agents = list(AGENTS)
+        self.rewards = dict.fromkeys(AGENTS, 0.0)
+        self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
+        self.terminations = dict.fromkeys(AGENTS, False)
+        self.truncations = dict.fromkeys(AGENTS, False)
+        self.infos = {a: {} for a in AGENTS}
+        if self._state.is_terminal():
+            self._finish_infos()
+            self.terminations = dict.fromkeys(AGENTS, True)
+            self.agent_selection = AGENTS[0]
+        else:
+            self.agent_selection = self._state.current_agent
+
+    def step(self, action: Any) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise IllegalActionError(f"{agent} must act (got None) at {self.state.decision_string()}")
+        s = self.state
+        vp0 = s.vp
+        s.apply_action(int(action))  # IllegalActionError leaves the state unchanged
+        self.num_steps += 1
+        self._cumulative_rewards[agent] = 0.0
+        fr = 0.0
+        if self.reward_mode == "shaped" and s.vp != vp0:
+            fr = self.shaping_scale * (s.vp - vp0)
+        if s.is_terminal():
+            ret = s.returns()
+            self.rewards = {"french": fr + ret[0], "german": -fr + ret[1]}
+            self.terminations = dict.fromkeys(self.agents, True)
+            self._finish_infos()
+            self.agent_selection = "german" if agent == "french" else "french"
+        else:
+            self.rewards = {"french": fr, "german": -fr}
+            if self.max_steps is not None and self.num_steps >= self.max_steps:
+                self.truncations = dict.fromkeys(self.agents, True)
+                self._finish_infos()
+            self.agent_selection = s.current_agent
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _finish_infos(self) -> None:
+        s = self.state
+        winner = None if s.winner is None else AGENTS[int(s.winner)]
+        for a in self.agents:
+            self.infos[a] = {"winner": winner, "vp": s.vp, "turn": s.turn, "steps": self.num_steps}
+
+    # ------------------------------------------------------------- observe
+
+    def observe(self, agent: str) -> dict[str, Any]:
+        s = self.state
+        side = _SIDE[agent]
+        mask = np.zeros(self._encoder.n_actions, dtype=np.int8)
+        acting = not s.is_terminal() and not self.truncations.get(agent, False) and s.current_agent == agent
+        legal = None
+        if acting:
+            legal = s.legal_actions()
+            mask[legal] = 1
+        obs = self._encoder.encode(s, side, self.omniscient, legal=legal)
+        return {"observation": obs, "action_mask": mask}
+
+    def action_mask(self, agent: str | None = None) -> np.ndarray:
+        """The action mask of ``agent`` (default: the agent to act), without the observation."""
+        agent = agent or self.agent_selection
+        mask = np.zeros(self._encoder.n_actions, dtype=np.int8)
+        s = self.state
+        if not s.is_terminal() and not self.truncations.get(agent, False) and s.current_agent == agent:
+            mask[s.legal_actions()] = 1
+        return mask
+
+    # ------------------------------------------------------------- render
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn(
+                "render() called without a render_mode; pass render_mode='ansi' or 'rgb_array'"
+            )
+            return None
+        if self._renderer is None:
+            self._renderer = Renderer(self.game, self.render_scale)
+        if self.render_mode == "rgb_array":
+            return self._renderer.rgb_array(self.state)
+        text = self._renderer.ansi(self.state)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        self._renderer = None
+
+    # ------------------------------------------------------------- copying
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> raw_env:
+        new = raw_env.__new__(raw_env)
+        memo[id(self)] = new
+        shared = {"game", "_encoder", "observation_spaces", "_renderer"}
+        for k, v in self.__dict__.items():
+            if k in shared:
+                new.__dict__[k] = v
+            elif k == "_state":
+                new.__dict__[k] = None if v is None else v.clone()
+            else:
+                new.__dict__[k] = copy.deepcopy(v, memo)
+        return new
+
+    def __getstate__(self) -> dict[str, Any]:
+        d = {k: v for k, v in self.__dict__.items() if k not in ("_encoder", "_renderer", "game")}
+        d["_game_options"] = self.game.options.to_dict()
+        return d
+
+    def __setstate__(self, d: dict[str, Any]) -> None:
+        opts = d.pop("_game_options")
+        st = d.get("_state")
+        game = st.game if st is not None else Game(options=RulesOptions.from_dict(opts))
+        self.__dict__.update(d)
+        self.game = game
+        self._encoder = encoder_for(game)
+        self._renderer = None
+
+
+def env(**kwargs: Any) -> AECEnv:
+    """The AEC env with the PettingZoo wrappers for classic games.
+
+    ``AssertOutOfBoundsWrapper`` (actions outside ``Discrete(1607)``) and
+    ``OrderEnforcingWrapper`` (reset before step, ...). Not ``TerminateIllegalWrapper``:
+    an illegal action raises :class:`IllegalActionError` by default; use
+    :class:`ffo_env.envs.wrappers.IllegalActionPenalty` to end the game instead.
+    """
+    e: AECEnv = raw_env(**kwargs)
+    e = wrappers.AssertOutOfBoundsWrapper(e)
+    e = wrappers.OrderEnforcingWrapper(e)
+    return e
+
+
+def parallel_env(**kwargs: Any) -> Any:
+    """Turn-based parallel view (PettingZoo ``turn_based_aec_to_parallel``): every step
+    takes a dict of actions, of which only the acting agent's is used."""
+    return turn_based_aec_to_parallel(raw_env(**kwargs))

@@ -1,0 +1,222 @@
+"""One side of France Fights On against a fixed opponent, as a gymnasium ``Env``.
+
+``FFOSingleAgentEnv(side="french", opponent=...)``:
+
+- observation: ``Dict(planes, globals, units)`` of the learner's side (the same
+  arrays as the AEC env's ``"observation"``, :mod:`ffo_env.encoding.observation`);
+  suitable for stable-baselines3 ``MultiInputPolicy``;
+- action: ``Discrete(1607)`` (index ranges in :mod:`ffo_env.envs.aec`);
+  :meth:`action_masks` gives the legal actions for sb3-contrib ``MaskablePPO``
+  (also through ``SubprocVecEnv``: it is a plain method);
+- opponent: an object with ``act_state(state) -> int`` (preferred, fast), or with
+  ``act(observation, action_mask) -> int``, or a plain callable ``f(state) -> int``;
+  ``None`` plays uniformly at random from the env's seeded generator.
+  ``opponent_sampler(rng) -> opponent`` (optional) picks the opponent at every
+  reset (an opponent pool); ``reset(options={"opponent": o})`` forces one;
+- reward: the learner's: +1 / -1 at the end (also when the opponent's move ends
+  the game), plus VP shaping with ``reward="shaped"`` (sign from the learner's side);
+- ``info``: ``vp``, ``turn``, ``winner`` (``None`` until the end), ``opponent`` (its ``name``), and at the end
+  ``episode_stats`` = {``learner_steps``, ``opponent_steps``, ``vp``, ``winner``, ``turns``}
+  (not ``episode``: stable-baselines3 reserves that key for its ``Monitor``);
+- illegal actions raise :class:`~ffo_env.core.actions.IllegalActionError` unless
+  ``illegal_action="penalty"``: then the episode ends with reward ``penalty`` and
+  ``info["illegal_action"]`` (that mode is what gymnasium's and SB3's ``check_env``,
+  which step unmasked random actions, are run against).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from ffo_env.core.actions import IllegalActionError
+from ffo_env.core.state import State
+from ffo_env.encoding.observation import encoder_for
+from ffo_env.envs.aec import AGENTS, RENDER_MODES, REWARDS, VIEWS, make_game
+from ffo_env.envs.render import Renderer
+from ffo_env.envs.spaces import action_space, observation_dict_space
+
+__all__ = ["FFOSingleAgentEnv"]
+
+
+class FFOSingleAgentEnv(gym.Env):
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+
+    def __init__(
+        self,
+        side: str = "french",
+        opponent: Any = None,
+        opponent_sampler: Callable[[np.random.Generator], Any] | None = None,
+        setup: str = "random",
+        reward: str = "win",
+        rules: dict[str, Any] | None = None,
+        max_steps: int | None = None,
+        view: str = "player",
+        render_mode: str | None = None,
+        shaping_scale: float = 0.02,
+        illegal_action: str = "raise",
+        penalty: float = -1.0,
+        render_scale: float = 0.35,
+    ) -> None:
+        if side not in AGENTS:
+            raise ValueError(f"side must be one of {AGENTS}, got {side!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        if view not in VIEWS:
+            raise ValueError(f"view must be one of {VIEWS}, got {view!r}")
+        if illegal_action not in ("raise", "penalty"):
+            raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
+        if render_mode is not None and render_mode not in RENDER_MODES:
+            raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
+        self.side = side
+        self.learner = AGENTS.index(side)
+        self.game = make_game(setup, rules)
+        self.encoder = encoder_for(self.game)
+        self.observation_space = observation_dict_space(self.game)
+        self.action_space = action_space(self.game)
+        self.fixed_opponent = opponent
+        self.opponent_sampler = opponent_sampler
+        self.opponent: Any = opponent
+        self.reward_mode = reward
+        self.shaping_scale = float(shaping_scale)
+        self.max_steps = max_steps
+        self.omniscient = view == "omniscient"
+        self.illegal_action = illegal_action
+        self.penalty = float(penalty)
+        self.render_mode = render_mode
+        self.render_scale = render_scale
+        self._renderer: Renderer | None = None
+        self.state: State | None = None
+        self._stats: dict[str, int] = {}
+
+    # ------------------------------------------------------------------ api
+
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        super().reset(seed=seed)
+        options = options or {}
+        if "opponent" in options:
+            self.opponent = options["opponent"]
+        elif self.opponent_sampler is not None:
+            self.opponent = self.opponent_sampler(self.np_random)
+        else:
+            self.opponent = self.fixed_opponent
+        if self.opponent is not None and hasattr(self.opponent, "reset"):
+            self.opponent.reset(int(self.np_random.integers(0, 2**31 - 1)))
+        self._stats = {"learner_steps": 0, "opponent_steps": 0}
+        for _ in range(100):
+            self.state = self.game.new_initial_state(int(self.np_random.integers(0, 2**31 - 1)))
+            self._shaping = 0.0
+            self._play_opponent()
+            if not self.state.is_terminal():
+                break
+        else:  # pragma: no cover - the opponent ends every game before the learner moves
+            raise RuntimeError("the opponent ended 100 games in a row before the learner could move")
+        return self._obs(), self._info()
+
+    def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        s = self.state
+        if s is None:
+            raise RuntimeError("call reset() before step()")
+        if s.is_terminal():
+            raise RuntimeError("the episode is over; call reset()")
+        a = int(action)
+        vp0 = s.vp
+        try:
+            s.apply_action(a)
+        except IllegalActionError:
+            if self.illegal_action == "raise":
+                raise
+            info = self._info()
+            info["illegal_action"] = a
+            info["episode_stats"] = self._episode(s)
+            return self._obs(), self.penalty, True, False, info
+        self._stats["learner_steps"] += 1
+        self._play_opponent()
+        reward = 0.0
+        if self.reward_mode == "shaped":
+            d = self.shaping_scale * (s.vp - vp0)
+            reward += d if self.learner == 0 else -d
+        terminated = s.is_terminal()
+        if terminated:
+            reward += s.returns()[self.learner]
+        truncated = (
+            not terminated and self.max_steps is not None and self._stats["learner_steps"] >= self.max_steps
+        )
+        info = self._info()
+        if terminated or truncated:
+            info["episode_stats"] = self._episode(s)
+        return self._obs(), float(reward), terminated, bool(truncated), info
+
+    def action_masks(self) -> np.ndarray:
+        """Bool mask of the learner's legal actions (sb3-contrib ``MaskablePPO``)."""
+        s = self.state
+        m = np.zeros(self.encoder.n_actions, dtype=bool)
+        if s is not None and not s.is_terminal() and int(s.player) == self.learner:
+            m[s.legal_actions()] = True
+        return m
+
+    def render(self) -> str | np.ndarray | None:
+        if self.render_mode is None or self.state is None:
+            return None
+        if self._renderer is None:
+            self._renderer = Renderer(self.game, self.render_scale)
+        if self.render_mode == "rgb_array":
+            return self._renderer.rgb_array(self.state)
+        text = self._renderer.ansi(self.state)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    # ------------------------------------------------------------------ internals
+
+    def _play_opponent(self) -> None:
+        """Opponent decisions until the learner decides or the game ends (with
+        ``reward="shaped"`` the VP change of these moves counts in this step's reward)."""
+        s = self.state
+        assert s is not None
+        opp = self.opponent
+        while not s.is_terminal() and int(s.player) != self.learner:
+            if opp is None:
+                legal = s.legal_actions()
+                a = legal[int(self.np_random.integers(len(legal)))]
+            elif hasattr(opp, "act_state"):
+                a = opp.act_state(s)
+            elif hasattr(opp, "act"):
+                side = int(s.player)
+                a = opp.act(self.encoder.encode(s, side, self.omniscient), self.encoder.mask(s))
+            elif callable(opp):
+                a = opp(s)
+            else:
+                raise TypeError(f"opponent {opp!r} has neither act_state nor act and is not callable")
+            s.apply_action(int(a))
+            self._stats["opponent_steps"] += 1
+
+    def _obs(self) -> dict[str, np.ndarray]:
+        assert self.state is not None
+        return self.encoder.encode(self.state, self.learner, self.omniscient)
+
+    def _info(self) -> dict[str, Any]:
+        s = self.state
+        assert s is not None
+        return {"vp": s.vp, "turn": s.turn, "winner": None if s.winner is None else AGENTS[int(s.winner)],
+                "opponent": self._opponent_name()}
+
+    def _opponent_name(self) -> str:
+        opp = self.opponent
+        if opp is None:
+            return "random"
+        return str(getattr(opp, "name", type(opp).__name__))
+
+    def _episode(self, s: State) -> dict[str, Any]:
+        return {
+            **self._stats,
+            "vp": s.vp,
+            "turns": s.turn,
+            "winner": None if s.winner is None else AGENTS[int(s.winner)],
+        }

@@ -1,0 +1,107 @@
+"""Shared fixtures and helpers of the rules tests.
+
+Games are cached per process (``default_game``/``plain_game``): loading the scenario
+once keeps the suite fast. Positions are built with :mod:`ffo_env.core.notation`.
+Import the helpers with ``from conftest import ...``.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+import pytest
+
+from ffo_env.core import hexgrid as hg
+from ffo_env.core.actions import Special
+from ffo_env.core.game import Game, RulesOptions
+from ffo_env.core.notation import custom_game, default_game, position
+from ffo_env.core.state import Decision, State
+
+__all__ = ["DIRS", "H", "U", "act", "default_game", "fight", "hexes", "nb", "plain_game", "position", "sp", "texts",
+           "ua"]
+
+DIRS = {"E": 0, "NE": 1, "NW": 2, "W": 3, "SW": 4, "SE": 5}
+
+
+@lru_cache(maxsize=16)
+def plain_game(skip_forced: bool = False, **opts: Any) -> Game:
+    """The real map with every land hex outside cities clear and no rivers (notation.custom_game)."""
+    return custom_game(plain=True, options=RulesOptions(skip_forced=skip_forced, **opts))
+
+
+def H(name: str) -> int:
+    return hg.hex_index(name)
+
+
+def hexes(idx: Any) -> set[str]:
+    return {hg.hex_name(h) for h in idx}
+
+
+def nb(name: str, d: str) -> str:
+    """Name of the neighbour of hex ``name`` in direction ``d`` (E NE NW W SW SE)."""
+    n = int(hg.NEIGHBORS[H(name), DIRS[d]])
+    assert n >= 0, f"{name} has no {d} neighbour"
+    return hg.hex_name(n)
+
+
+def U(uid: str) -> int:
+    return default_game().scenario.unit_index(uid)
+
+
+def ua(uid: str) -> int:
+    """Action of choosing unit ``uid``."""
+    return default_game().layout.unit_action(U(uid))
+
+
+def sp(s: Special | int) -> int:
+    return default_game().layout.special(s)
+
+
+def texts(s: State) -> list[str]:
+    return [s.action_to_string(a) for a in s.legal_actions()]
+
+
+def act(s: State, what: str | int) -> None:
+    """Apply the legal action whose text is ``what`` (or the action number ``what``)."""
+    if isinstance(what, int):
+        s.apply_action(what)
+        return
+    for a in s.legal_actions():
+        if s.action_to_string(a) == what:
+            s.apply_action(a)
+            return
+    raise AssertionError(f"no legal action {what!r} at {s.decision.name}; legal: {texts(s)}")
+
+
+def fight(s: State, target: str, attackers: tuple[str, ...] | list[str] = (), *, att_support: int | None = None,
+          def_support: int | None = None, lower: int = 0) -> dict[str, Any]:
+    """Declare and resolve one battle up to the CRT die; return the battle as it stood before the die,
+    updated with the result. Supports are declined unless given as special actions."""
+    L = s.game.layout
+    assert s.decision == Decision.ATTACK_TARGET, s.decision
+    s.apply_action(H(target))
+    for uid in attackers:
+        if s.decision == Decision.ATTACK_ADD and ua(uid) in s.legal_actions():
+            s.apply_action(ua(uid))
+    if s.decision == Decision.ATTACK_ADD:
+        s.apply_action(L.special(Special.PASS))
+    if s.decision == Decision.SUPPORT_ATTACK:
+        s.apply_action(att_support if att_support is not None else L.special(Special.PASS))
+    if s.decision == Decision.SUPPORT_DEFENCE:
+        s.apply_action(def_support if def_support is not None else L.special(Special.PASS))
+    assert s.decision == Decision.LOWER, s.decision
+    b = dict(s.ctx["battle"])
+    assert sorted(b["attackers"]) == sorted(U(x) for x in attackers), "attackers differ"
+    n = len(s.dice_log)
+    s.apply_action(L.lower(lower))
+    die = s.dice_log[n]
+    assert die["for"].startswith("combat at"), die
+    col = b["column"] - lower
+    b.update(final_column=col, die=die["die"], result=s.game.scenario.tables.crt.result(col, die["die"]))
+    return b
+
+
+@pytest.fixture
+def game() -> Game:
+    return default_game()

@@ -1,0 +1,142 @@
+"""The single-agent gymnasium env (ffo_env.envs.single_agent): checkers, masks, opponents, MaskablePPO."""
+
+from __future__ import annotations
+
+import random
+import warnings
+
+import numpy as np
+import pytest
+
+from ffo_env.core.actions import IllegalActionError
+from ffo_env.envs.single_agent import FFOSingleAgentEnv
+
+
+class FirstLegal:
+    """An act_state opponent."""
+
+    name = "first"
+
+    def act_state(self, state):  # type: ignore[no-untyped-def]
+        return state.legal_actions()[0]
+
+
+class MaskOpponent:
+    """An observation opponent: act(observation, action_mask)."""
+
+    def act(self, observation, action_mask):  # type: ignore[no-untyped-def]
+        assert set(observation) == {"planes", "globals", "units"}
+        return int(np.flatnonzero(action_mask)[-1])
+
+
+def test_gymnasium_check_env():
+    from gymnasium.utils.env_checker import check_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(FFOSingleAgentEnv(illegal_action="penalty"), skip_render_check=True)
+
+
+def test_sb3_check_env():
+    from stable_baselines3.common.env_checker import check_env
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(FFOSingleAgentEnv(side="german", illegal_action="penalty"), warn=True)
+
+
+@pytest.mark.parametrize("side", ["french", "german"])
+@pytest.mark.parametrize("opponent", [None, FirstLegal(), MaskOpponent(), lambda s: s.legal_actions()[-1]])
+def test_full_episode_reward_and_info(side, opponent):
+    env = FFOSingleAgentEnv(side=side, opponent=opponent, reward="win")
+    obs, info = env.reset(seed=5)
+    assert env.observation_space.contains(obs)
+    rng = random.Random(0)
+    total, done, steps = 0.0, False, 0
+    while not done:
+        m = env.action_masks()
+        assert m.any() and m.dtype == bool
+        obs, r, term, trunc, info = env.step(rng.choice(np.flatnonzero(m).tolist()))
+        total += r
+        done = term or trunc
+        steps += 1
+    assert term and total in (1.0, -1.0)
+    winner = info["winner"]
+    assert (total == 1.0) == (winner == side)
+    ep = info["episode_stats"]
+    assert ep["learner_steps"] == steps and ep["opponent_steps"] > 0 and ep["winner"] == winner
+
+
+def test_illegal_action_raises_by_default_and_penalty_mode_ends():
+    env = FFOSingleAgentEnv()
+    env.reset(seed=1)
+    bad = int(np.flatnonzero(~env.action_masks())[0])
+    with pytest.raises(IllegalActionError):
+        env.step(bad)
+    env = FFOSingleAgentEnv(illegal_action="penalty", penalty=-2.0)
+    env.reset(seed=1)
+    _, r, term, trunc, info = env.step(bad)
+    assert r == -2.0 and term and info["illegal_action"] == bad
+
+
+def test_opponent_sampler_is_called_every_reset():
+    picked = []
+
+    def sampler(rng):  # type: ignore[no-untyped-def]
+        o = FirstLegal()
+        picked.append(o)
+        return o
+
+    env = FFOSingleAgentEnv(opponent_sampler=sampler)
+    env.reset(seed=0)
+    env.reset()
+    assert len(picked) == 2 and env.opponent is picked[-1]
+
+
+def test_seeded_resets_are_deterministic():
+    a, b = FFOSingleAgentEnv(side="german"), FFOSingleAgentEnv(side="german")
+    oa, _ = a.reset(seed=9)
+    ob, _ = b.reset(seed=9)
+    assert all(np.array_equal(oa[k], ob[k]) for k in oa)
+    for _ in range(50):
+        act = int(np.flatnonzero(a.action_masks())[0])
+        ra = a.step(act)
+        rb = b.step(act)
+        assert all(np.array_equal(ra[0][k], rb[0][k]) for k in ra[0]) and ra[1:4] == rb[1:4]
+        if ra[2]:
+            break
+
+
+def _make(seed: int):  # type: ignore[no-untyped-def]
+    def f():  # type: ignore[no-untyped-def]
+        return FFOSingleAgentEnv(side="french", reward="shaped", max_steps=40)
+
+    return f
+
+
+def test_maskable_ppo_trains_briefly_on_subproc_vec_env():
+    from sb3_contrib import MaskablePPO
+    from sb3_contrib.common.maskable.utils import get_action_masks
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+
+    venv = SubprocVecEnv([_make(0), _make(1)], start_method="fork")
+    try:
+        venv.reset()
+        masks = get_action_masks(venv)
+        assert masks.shape == (2, 1607) and masks.any(axis=1).all()
+        model = MaskablePPO(
+            "MultiInputPolicy",
+            venv,
+            n_steps=32,
+            batch_size=32,
+            n_epochs=1,
+            seed=0,
+            policy_kwargs={"net_arch": [16]},
+            device="cpu",
+        )
+        model.learn(total_timesteps=256)
+        obs = venv.reset()
+        act, _ = model.predict(obs, action_masks=get_action_masks(venv))
+        assert all(get_action_masks(venv)[i, a] for i, a in enumerate(act))
+    finally:
+        venv.close()

@@ -1,0 +1,161 @@
+"""Training run configuration: a typed dataclass loaded from YAML and validated.
+
+A run file (``configs/train_quick.yaml``) names only what differs from the defaults
+below; the resolved config (every field) is written into the run folder.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+SIDES = ("french", "german")
+
+
+class ConfigError(ValueError):
+    """A training config that cannot be used; the message names the file and key."""
+
+
+@dataclass
+class PPOConfig:
+    """MaskablePPO hyperparameters (sb3-contrib names)."""
+
+    learning_rate: float = 3e-4
+    n_steps: int = 512  # per environment, per update
+    batch_size: int = 256
+    n_epochs: int = 4
+    gamma: float = 0.999  # a game is hundreds of decisions long and rewarded at the end
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+
+
+@dataclass
+class PolicyConfig:
+    """Network sizes (see training/policy_net.py)."""
+
+    cnn_dim: int = 256
+    channels: int = 32
+    net_arch: list[int] = field(default_factory=lambda: [256])
+
+
+@dataclass
+class EvalConfig:
+    """The evaluation against scripted bots at the end of the run (through the harness)."""
+
+    games: int = 40  # per opponent and side
+    opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
+    workers: int = 2
+
+
+@dataclass
+class TrainConfig:
+    """One training run. Timesteps count the learner's own decisions."""
+
+    run_name: str = "run"
+    seed: int = 0
+    sides: list[str] = field(default_factory=lambda: list(SIDES))  # which sides to train
+    rounds: int = 2  # self-play rounds; each trains every side for steps_per_round
+    steps_per_round: int = 20_000
+    n_envs: int = 2
+    vec_env: str = "subproc"  # "subproc" (use both cores) or "dummy"
+    setup: str = "random"  # rules setup mode for training games (R2)
+    reward: str = "win"  # "win" or "shaped" (see the env docs)
+    max_steps: int = 5000  # truncation, in learner decisions per episode
+    opponents: dict[str, float] = field(default_factory=lambda: {"random": 0.4, "heuristic": 0.3, "snapshots": 0.3})
+    snapshot_keep: int = 5  # most recent frozen snapshots of the other side kept in the pool
+    checkpoint_every: int = 10_000  # learner timesteps between checkpoints
+    device: str = "cpu"
+    torch_threads: int = 1  # threads of the learner process (env workers use the other cores)
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    policy: PolicyConfig = field(default_factory=PolicyConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+_NESTED = {"ppo": PPOConfig, "policy": PolicyConfig, "eval": EvalConfig}
+
+
+def _build(cls: type, data: dict[str, Any], where: str, source: str) -> Any:
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: {where or 'document'}: expected a mapping, got {data!r}")
+    known = {f.name: f for f in fields(cls)}
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise ConfigError(f"{source}: {where + '.' if where else ''}{unknown[0]}: unknown key; expected one of "
+                          f"{', '.join(sorted(known))}")
+    default = cls()
+    kwargs: dict[str, Any] = {}
+    for name, value in data.items():
+        key = f"{where}.{name}" if where else name
+        if name in _NESTED and cls is TrainConfig:
+            kwargs[name] = _build(_NESTED[name], value, key, source)
+            continue
+        want = getattr(default, name)
+        if isinstance(want, bool):
+            ok = isinstance(value, bool)
+        elif isinstance(want, int):
+            ok = isinstance(value, int) and not isinstance(value, bool)
+        elif isinstance(want, float):
+            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+            value = float(value) if ok else value
+        elif isinstance(want, str):
+            ok = isinstance(value, str)
+        elif isinstance(want, list):
+            ok = isinstance(value, list)
+        elif isinstance(want, dict):
+            ok = isinstance(value, dict) and all(isinstance(v, (int, float)) for v in value.values())
+        else:
+            ok = True
+        if not ok:
+            raise ConfigError(f"{source}: {key}: expected {type(want).__name__} like {want!r}, got {value!r}")
+        kwargs[name] = value
+    return cls(**kwargs)
+
+
+def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
+    def bad(key: str, expected: str, got: Any) -> ConfigError:
+        return ConfigError(f"{source}: {key}: expected {expected}, got {got!r}")
+
+    if not cfg.sides or any(s not in SIDES for s in cfg.sides):
+        raise bad("sides", "a non-empty list of 'french'/'german'", cfg.sides)
+    for key in ("rounds", "steps_per_round", "n_envs", "max_steps", "checkpoint_every", "snapshot_keep",
+                "torch_threads"):
+        if getattr(cfg, key) < 1:
+            raise bad(key, "an integer >= 1", getattr(cfg, key))
+    if cfg.vec_env not in ("subproc", "dummy"):
+        raise bad("vec_env", "'subproc' or 'dummy'", cfg.vec_env)
+    if cfg.setup not in ("random", "fixed", "decide"):
+        raise bad("setup", "'random', 'fixed' or 'decide'", cfg.setup)
+    if cfg.reward not in ("win", "shaped"):
+        raise bad("reward", "'win' or 'shaped'", cfg.reward)
+    if not cfg.opponents or any(w < 0 for w in cfg.opponents.values()) or sum(cfg.opponents.values()) <= 0:
+        raise bad("opponents", "a mapping of opponent name -> non-negative weight with a positive sum", cfg.opponents)
+    if cfg.ppo.batch_size > cfg.ppo.n_steps * cfg.n_envs:
+        raise bad("ppo.batch_size", f"at most n_steps * n_envs = {cfg.ppo.n_steps * cfg.n_envs}", cfg.ppo.batch_size)
+    return cfg
+
+
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
+    """Read a run config; ``overrides`` (dotted keys, e.g. ``{"ppo.n_steps": 64}``) win over the file."""
+    p = Path(path)
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+    except OSError as e:
+        raise ConfigError(f"{p}: cannot read: {e}") from e
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{p}: not valid YAML: {e}") from e
+    for key, value in (overrides or {}).items():
+        node = data
+        parts = key.split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+        node[parts[-1]] = value
+    return validate(_build(TrainConfig, data, "", str(p)), str(p))

@@ -1,0 +1,339 @@
+"""Train French and German policies with MaskablePPO against an opponent pool (self-play).
+
+    ffo train --config configs/train_quick.yaml            # the quick default (~10 min on 2 cores)
+    ffo train --config configs/train_long.yaml --out runs   # the longer run
+    ffo train --resume runs/quick-20261121-235959            # continue a run after a crash or Ctrl-C
+
+Each run writes, in its own folder ``<out>/<run_name>-<timestamp>/``:
+
+- ``config.yaml`` (the resolved config), ``command.txt`` (the command line), ``seed.txt``;
+- ``tb/`` TensorBoard logs: ``rollout/*`` (SB3), ``games/win_rate_vs_<opponent>``, ``games/vp``,
+  ``games/episode_decisions``, ``time/steps_per_s``;
+- ``checkpoints/<side>.zip`` (full MaskablePPO state, for resuming) every ``checkpoint_every`` steps;
+- ``snapshots/<side>_r<round>.pt`` + ``.json`` frozen policies (weights only) that join the pool;
+- ``policies/<side>.pt`` + ``.json`` the final policies, loadable with ``agents.policy.load_policy``;
+- ``progress.json`` (what is done, for ``--resume``) and ``eval/`` (the final evaluation, JSON + CSV).
+
+Self-play schedule: for each round, each trained side learns for ``steps_per_round`` of its own
+decisions against opponents drawn per episode from the pool (scripted bots by name, plus frozen
+snapshots of the other side taken at the end of every earlier round).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from training.config import SIDES, ConfigError, TrainConfig, load_config
+
+DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "train_quick.yaml"
+
+
+def _other(side: str) -> str:
+    return "german" if side == "french" else "french"
+
+
+def make_env_fn(cfg: TrainConfig, side: str, pool: Any, rank: int) -> Any:
+    """A picklable factory of one training environment (used by SubprocVecEnv)."""
+
+    def _init() -> Any:
+        from ffo_env.envs.single_agent import FFOSingleAgentEnv
+
+        pool.reseed(cfg.seed * 1000 + rank)
+        env = FFOSingleAgentEnv(side=side, opponent_sampler=pool, setup=cfg.setup, reward=cfg.reward,
+                             max_steps=cfg.max_steps)
+        env.reset(seed=cfg.seed * 1000 + rank)
+        return env
+
+    return _init
+
+
+def build_vec_env(cfg: TrainConfig, side: str, snapshots: list[str]) -> Any:
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+    from training.opponents import OpponentPool
+
+    fns = []
+    for rank in range(cfg.n_envs):
+        pool = OpponentPool(_other(side), cfg.opponents, snapshots[-cfg.snapshot_keep:], seed=cfg.seed + rank)
+        fns.append(make_env_fn(cfg, side, pool, rank))
+    if cfg.vec_env == "subproc" and cfg.n_envs > 1:
+        vec = SubprocVecEnv(fns, start_method="spawn")
+    else:
+        vec = DummyVecEnv(fns)
+    return VecMonitor(vec, info_keywords=("winner", "vp", "opponent"))
+
+
+def build_model(cfg: TrainConfig, env: Any, tb_dir: Path, seed: int) -> Any:
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    # the env workers take the other cores: torch's OpenMP threads spinning beside them thrash
+    torch.set_num_threads(cfg.torch_threads)
+    from training.policy_net import HexFeatures
+
+    policy_kwargs = {
+        "features_extractor_class": HexFeatures,
+        "features_extractor_kwargs": {"cnn_dim": cfg.policy.cnn_dim, "channels": cfg.policy.channels},
+        "net_arch": {"pi": list(cfg.policy.net_arch), "vf": list(cfg.policy.net_arch)},
+    }
+    p = cfg.ppo
+    return MaskablePPO(
+        "MultiInputPolicy", env, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
+        n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef,
+        vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, policy_kwargs=policy_kwargs, tensorboard_log=str(tb_dir),
+        seed=seed, device=cfg.device, verbose=0,
+    )
+
+
+def _callbacks(cfg: TrainConfig, side: str, run_dir: Path, total: int, progress: bool) -> Any:
+    from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+
+    class GameStats(BaseCallback):
+        """Namespaced game metrics: win rate vs each opponent, VP, episode length, steps/s."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.results: dict[str, list[float]] = {}
+            self.t0 = time.perf_counter()
+            self.n0 = 0
+
+        def _on_training_start(self) -> None:
+            self.t0 = time.perf_counter()
+            self.n0 = self.num_timesteps
+
+        def _on_step(self) -> bool:
+            for info in self.locals.get("infos", []):
+                ep = info.get("episode")
+                if ep is None:
+                    continue
+                opp = str(info.get("opponent", "unknown"))
+                won = 1.0 if info.get("winner") == side else 0.0
+                self.results.setdefault(opp, []).append(won)
+                self.logger.record_mean(f"games/win_rate_vs_{opp}", won)
+                self.logger.record_mean("games/win_rate", won)
+                self.logger.record_mean("games/vp", float(info.get("vp", 0)))
+                self.logger.record_mean("games/episode_decisions", float(ep["l"]))
+            dt = time.perf_counter() - self.t0
+            if dt > 0:
+                self.logger.record("time/steps_per_s", (self.num_timesteps - self.n0) / dt)
+            return True
+
+    class Checkpoint(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.last = 0
+
+        def _on_step(self) -> bool:
+            if self.num_timesteps - self.last >= cfg.checkpoint_every:
+                self.last = self.num_timesteps
+                self.model.save(run_dir / "checkpoints" / f"{side}.zip")
+            return True
+
+    class Progress(BaseCallback):
+        def __init__(self) -> None:
+            super().__init__()
+            self.bar: Any = None
+
+        def _on_training_start(self) -> None:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc=f"train {side}", unit="step", dynamic_ncols=True,
+                            initial=min(self.num_timesteps, total), disable=not progress)
+
+        def _on_step(self) -> bool:
+            if self.bar is not None:
+                self.bar.n = min(self.num_timesteps, total)
+                self.bar.refresh()
+            return True
+
+        def _on_training_end(self) -> None:
+            if self.bar is not None:
+                self.bar.close()
+
+    class Threads(BaseCallback):
+        """Torch gets one thread while the env workers collect, every core for the gradient steps."""
+
+        def _on_rollout_start(self) -> None:
+            import torch
+
+            torch.set_num_threads(cfg.torch_threads)
+
+        def _on_rollout_end(self) -> None:
+            import os
+
+            import torch
+
+            torch.set_num_threads(max(cfg.torch_threads, len(os.sched_getaffinity(0))))
+
+        def _on_step(self) -> bool:
+            return True
+
+    return CallbackList([GameStats(), Checkpoint(), Progress(), Threads()])
+
+
+def _write_progress(run_dir: Path, progress: dict[str, Any]) -> None:
+    tmp = run_dir / "progress.json.tmp"
+    tmp.write_text(json.dumps(progress, indent=1) + "\n", encoding="utf-8")
+    tmp.replace(run_dir / "progress.json")
+
+
+def train(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress_bar: bool = True) -> dict[str, Any]:
+    """Run (or resume) the self-play schedule; returns the progress record."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.policy import export_policy
+
+    for sub in ("checkpoints", "snapshots", "policies", "tb", "eval"):
+        (run_dir / sub).mkdir(parents=True, exist_ok=True)
+    prog_path = run_dir / "progress.json"
+    if resume and prog_path.exists():
+        progress = json.loads(prog_path.read_text(encoding="utf-8"))
+    else:
+        progress = {"done": [], "snapshots": {s: [] for s in SIDES}, "timesteps": {s: 0 for s in SIDES}}
+    models: dict[str, Any] = {}
+    for rnd in range(cfg.rounds):
+        for side in cfg.sides:
+            key = f"r{rnd}:{side}"
+            if key in progress["done"]:
+                continue
+            env = build_vec_env(cfg, side, progress["snapshots"][_other(side)])
+            ckpt = run_dir / "checkpoints" / f"{side}.zip"
+            model = models.get(side)
+            if model is None and ckpt.exists():
+                import torch
+
+                torch.set_num_threads(cfg.torch_threads)
+                model = MaskablePPO.load(ckpt, env=env, device=cfg.device)
+            elif model is None:
+                model = build_model(cfg, env, run_dir / "tb", cfg.seed + (0 if side == "french" else 1))
+            else:
+                model.set_env(env)
+            target = (rnd + 1) * cfg.steps_per_round
+            remaining = max(0, target - model.num_timesteps)
+            if remaining:
+                model.learn(total_timesteps=remaining, reset_num_timesteps=False, tb_log_name=side,
+                            callback=_callbacks(cfg, side, run_dir, target, progress_bar))
+            env.close()
+            model.save(ckpt)
+            snap = run_dir / "snapshots" / f"{side}_r{rnd}.pt"
+            export_policy(model, snap, side=side, extra={"round": rnd, "timesteps": int(model.num_timesteps)})
+            progress["snapshots"][side].append(str(snap))
+            progress["timesteps"][side] = int(model.num_timesteps)
+            progress["done"].append(key)
+            _write_progress(run_dir, progress)
+            models[side] = model
+    for side in cfg.sides:
+        model = models.get(side)
+        if model is None:
+            model = MaskablePPO.load(run_dir / "checkpoints" / f"{side}.zip", device=cfg.device)
+        export_policy(model, run_dir / "policies" / f"{side}.pt", side=side,
+                      extra={"timesteps": int(model.num_timesteps), "run": run_dir.name})
+    return progress
+
+
+def evaluate(cfg: TrainConfig, run_dir: Path, progress_bar: bool = True) -> dict[str, Any]:
+    """The final evaluation of the trained policies against the scripted bots (through the harness)."""
+    from agents.harness import run_tournament
+
+    pairings = []
+    for side in cfg.sides:
+        me = f"policy:{run_dir / 'policies' / (side + '.pt')}"
+        for opp in cfg.eval.opponents:
+            pairings.append((me, opp) if side == "french" else (opp, me))
+    return run_tournament(pairings=pairings, games=cfg.eval.games, seed=cfg.seed + 10_000, setup=cfg.setup,
+                          workers=cfg.eval.workers, out_dir=run_dir / "eval", progress=progress_bar)
+
+
+def measure_training_speed(config: str | None = None, seconds: float = 20.0) -> dict[str, Any]:
+    """MaskablePPO samples/s with a config (default: the quick one), single dummy env, for ``bench``."""
+    import tempfile
+
+    cfg = load_config(config or DEFAULT_CONFIG)
+    cfg.n_envs = 1
+    cfg.vec_env = "dummy"
+    cfg.opponents = {"random": 1.0}
+    cfg.ppo.batch_size = min(cfg.ppo.batch_size, cfg.ppo.n_steps)
+    with tempfile.TemporaryDirectory() as tmp:
+        env = build_vec_env(cfg, "french", [])
+        model = build_model(cfg, env, Path(tmp) / "tb", cfg.seed)
+        model.learn(total_timesteps=cfg.ppo.n_steps)  # warm-up: one rollout + one update
+        t0 = time.perf_counter()
+        n0 = model.num_timesteps
+        while time.perf_counter() - t0 < seconds:
+            model.learn(total_timesteps=cfg.ppo.n_steps, reset_num_timesteps=False)
+        dt = time.perf_counter() - t0
+        n = model.num_timesteps - n0
+        env.close()
+    return {"samples_per_s": n / dt, "timesteps": n, "seconds": dt,
+            "config": str(config or DEFAULT_CONFIG.relative_to(DEFAULT_CONFIG.parent.parent))}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", default=str(DEFAULT_CONFIG), help="run config (YAML; default configs/train_quick.yaml)")
+    p.add_argument("--out", default="runs", help="folder that receives the run folder (default runs/)")
+    p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a config key, e.g. --set steps_per_round=2000 --set ppo.n_steps=64 (YAML values)")
+    p.add_argument("--no-eval", action="store_true", help="skip the final evaluation against the scripted bots")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def run(args: argparse.Namespace) -> int:
+    overrides: dict[str, Any] = {}
+    for item in args.set:
+        if "=" not in item:
+            print(f"error: --set expects KEY=VALUE, got {item!r}", file=sys.stderr)
+            return 2
+        k, v = item.split("=", 1)
+        overrides[k.strip()] = yaml.safe_load(v)
+    try:
+        if args.resume:
+            run_dir = Path(args.resume)
+            cfg_path = run_dir / "config.yaml"
+            if not cfg_path.exists():
+                print(f"error: {run_dir} has no config.yaml; is it a run folder written by 'ffo train'?",
+                      file=sys.stderr)
+                return 2
+            cfg = load_config(cfg_path, overrides)
+        else:
+            cfg = load_config(args.config, overrides)
+            run_dir = Path(args.out) / f"{cfg.run_name}-{time.strftime('%Y%m%d-%H%M%S')}"
+            run_dir.mkdir(parents=True, exist_ok=False)
+    except ConfigError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False), encoding="utf-8")
+    with open(run_dir / "command.txt", "a", encoding="utf-8") as f:
+        f.write(shlex.join(["ffo", "train", *sys.argv[2:]] if sys.argv[1:2] == ["train"] else sys.argv) + "\n")
+    (run_dir / "seed.txt").write_text(f"{cfg.seed}\n", encoding="utf-8")
+    print(f"run folder: {run_dir}", flush=True)
+    t0 = time.perf_counter()
+    try:
+        train(cfg, run_dir, resume=bool(args.resume), progress_bar=not args.no_progress)
+    except KeyboardInterrupt:
+        print(f"\ninterrupted; resume with: ffo train --resume {run_dir}", file=sys.stderr)
+        return 130
+    print(f"training done in {time.perf_counter() - t0:.0f} s; policies in {run_dir / 'policies'}", flush=True)
+    if not args.no_eval:
+        report = evaluate(cfg, run_dir, progress_bar=not args.no_progress)
+        for row in report.get("pairings", []):
+            print(row.get("summary", row))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m training.train", description=__doc__.strip().splitlines()[0])
+    add_arguments(p)
+    return run(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
