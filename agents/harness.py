@@ -387,17 +387,21 @@ def parse_pairings(args: argparse.Namespace) -> list[tuple[str, str]]:
         out = round_robin(names)  # type: ignore[assignment]
     for f, g in out:
         for n in (f, g):
-            if n not in AGENT_NAMES:
-                raise ValueError(f"unknown agent {n!r}; known agents: {', '.join(AGENT_NAMES)}")
+            if not _known(n):
+                raise ValueError(f"unknown agent {n!r}; known agents: {', '.join(AGENT_NAMES)}, policy:PATH")
     return out
 
 
-def _split_pair(item: str) -> tuple[str, str]:
-    """``a:b`` -> (a, b), where names may themselves contain ``heuristic:<level>``."""
+def _known(name: str) -> bool:
     from agents.registry import AGENT_NAMES
 
+    return name in AGENT_NAMES or (name.startswith("policy:") and len(name) > len("policy:"))
+
+
+def _split_pair(item: str) -> tuple[str, str]:
+    """``a:b`` -> (a, b), where names may themselves contain ``heuristic:<level>`` or ``policy:PATH``."""
     for i, c in enumerate(item):
-        if c == ":" and item[:i] in AGENT_NAMES and item[i + 1:] in AGENT_NAMES:
+        if c == ":" and _known(item[:i]) and _known(item[i + 1:]):
             return item[:i], item[i + 1:]
     i = item.index(":")
     return item[:i], item[i + 1:]

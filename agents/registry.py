@@ -76,9 +76,20 @@ for _cfg in available_configs():
 
 
 def make_agent(name: str, side: str, seed: int | None = None, **kwargs: Any) -> Any:
-    """Build the agent called ``name`` to play ``side`` (``"french"`` or ``"german"``)."""
+    """Build the agent called ``name`` to play ``side`` (``"french"`` or ``"german"``).
+
+    ``policy:PATH`` loads a trained policy (``agents.policy.load_policy``)."""
     if side not in ("french", "german"):
         raise ValueError(f"side must be 'french' or 'german', got {side!r}")
+    if name.startswith("policy:"):
+        # a trained policy file: "policy:runs/<run>/policies/french.pt"
+        from agents.policy import load_policy
+
+        agent = load_policy(name.split(":", 1)[1])
+        if agent.side != side:
+            raise ValueError(f"{name}: this policy plays the {agent.side} side, not {side}")
+        agent.reset(seed)
+        return agent
     factory = _FACTORIES.get(name)
     if factory is None:
         raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(AGENT_NAMES)}")

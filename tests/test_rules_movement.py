@@ -7,7 +7,7 @@ Neighbours of 4414: E 4415, NE 4514, NW 4513, W 4413, SW 4313, SE 4314.
 
 from __future__ import annotations
 
-from conftest import H, U, act, custom_game, hexes, plain_game, position, texts, ua
+from conftest import H, U, act, custom_game, hexes, plain_game, position, ua
 
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.actions import Special
@@ -237,3 +237,9 @@ def test_2_9_garrisons_never_move():
     s = fmove("french: fr-I@4414")
     assert ua("fr-Mar") not in s.legal_actions()
     assert s.status[U("fr-Mar")] == ON_MAP and s.status[U("fr-XII")] == DEAD
+
+
+def test_r19_the_51st_is_mechanized():
+    s = fmove("french: br-51@4414")
+    act(s, ua("br-51"))
+    assert s.ctx["mp"] == 6 and s.units[U("br-51")].mechanized and s.units[U("br-51")].free_stacking

@@ -249,3 +249,16 @@ def test_9_5_no_return_search_never_re_enters_yellow():
     for h, r in s.ctx["dests"].items():
         rows = [mt.row[x] == ColoredRow.YELLOW for x in r.path]
         assert rows == sorted(rows, reverse=True), hg.hex_name(h)  # yellow first, then the map only
+
+
+def test_9_2_9_5_search_never_comes_back_into_a_region_it_left():
+    from ffo_env.core.search import reachable
+
+    g = custom_game(plain=True, terrain={"4415": "mountain"})
+    region = bytearray(hg.N_HEX)
+    for h in ("4414", "4415", "4416"):
+        region[H(h)] = 1
+    free = bytearray(hg.N_HEX)
+    assert reachable(g.tables, H("4414"), 6, free, None, 1)[H("4416")].mp == 3  # around the mountain
+    r = reachable(g.tables, H("4414"), 6, free, None, 1, region)[H("4416")]
+    assert r.mp == 4 and r.path == (H("4415"), H("4416"))  # through it, never out and back in

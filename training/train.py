@@ -249,7 +249,7 @@ def evaluate(cfg: TrainConfig, run_dir: Path, progress_bar: bool = True) -> dict
         for opp in cfg.eval.opponents:
             pairings.append((me, opp) if side == "french" else (opp, me))
     return run_tournament(pairings=pairings, games=cfg.eval.games, seed=cfg.seed + 10_000, setup=cfg.setup,
-                          workers=cfg.eval.workers, out_dir=run_dir / "eval", progress=progress_bar)
+                          workers=cfg.eval.workers, out=run_dir / "eval", progress=progress_bar)
 
 
 def measure_training_speed(config: str | None = None, seconds: float = 20.0) -> dict[str, Any]:
@@ -323,9 +323,11 @@ def run(args: argparse.Namespace) -> int:
         return 130
     print(f"training done in {time.perf_counter() - t0:.0f} s; policies in {run_dir / 'policies'}", flush=True)
     if not args.no_eval:
+        from agents.harness import format_table
+
         report = evaluate(cfg, run_dir, progress_bar=not args.no_progress)
-        for row in report.get("pairings", []):
-            print(row.get("summary", row))
+        print(format_table(report))
+        print(f"evaluation written to {run_dir / 'eval'} (results.json, pairings.csv, games.csv, ratings.csv)")
     return 0
 
 

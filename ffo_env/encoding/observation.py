@@ -161,7 +161,6 @@ from ffo_env.core.game import Game
 from ffo_env.core.mapdata import ColoredRow, Terrain
 from ffo_env.core.scenario import GROUPS, UNIT_TYPES, Side
 from ffo_env.core.state import DEAD, ON_MAP, RESERVE, Decision, Phase, State
-from ffo_env.encoding.fog import revealed_hex_mask, stack_view
 
 __all__ = [
     "GRID_SHAPE",
@@ -364,6 +363,70 @@ FLAT.setflags(write=False)
 # FLAT with a sentinel for loc == -1 (off map): cell N_CELLS of a one-longer buffer
 _FLAT_S = np.append(FLAT, N_CELLS)
 
+# plane, global and unit-feature indices used on the hot path (module constants: no dict lookups)
+_P_PUBLIC0, _P_PUBLIC1 = P["german_control"], P["own_count"]  # rows rebuilt with the public hex state
+_P_UNITS0, _P_UNITS1 = P["own_count"], P["battle_target"]  # rows rebuilt with the units of a view
+_P_GERMAN_CONTROL, _P_EVER_GERMAN = P["german_control"], P["ever_german"]
+_P_REFUGEE, _P_REFUGEE_FLIPPED, _P_ATTACKED_HEX = P["refugee"], P["refugee_flipped"], P["attacked_hex"]
+_P_SCARE_HEX, _P_REPLACEMENT_HEX = P["scare_hex"], P["replacement_hex"]
+_P_OWN_CF, _P_ENEMY_COUNT = P["own_cf"], P["enemy_count"]
+_P_ENEMY_TOP_CLASS, _P_ENEMY_TOP_CF = P["enemy_top_class"], P["enemy_top_cf"]
+_P_ENEMY_TOP_REDUCED, _P_ENEMY_TOP_MOVED = P["enemy_top_reduced"], P["enemy_top_moved"]
+_P_ENEMY_TOP_ATTACKED, _P_ENEMY_REVEALED = P["enemy_top_attacked"], P["enemy_revealed"]
+_P_ENEMY_REVEALED_CF = P["enemy_revealed_cf"]
+_P_BATTLE_TARGET, _P_BATTLE_ATTACKERS = P["battle_target"], P["battle_attackers"]
+_P_CTX_UNIT, _P_DEST_MP, _P_DEST_VP, _P_LEGAL_HEX = P["ctx_unit"], P["dest_mp"], P["dest_vp"], P["legal_hex"]
+_G_VIEWER_GERMAN, _G_TO_ACT, _G_ACTOR_GERMAN, _G_VP = G["viewer_german"], G["to_act"], G["actor_german"], G["vp"]
+_G_STUKA, _G_NAVAL, _G_MOVE_FIRST = G["stuka_available"], G["naval_available"], G["german_move_first"]
+_G_SCARE, _G_REPLACEMENT = G["scare"], G["replacement"]
+_G_UNITS0, _G_UNITS1 = G["french_units"], G["entry"] + 12  # french_units, german_main, entry: contiguous
+_G_LAST_DICE, _G_MP, _G_REFUGEES_LEFT = G["last_dice"], G["mp"], G["refugees_left"]
+_G_BATTLE, _G_BATTLE_AIR, _G_BATTLE_VIEWER_ATTACKS = G["battle"], G["battle_air"], G["battle_viewer_attacks"]
+_G_BATTLE_CF, _G_BATTLE_DIFFERENTIAL = G["battle_cf"], G["battle_differential"]
+_G_BATTLE_COLUMN, _G_BATTLE_SHIFT = G["battle_column"], G["battle_shift"]
+_G_BATTLE_SUPPORT, _G_BATTLE_OOS = G["battle_support"], G["battle_oos"]
+_G_LAST_RESULT, _G_LEGAL_COUNT, _G_STEP_FRACTION = G["last_result"], G["legal_count"], G["step_fraction"]
+assert (G["german_main"], G["entry"]) == (G["french_units"] + 3, G["french_units"] + 5)
+_F_OWN, _F_VISIBLE, _F_STATUS = F["own"], F["visible"], F["status"]
+_F_SUPPLIED, _F_MUST_LEAVE, _F_SCARE, _F_REPLACEMENT = F["supplied"], F["must_leave"], F["scare"], F["replacement"]
+_F_BATTLE_ATTACKER, _F_BATTLE_DEFENDER = F["battle_attacker"], F["battle_defender"]
+_F_IN_RESERVE_READY, _F_CTX_UNIT, _F_LEGAL = F["in_reserve_ready"], F["ctx_unit"], F["legal"]
+_N_FULL = F["supplied"] - F["cf"]  # unit features cf .. immobile: full information, masked per view
+assert [n for n, _s, _m in UNIT_GROUPS[10:22]] == [
+    "cf", "reduced", "x", "y", "on_top", "stack_size", "moved", "attacked", "no_attack", "immobile",
+    "supplied", "must_leave",
+]  # fmt: skip
+assert (F["replacement"], F["battle_attacker"], F["battle_defender"]) == (_F_SCARE + 1, _F_SCARE + 2, _F_SCARE + 3)
+assert F["legal"] == F["ctx_unit"] + 1
+# unit x, y features per hex, exactly as column / 60 and (row + 1) / 26 were computed (float64, then float32)
+_X_NORM = (hg.HEX_X * (1.0 / 60.0)).astype(np.float32)
+_Y_NORM = ((hg.HEX_Y + 1) * (1.0 / 26.0)).astype(np.float32)
+_CTX_UNIT_DECISIONS = (Decision.MOVE_DEST, Decision.RAIL_DEST, Decision.SETUP_HEX)
+
+
+class _Shared:
+    """Viewer-independent data derived from a state's unit lists and stacks (see ``_sync``)."""
+
+    __slots__ = (
+        "version", "loc", "status", "flags", "on", "reduced", "cf", "cells", "hexes", "tops", "is_top",
+        "stack_german", "dyn", "in_reserve_ready", "unit_globals",
+    )  # fmt: skip
+
+
+class _View:
+    """Private buffers of one (viewer, omniscient) view and the keys they were built from."""
+
+    __slots__ = ("version", "rev", "eg", "pkey", "planes", "units", "visible")
+
+    def __init__(self, enc: ObservationEncoder) -> None:
+        self.version = -1
+        self.rev: set[int] | None = None
+        self.eg: bytes | None = None
+        self.pkey: tuple[Any, ...] | None = None
+        self.planes = enc.template_s.copy()
+        self.units = enc.unit_template.copy()
+        self.visible = np.ones(enc.n_units, dtype=bool)
+
 
 @dataclass(frozen=True)
 class ObservationSpec:
@@ -426,6 +489,10 @@ class ObservationEncoder:
         # last seen copies of the state's per-unit lists and their array rows (see _unit_arrays)
         self._lists: list[list[Any] | None] = [None] * 9
         self._arr = np.zeros((9, len(sc.units)), dtype=np.int64)
+        self._stacks: dict[int, list[int]] | None = None
+        self._shared: _Shared | None = None
+        self._version = 0
+        self._views: dict[tuple[int, bool], _View] = {}
         # ---- static unit facts
         U = self.n_units
         self.german = np.array([u.side == Side.GERMAN for u in units], dtype=bool)
@@ -446,6 +513,7 @@ class ObservationEncoder:
         tab.setflags(write=False)
         self.unit_template = tab
         self.status_eye = np.eye(4, dtype=np.float32)
+        self._own = (~self.german, self.german)  # own units of viewer 0, 1
         self.french_idx = np.flatnonzero(~self.german)
         self.main_idx = np.array(
             [u.index for u in units if u.side == Side.GERMAN and u.group == "main"], dtype=np.int64
@@ -466,6 +534,19 @@ class ObservationEncoder:
         self.special_base = self.layout.special_base
 
     # ------------------------------------------------------------------ encode
+    #
+    # Speed (the arrays are bit-identical to the frozen reference, tests/test_encoding_reference.py
+    # and tests/test_encoding_golden.py): consecutive decisions change little, so the work is cached
+    # in three layers, each keyed on the *content* it was computed from (never on object identity,
+    # so clones, other games and states edited in place are safe):
+    #
+    # 1. shared (_sync): everything derived from the per-unit lists and the stacks, for both viewers;
+    #    recomputed when one of those changed (about half of the decisions);
+    # 2. per view (viewer, omniscient): the own/enemy planes, the public hex planes and the unit table
+    #    without the per-decision columns, in private buffers; recomputed when the shared data, the
+    #    viewer's revealed hexes or (French) ``ever_german`` changed;
+    # 3. per call: a copy of the view's buffers plus the battle and decision-context entries, and the
+    #    globals. Returned arrays are always fresh copies: later calls never mutate them.
 
     def encode(
         self, state: State, viewer: int, omniscient: bool = False, legal: list[int] | None = None
@@ -475,102 +556,34 @@ class ObservationEncoder:
         ``legal`` may pass ``state.legal_actions()`` when the caller already has it.
         """
         viewer = int(viewer)
-        to_act = (not state.is_terminal()) and int(state.player) == viewer
+        terminal = state.is_terminal()
+        to_act = (not terminal) and int(state.player) == viewer
         if to_act and legal is None:
             legal = state.legal_actions()
-        U = self.n_units
-        arr = self._unit_arrays(state)
-        loc, status, steps = arr[0], arr[1], arr[2]
-        flags = arr[3:8].astype(bool)
-        moved, attacked = flags[0], flags[1]
-        on = status == ON_MAP
-        full = steps >= self.max_steps
-        reduced = on & ~full
-        cf = np.where(full, self.cf_full, self.cf_reduced)
-        cf[~on & (status != RESERVE)] = 0
-        own = self.german if viewer == 1 else ~self.german
-        enemy = ~own
-        sv = stack_view(state, self.german)
-        is_top = np.zeros(U, dtype=bool)
-        if len(sv.tops):
-            is_top[sv.tops] = True
-        rev_hex = revealed_hex_mask(state, viewer)
-        if omniscient:
-            rev_hex[:-1] = True
-        rev_unit = rev_hex[loc]
-        visible = own | ~on | is_top | rev_unit
-        cells = _FLAT_S[loc]  # N_CELLS for units off the map
-        own_on = own & on
-        supplied = self._supplied(state, viewer, loc, own_on)
-
-        planes = self.template_s.copy()  # static planes + one sentinel cell for units off the map
-        # ---- public hex state
-        planes[P["german_control"], FLAT] = np.frombuffer(state.control, dtype=np.uint8)
-        planes[P["ever_german"], FLAT] = np.frombuffer(state.ever_german, dtype=np.uint8)
-        if state.refugees:
-            rh = np.fromiter(state.refugees.keys(), dtype=np.int64, count=len(state.refugees))
-            rf = np.fromiter(state.refugees.values(), dtype=bool, count=len(state.refugees))
-            planes[P["refugee"], FLAT[rh]] = 1
-            planes[P["refugee_flipped"], FLAT[rh]] = rf
+        sh = self._sync(state)
+        view = self._view(state, sh, viewer, bool(omniscient))
+        cells = sh.cells
         ctx = state.ctx
-        done = ctx.get("attacked_hexes")
-        if done:
-            planes[P["attacked_hex"], FLAT[np.asarray(done, dtype=np.int64)]] = 1
-        if state.scare_unit >= 0:
-            planes[P["scare_hex"], cells[state.scare_unit]] = 1
-        if state.replacement_unit >= 0:
-            planes[P["replacement_hex"], cells[state.replacement_unit]] = 1
-        # ---- own units: one bincount for the count, class and flag planes
-        oi = np.flatnonzero(own_on)
-        oc = cells[oi]
-        nb = N_CELLS + 1
-        planes[P["own_cf"]] = np.bincount(oc, weights=cf[oi], minlength=nb)
-        # rows: count, 6 classes, reduced, moved, attacked, no_attack, immobile, supplied, must_leave
-        member = np.zeros((oi.size, _N_OWN_ROWS), dtype=bool)
-        member[:, 0] = True
-        member[np.arange(oi.size), 1 + self.cls[oi]] = True
-        member[:, 7] = reduced[oi]
-        member[:, 8:12] = flags[0:4, oi].T
-        member[:, 12] = supplied[oi]
-        member[:, 13] = flags[4, oi]
-        ridx = (_OWN_POS[None, :] * nb + oc[:, None])[member]
-        counts = np.bincount(ridx, minlength=len(_OWN_ROWS) * nb).reshape(len(_OWN_ROWS), nb)
-        planes[_OWN_ROWS] = counts
-        # ---- enemy stacks (rule 3.6, R3)
-        ei = np.flatnonzero(enemy & on)
-        ec = cells[ei]
-        planes[P["enemy_count"]] = np.bincount(ec, minlength=nb)
-        if len(sv.tops):
-            esel = sv.german if viewer == 0 else ~sv.german
-            et = sv.tops[esel]
-            eh = FLAT[sv.hexes[esel]]
-            planes[P["enemy_top_class"] + self.cls[et], eh] = 1
-            planes[P["enemy_top_cf"], eh] = cf[et]
-            planes[P["enemy_top_reduced"], eh] = reduced[et]
-            planes[P["enemy_top_moved"], eh] = moved[et]
-            planes[P["enemy_top_attacked"], eh] = attacked[et]
-            rv = rev_hex[sv.hexes[esel]]
-            planes[P["enemy_revealed"], eh[rv]] = 1
-            ri = ei[rev_unit[ei]]
-            if ri.size:
-                planes[P["enemy_revealed_cf"]] = np.bincount(cells[ri], weights=cf[ri], minlength=nb)
-        # ---- battle (public)
         b = ctx.get("battle")
+
+        # ---- planes: the view's buffer, then the battle (public) and the decision context (decider only)
+        planes = view.planes[:, :N_CELLS].copy()
         if b is not None:
-            planes[P["battle_target"], FLAT[b["target"]]] = 1
+            planes[_P_BATTLE_TARGET, FLAT[b["target"]]] = 1
             att = b["attackers"]
             if att:
-                ai = np.asarray(att, dtype=np.int64)
-                planes[P["battle_attackers"]] = np.bincount(cells[ai], minlength=nb)
-        # ---- decision context (decider only)
+                planes[_P_BATTLE_ATTACKERS] = np.bincount(
+                    cells[np.asarray(att, dtype=np.int64)], minlength=N_CELLS + 1
+                )[:N_CELLS]
         d = state.decision
         ctx_u = -1
+        ua = None
         if to_act:
             la = np.asarray(legal, dtype=np.int64)
             hx = la[la < self.unit_base]
             if hx.size:
-                planes[P["legal_hex"], FLAT[hx]] = 1
-            if d in (Decision.MOVE_DEST, Decision.RAIL_DEST, Decision.SETUP_HEX):
+                planes[_P_LEGAL_HEX, FLAT[hx]] = 1
+            if d in _CTX_UNIT_DECISIONS:
                 ctx_u = ctx.get("unit", -1)
             elif d == Decision.RETREAT:
                 ctx_u = b["retreat_queue"][0] if b else -1
@@ -580,20 +593,20 @@ class ObservationEncoder:
                 ent = ctx.get("entering")
                 ctx_u = ent[0] if ent else -1
             if ctx_u >= 0:
-                planes[P["ctx_unit"], cells[ctx_u]] = 1
+                c = cells[ctx_u]
+                if c < N_CELLS:
+                    planes[_P_CTX_UNIT, c] = 1
             if d == Decision.MOVE_DEST:
                 dests = ctx["dests"]
                 if dests:
-                    dh = FLAT[np.fromiter(dests.keys(), dtype=np.int64, count=len(dests))]
-                    planes[P["dest_mp"], dh] = np.fromiter(
-                        (r.mp + 1 for r in dests.values()), dtype=np.int64, count=len(dests)
-                    ).clip(0, 255)
-                    planes[P["dest_vp"], dh] = np.fromiter(
-                        (r.vp for r in dests.values()), dtype=np.int64, count=len(dests)
-                    ).clip(0, 255)
-                if ctx_u >= 0 and loc[ctx_u] >= 0 and bool(np.any(hx == loc[ctx_u])):
-                    planes[P["dest_mp"], cells[ctx_u]] = 1  # staying: 0 MP
-        out_planes = planes[:, :N_CELLS].reshape(N_PLANES, *GRID_SHAPE)
+                    n = len(dests)
+                    dh = FLAT[np.fromiter(dests.keys(), dtype=np.int64, count=n)]
+                    rs = dests.values()
+                    planes[_P_DEST_MP, dh] = np.fromiter((r.mp + 1 for r in rs), dtype=np.int64, count=n).clip(0, 255)
+                    planes[_P_DEST_VP, dh] = np.fromiter((r.vp for r in rs), dtype=np.int64, count=n).clip(0, 255)
+                if ctx_u >= 0 and sh.loc[ctx_u] >= 0 and bool(np.any(hx == sh.loc[ctx_u])):
+                    planes[_P_DEST_MP, cells[ctx_u]] = 1  # staying: 0 MP
+            ua = la[(la >= self.unit_base) & (la < self.special_base)] - self.unit_base
 
         # ---- globals (built as a Python list: ~40 scalar writes are cheaper there)
         g = [0.0] * N_GLOBALS
@@ -604,111 +617,72 @@ class ObservationEncoder:
         di = int(d)
         if di < N_DECISIONS:
             g[_G_DECISION + di] = 1.0
-        terminal = state.is_terminal()
-        g[G["viewer_german"]] = float(viewer)
-        g[G["to_act"]] = float(to_act)
-        g[G["actor_german"]] = float(int(state.player) == 1 and not terminal)
-        g[G["vp"]] = min(GLOBAL_HIGH, max(GLOBAL_LOW, state.vp / self.victory_vp))
-        g[G["stuka_available"]] = float(not state.stuka_used)
-        g[G["naval_available"]] = float(not state.naval_used[0])
-        g[G["naval_available"] + 1] = float(not state.naval_used[1])
-        g[G["german_move_first"]] = float(state.german_move_first)
-        g[G["scare"]] = float(state.scare_unit >= 0)
-        g[G["scare"] + 1] = float(state.scare_ever)
-        g[G["replacement"]] = float(state.replacement_unit >= 0)
-        # unit counts by (category, status): French, German main, 18, 4, K
-        sc = (
-            np.bincount(self.category * 4 + status, minlength=20).reshape(5, 4) * self.category_inv[:, None]
-        ).tolist()
-        k = G["french_units"]
-        g[k : k + 3] = sc[0][1:4]
-        k = G["german_main"]
-        g[k : k + 2] = sc[1][1:3]
-        ready = state.entry_ready
-        k = G["entry"]
-        for c, members in ((2, self.group_lists[0]), (3, self.group_lists[1]), (4, self.group_lists[2])):
-            waiting = sum(1 for u in members if ready[u] and state.status[u] == RESERVE)
-            row = sc[c]
-            g[k : k + 4] = (row[ON_MAP], row[RESERVE], row[DEAD], waiting * self.category_inv[c])
-            k += 4
+        g[_G_VIEWER_GERMAN] = float(viewer)
+        g[_G_TO_ACT] = float(to_act)
+        g[_G_ACTOR_GERMAN] = float(int(state.player) == 1 and not terminal)
+        g[_G_VP] = min(GLOBAL_HIGH, max(GLOBAL_LOW, state.vp / self.victory_vp))
+        g[_G_STUKA] = float(not state.stuka_used)
+        naval = state.naval_used
+        g[_G_NAVAL] = float(not naval[0])
+        g[_G_NAVAL + 1] = float(not naval[1])
+        g[_G_MOVE_FIRST] = float(state.german_move_first)
+        g[_G_SCARE] = float(state.scare_unit >= 0)
+        g[_G_SCARE + 1] = float(state.scare_ever)
+        g[_G_REPLACEMENT] = float(state.replacement_unit >= 0)
+        g[_G_UNITS0:_G_UNITS1] = sh.unit_globals
         ld = state.last_dice
         if ld:
             rec = ld[::-1][:8]
-            k = G["last_dice"]
-            g[k : k + len(rec)] = [v / 6.0 for v in rec]
+            g[_G_LAST_DICE : _G_LAST_DICE + len(rec)] = [v / 6.0 for v in rec]
         if to_act and "mp" in ctx:
-            g[G["mp"]] = ctx["mp"] / 6.0
-        g[G["refugees_left"]] = ctx.get("refugees_left", 0) / 6.0
+            g[_G_MP] = ctx["mp"] / 6.0
+        g[_G_REFUGEES_LEFT] = ctx.get("refugees_left", 0) / 6.0
         if b is not None:
-            g[G["battle"]] = 1.0
-            g[G["battle_air"]] = float(bool(b.get("air")))
-            g[G["battle_viewer_attacks"]] = float(b["attacker"] == viewer)
+            g[_G_BATTLE] = 1.0
+            g[_G_BATTLE_AIR] = float(bool(b.get("air")))
+            g[_G_BATTLE_VIEWER_ATTACKS] = float(b["attacker"] == viewer)
             if "att_cf" in b:
-                g[G["battle_cf"]] = b["att_cf"] / 20.0
-                g[G["battle_cf"] + 1] = b["def_cf"] / 20.0
-                g[G["battle_differential"]] = b["differential"] / 10.0
-                g[G["battle_column"] + min(N_COLUMNS - 1, int(b["column"]))] = 1.0
-                g[G["battle_shift"]] = sum(b["shifts"].values()) / 4.0
-            g[G["battle_support"]] = b.get("att_support", 0) / 10.0
-            g[G["battle_support"] + 1] = b.get("def_support", 0) / 10.0
-            g[G["battle_oos"]] = float(bool(b.get("att_oos")))
-            g[G["battle_oos"] + 1] = float(bool(b.get("def_oos")))
+                g[_G_BATTLE_CF] = b["att_cf"] / 20.0
+                g[_G_BATTLE_CF + 1] = b["def_cf"] / 20.0
+                g[_G_BATTLE_DIFFERENTIAL] = b["differential"] / 10.0
+                g[_G_BATTLE_COLUMN + min(N_COLUMNS - 1, int(b["column"]))] = 1.0
+                g[_G_BATTLE_SHIFT] = sum(b["shifts"].values()) / 4.0
+            g[_G_BATTLE_SUPPORT] = b.get("att_support", 0) / 10.0
+            g[_G_BATTLE_SUPPORT + 1] = b.get("def_support", 0) / 10.0
+            g[_G_BATTLE_OOS] = float(bool(b.get("att_oos")))
+            g[_G_BATTLE_OOS + 1] = float(bool(b.get("def_oos")))
         lb = ctx.get("last_battle")
         if lb and lb.get("result") in CRT_RESULTS:
-            g[G["last_result"] + CRT_RESULTS.index(lb["result"])] = 1.0
+            g[_G_LAST_RESULT + CRT_RESULTS.index(lb["result"])] = 1.0
         if to_act and legal is not None:
-            g[G["legal_count"]] = len(legal) / 100.0
-        g[G["step_fraction"]] = min(1.0, len(state.history) / 4000.0)
+            g[_G_LEGAL_COUNT] = len(legal) / 100.0
+        g[_G_STEP_FRACTION] = min(1.0, len(state.history) / 4000.0)
         gv = np.array(g, dtype=np.float32)
         np.clip(gv, GLOBAL_LOW, GLOBAL_HIGH, out=gv)
 
-        # ---- unit table: static columns from the template, dynamic block [cf .. legal] built row-wise
-        T = self.unit_template.copy()
-        T[:, F["own"]] = own
-        T[:, F["visible"]] = visible
-        T[:, F["status"] : F["status"] + 4] = self.status_eye[status]
-        vis_on = visible & on
-        D = np.zeros((_N_DYN, U), dtype=np.float32)
-        D[_D["cf"]] = np.where(visible, cf, 0) * 0.125
-        D[_D["reduced"]] = vis_on & reduced
-        hx_loc = np.where(vis_on, loc, 0)
-        D[_D["x"]] = np.where(vis_on, hg.HEX_X[hx_loc], 0) * (1.0 / 60.0)
-        D[_D["y"]] = np.where(vis_on, hg.HEX_Y[hx_loc] + 1, 0) * (1.0 / 26.0)
-        D[_D["on_top"]] = vis_on & is_top
-        if len(sv.hexes):
-            size_at = np.zeros(hg.N_HEX + 1, dtype=np.int64)
-            size_at[sv.hexes] = sv.sizes
-            D[_D["stack_size"]] = np.where(vis_on, np.minimum(size_at[loc], 8), 0) * 0.125
-        D[_D["moved"] : _D["moved"] + 4] = flags[0:4] & vis_on
-        D[_D["supplied"]] = supplied
-        D[_D["must_leave"]] = flags[4] & own_on
+        # ---- unit table: the view's table, then the markers, the battle and the decision context
+        T = view.units.copy()
+        visible = view.visible
         if state.scare_unit >= 0:
-            D[_D["scare"], state.scare_unit] = 1
+            T[state.scare_unit, _F_SCARE] = 1
         ru = state.replacement_unit
         if ru >= 0 and visible[ru]:
-            D[_D["replacement"], ru] = 1
+            T[ru, _F_REPLACEMENT] = 1
         if b is not None:
             if b["attackers"]:
-                D[_D["battle_attacker"], b["attackers"]] = 1
+                T[b["attackers"], _F_BATTLE_ATTACKER] = 1
             dd = np.asarray(b["defenders"], dtype=np.int64)
             if dd.size:
-                D[_D["battle_defender"], dd[visible[dd]]] = 1
-        D[_D["in_reserve_ready"]] = (arr[8] != 0) & (status == RESERVE)
-        if to_act and legal is not None:
+                T[dd[visible[dd]], _F_BATTLE_DEFENDER] = 1
+        if ua is not None:
             if ctx_u >= 0:
-                D[_D["ctx_unit"], ctx_u] = 1
-            la = np.asarray(legal, dtype=np.int64)
-            ua = la[(la >= self.unit_base) & (la < self.special_base)] - self.unit_base
+                T[ctx_u, _F_CTX_UNIT] = 1
             if ua.size:
-                D[_D["legal"], ua] = 1
-        T[:, _DYN0:] = D.T
-        return {"planes": out_planes, "globals": gv, "units": T}
+                T[ua, _F_LEGAL] = 1
+        return {"planes": planes.reshape(N_PLANES, *GRID_SHAPE), "globals": gv, "units": T}
 
-    def _unit_arrays(self, state: State) -> np.ndarray:
-        """``(9, U)`` int64 rows: loc, status, steps, moved, attacked, no_attack, immobile, must_leave,
-        entry_ready. A row is converted from the state's list only when the list changed since the
-        last call (a list comparison is ~20x cheaper than the conversion). The returned buffer is
-        reused by the next call: derive, never keep it."""
+    def _sync(self, state: State) -> _Shared:
+        """The viewer-independent unit and stack data of ``state`` (cached; see the comment above)."""
         lists = (
             state.loc,
             state.status,
@@ -722,11 +696,193 @@ class ObservationEncoder:
         )
         seen = self._lists
         arr = self._arr
+        changed = False
         for i, lst in enumerate(lists):
             if seen[i] != lst:
                 arr[i] = lst
                 seen[i] = list(lst)
-        return arr
+                changed = True
+        stacks = state.stacks
+        if stacks != self._stacks:
+            self._stacks = {h: list(st) for h, st in stacks.items()}
+            changed = True
+        if changed or self._shared is None:
+            self._shared = self._derive_shared()
+        return self._shared
+
+    def _derive_shared(self) -> _Shared:
+        sh = _Shared()
+        self._version += 1
+        sh.version = self._version
+        arr = self._arr
+        U = self.n_units
+        loc = arr[0].copy()
+        status = arr[1].copy()
+        steps = arr[2]
+        flags = arr[3:8].astype(bool)
+        on = status == ON_MAP
+        full = steps >= self.max_steps
+        reduced = on & ~full
+        cf = np.where(full, self.cf_full, self.cf_reduced)
+        cf[~on & (status != RESERVE)] = 0
+        sh.loc, sh.status, sh.flags, sh.on, sh.reduced, sh.cf = loc, status, flags, on, reduced, cf
+        sh.cells = _FLAT_S[loc]
+        # stacks (rule 3.6, R3): hex, top unit (the last placed), size, German?
+        stacks = self._stacks
+        n = len(stacks)
+        vals = list(stacks.values())
+        hexes = np.fromiter(stacks.keys(), dtype=np.int64, count=n)
+        tops = np.fromiter((st[-1] for st in vals), dtype=np.int64, count=n)
+        sizes = np.fromiter((len(st) for st in vals), dtype=np.int64, count=n)
+        is_top = np.zeros(U, dtype=bool)
+        if n:
+            is_top[tops] = True
+        sh.hexes, sh.tops, sh.is_top = hexes, tops, is_top
+        sh.stack_german = self.german[tops] if n else np.zeros(0, dtype=bool)
+        # unit-table columns [cf .. immobile] with full information; a view masks the hidden units
+        dyn = np.zeros((_N_FULL, U), dtype=np.float32)
+        dyn[0] = cf * 0.125
+        dyn[1] = reduced
+        hx_loc = np.where(on, loc, 0)
+        dyn[2] = np.where(on, _X_NORM[hx_loc], 0)
+        dyn[3] = np.where(on, _Y_NORM[hx_loc], 0)
+        dyn[4] = on & is_top
+        if n:
+            size_at = np.zeros(hg.N_HEX + 1, dtype=np.int64)
+            size_at[hexes] = sizes
+            dyn[5] = np.where(on, np.minimum(size_at[loc], 8), 0) * 0.125
+        dyn[6:10] = flags[0:4] & on
+        sh.dyn = dyn
+        sh.in_reserve_ready = (arr[8] != 0) & (status == RESERVE)
+        # globals: unit counts by (category, status): French, German main, 18, 4, K
+        sc = (np.bincount(self.category * 4 + status, minlength=20).reshape(5, 4) * self.category_inv[:, None]).tolist()
+        ready = self._lists[8]
+        st_list = self._lists[1]
+        ug = [*sc[0][1:4], *sc[1][1:3]]
+        for c, members in ((2, self.group_lists[0]), (3, self.group_lists[1]), (4, self.group_lists[2])):
+            waiting = sum(1 for u in members if ready[u] and st_list[u] == RESERVE)
+            row = sc[c]
+            ug += [row[ON_MAP], row[RESERVE], row[DEAD], float(waiting * self.category_inv[c])]
+        sh.unit_globals = ug
+        return sh
+
+    def _view(self, state: State, sh: _Shared, viewer: int, omniscient: bool) -> _View:
+        """The cached planes and unit table of one (viewer, omniscient) view, brought up to date."""
+        key = (viewer, omniscient)
+        view = self._views.get(key)
+        if view is None:
+            view = self._views[key] = _View(self)
+        rev = state.revealed[viewer]
+        eg = state.ever_german
+        if (
+            view.version != sh.version
+            or (not omniscient and rev != view.rev)
+            or (viewer == 0 and eg != view.eg)
+        ):
+            self._fill_view(state, sh, view, viewer, omniscient)
+            view.version = sh.version
+            view.rev = set(rev)
+            view.eg = bytes(eg)
+        # public hex planes (rule 3.7, 7.8, 10.1, R23 and the markers)
+        cells = sh.cells
+        done = state.ctx.get("attacked_hexes")
+        refugees = state.refugees
+        pkey = (
+            bytes(state.control),
+            bytes(eg),
+            tuple(refugees.items()),
+            tuple(done) if done else (),
+            int(cells[state.scare_unit]) if state.scare_unit >= 0 else -1,
+            int(cells[state.replacement_unit]) if state.replacement_unit >= 0 else -1,
+        )
+        if pkey != view.pkey:
+            view.pkey = pkey
+            planes = view.planes
+            planes[_P_PUBLIC0:_P_PUBLIC1] = 0
+            planes[_P_GERMAN_CONTROL, FLAT] = np.frombuffer(pkey[0], dtype=np.uint8)
+            planes[_P_EVER_GERMAN, FLAT] = np.frombuffer(pkey[1], dtype=np.uint8)
+            if refugees:
+                rh = np.fromiter(refugees.keys(), dtype=np.int64, count=len(refugees))
+                rf = np.fromiter(refugees.values(), dtype=bool, count=len(refugees))
+                planes[_P_REFUGEE, FLAT[rh]] = 1
+                planes[_P_REFUGEE_FLIPPED, FLAT[rh]] = rf
+            if done:
+                planes[_P_ATTACKED_HEX, FLAT[np.asarray(done, dtype=np.int64)]] = 1
+            if pkey[4] >= 0:
+                planes[_P_SCARE_HEX, pkey[4]] = 1
+            if pkey[5] >= 0:
+                planes[_P_REPLACEMENT_HEX, pkey[5]] = 1
+        return view
+
+    def _fill_view(self, state: State, sh: _Shared, view: _View, viewer: int, omniscient: bool) -> None:
+        """Own and enemy planes and the unit table of one view (fog of war, rule 3.6, R3)."""
+        loc, on, cf, reduced, flags, cells = sh.loc, sh.on, sh.cf, sh.reduced, sh.flags, sh.cells
+        own = self._own[viewer]
+        rev_hex = np.zeros(hg.N_HEX + 1, dtype=bool)
+        if omniscient:
+            rev_hex[:-1] = True
+        else:
+            rev = state.revealed[viewer]
+            if rev:
+                rev_hex[np.fromiter(rev, dtype=np.int64, count=len(rev))] = True
+        rev_unit = rev_hex[loc]
+        visible = own | ~on | sh.is_top | rev_unit
+        own_on = own & on
+        supplied = self._supplied(state, viewer, loc, own_on)
+        planes = view.planes
+        nb = N_CELLS + 1
+        # ---- own units: one bincount for the count, class and flag planes
+        oi = np.flatnonzero(own_on)
+        oc = cells[oi]
+        planes[_P_UNITS0:_P_UNITS1] = 0
+        planes[_P_OWN_CF] = np.bincount(oc, weights=cf[oi], minlength=nb)
+        # rows: count, 6 classes, reduced, moved, attacked, no_attack, immobile, supplied, must_leave
+        member = np.zeros((oi.size, _N_OWN_ROWS), dtype=bool)
+        member[:, 0] = True
+        member[np.arange(oi.size), 1 + self.cls[oi]] = True
+        member[:, 7] = reduced[oi]
+        member[:, 8:12] = flags[0:4, oi].T
+        member[:, 12] = supplied[oi]
+        member[:, 13] = flags[4, oi]
+        ridx = (_OWN_POS[None, :] * nb + oc[:, None])[member]
+        planes[_OWN_ROWS] = np.bincount(ridx, minlength=_N_OWN_ROWS * nb).reshape(_N_OWN_ROWS, nb)
+        # ---- enemy stacks (rule 3.6, R3)
+        ei = np.flatnonzero(~own & on)
+        planes[_P_ENEMY_COUNT] = np.bincount(cells[ei], minlength=nb)
+        if len(sh.tops):
+            esel = sh.stack_german if viewer == 0 else ~sh.stack_german
+            et = sh.tops[esel]
+            ehx = sh.hexes[esel]
+            eh = FLAT[ehx]
+            planes[_P_ENEMY_TOP_CLASS + self.cls[et], eh] = 1
+            planes[_P_ENEMY_TOP_CF, eh] = cf[et]
+            planes[_P_ENEMY_TOP_REDUCED, eh] = reduced[et]
+            planes[_P_ENEMY_TOP_MOVED, eh] = flags[0, et]
+            planes[_P_ENEMY_TOP_ATTACKED, eh] = flags[1, et]
+            planes[_P_ENEMY_REVEALED, eh[rev_hex[ehx]]] = 1
+            ri = ei[rev_unit[ei]]
+            if ri.size:
+                planes[_P_ENEMY_REVEALED_CF] = np.bincount(cells[ri], weights=cf[ri], minlength=nb)
+        # ---- unit table without the per-decision columns
+        T = view.units
+        T[:, _F_OWN] = own
+        T[:, _F_VISIBLE] = visible
+        T[:, _F_STATUS : _F_STATUS + 4] = self.status_eye[sh.status]
+        T[:, _DYN0 : _DYN0 + _N_FULL] = sh.dyn.T
+        T[~visible, _DYN0] = 0
+        T[~(visible & on), _DYN0 + 1 : _DYN0 + _N_FULL] = 0
+        T[:, _F_SUPPLIED] = supplied
+        T[:, _F_MUST_LEAVE] = flags[4] & own_on
+        T[:, _F_SCARE : _F_SCARE + 4] = 0
+        T[:, _F_IN_RESERVE_READY] = sh.in_reserve_ready
+        T[:, _F_CTX_UNIT : _F_LEGAL + 1] = 0
+        view.visible = visible
+
+    def _unit_arrays(self, state: State) -> np.ndarray:
+        """``(9, U)`` int64 rows: loc, status, steps, moved, attacked, no_attack, immobile, must_leave,
+        entry_ready, for ``state`` (a private buffer: derive, never keep it)."""
+        self._sync(state)
+        return self._arr
 
     def _supplied(self, state: State, viewer: int, loc: np.ndarray, own_on: np.ndarray) -> np.ndarray:
         """Supply (rules 7.1-7.8, R10) of the viewer's units on the map, as judged by the core now.
@@ -743,10 +899,9 @@ class ObservationEncoder:
                 out[u] = state.is_supplied(u)
             return out
         if viewer == 0:
-            m = np.frombuffer(supply_mask(0, False), dtype=np.uint8).astype(bool)
-            m = np.append(m, False)
-            eg = np.append(np.frombuffer(state.ever_german, dtype=np.uint8) == 0, False)
-            m |= self.city & eg  # rule 7.8: a French unit in a never-German city is supplied
+            m = np.zeros(hg.N_HEX + 1, dtype=bool)
+            m[: hg.N_HEX] = np.frombuffer(supply_mask(0, False), dtype=np.uint8)
+            m[: hg.N_HEX] |= self.city[: hg.N_HEX] & (np.frombuffer(state.ever_german, dtype=np.uint8) == 0)
             return m[loc] & own_on
         for west in (False, True):
             sel = own_on & (self.west == west)

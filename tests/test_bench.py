@@ -1,0 +1,112 @@
+"""``ffo bench`` runs end to end and writes its JSON report (no timing assertions: time limits
+belong in the benchmark, not in the tests)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from benchmarks import bench
+
+ROOT = Path(__file__).resolve().parents[1]
+RATES = (
+    "core_decisions_per_s",
+    "core_games_per_s",
+    "aec_steps_per_s",
+    "aec_raw_steps_per_s",
+    "single_agent_steps_per_s",
+)
+
+
+def _check_rate(v: dict) -> None:
+    assert set(v) >= {"median", "min", "max", "repeats"}
+    assert v["min"] <= v["median"] <= v["max"]
+    assert all(x >= 0 for x in v["repeats"])
+
+
+def test_quick_bench_report_structure(tmp_path):
+    out = tmp_path / "bench.json"
+    rc = bench.main(
+        [
+            "--quick",
+            "--seconds",
+            "0.05",
+            "--warmup",
+            "0",
+            "--repeats",
+            "2",
+            "--memory-steps",
+            "5",
+            "--out",
+            str(out),
+        ]
+    )
+    assert rc == 0
+    report = json.loads(out.read_text(encoding="utf-8"))
+    assert report["format"] == "ffo-bench" and report["version"] == bench.VERSION
+    assert report["settings"]["seconds"] == 0.05 and report["settings"]["repeats"] == 2
+    assert {"python", "numpy", "pettingzoo"} <= set(report["versions"])
+    assert {"cpu", "cores", "loadavg_before", "loadavg_after"} <= set(report["machine"])
+    r = report["results"]
+    for k in RATES:
+        _check_rate(r[k])
+        assert len(r[k]["repeats"]) == 2
+    assert r["aec_steps_per_s"]["median"] > 0
+    assert (
+        r["memory_mib"]["one_env"] > 0 and r["memory_mib"]["eight_envs"] >= r["memory_mib"]["one_env"] * 0.5
+    )
+    for peer in bench.PEERS:
+        v = r[f"{peer}_steps_per_s"]
+        if "error" in v:
+            continue  # optional peer not installed
+        _check_rate(v)
+        assert r[f"ratio_aec_to_{peer}"] > 0 and len(r[f"ratio_aec_to_{peer}_spread"]) == 2
+    assert "train" not in r  # --quick skips the training figure
+    table = bench.format_table(report)
+    assert "AEC env() steps/s" in table and "load average" in table
+
+
+def test_profile_writes_a_breakdown(tmp_path):
+    out = tmp_path / "b.json"
+    prof = tmp_path / "aec.profile.txt"
+    rc = bench.main(["--profile-only", "--seconds", "0.1", "--profile", str(prof), "--out", str(out)])
+    assert rc == 0
+    text = prof.read_text(encoding="utf-8")
+    assert "us per step" in text and "encoder: encode" in text and "sorted by tottime" in text
+    p = json.loads(out.read_text(encoding="utf-8"))["profile"]
+    assert p["breakdown"]["steps"] > 0 and p["breakdown"]["us_per_step"]["encoder: encode"] > 0
+    assert Path(p["prof"]).exists()
+
+
+def test_step_breakdown_restores_the_patched_functions():
+    from ffo_env.core import state as st
+    from ffo_env.encoding.observation import ObservationEncoder
+
+    before = (st.State.apply_action, st.flood, ObservationEncoder.encode)
+    bench.step_breakdown(0.05)
+    assert (st.State.apply_action, st.flood, ObservationEncoder.encode) == before
+
+
+@pytest.mark.slow
+def test_script_entry_point(tmp_path):
+    """``python benchmarks/bench.py`` works as well as ``ffo bench``."""
+    out = tmp_path / "bench.json"
+    args = [
+        "--quick",
+        "--seconds",
+        "0.05",
+        "--warmup",
+        "0",
+        "--skip-peers",
+        "--memory-steps",
+        "5",
+        "--out",
+        str(out),
+    ]
+    subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench.py"), *args], check=True, cwd=tmp_path)
+    assert json.loads(out.read_text())["results"]["aec_steps_per_s"]["median"] > 0
+    subprocess.run([sys.executable, "-m", "ffo_env.cli", "bench", *args], check=True, cwd=tmp_path)

@@ -1,0 +1,142 @@
+"""Training: config validation, a tiny `ffo train` run, save -> load -> play, resume, policy checks."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from agents import make_agent  # noqa: E402
+from agents.policy import PolicyLoadError, load_policy  # noqa: E402
+from ffo_env.cli import main as ffo  # noqa: E402
+from training.config import ConfigError, load_config  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+QUICK = ROOT / "configs" / "train_quick.yaml"
+TINY = [
+    "--set", "rounds=1", "--set", "steps_per_round=64", "--set", "n_envs=1", "--set", "vec_env=dummy",
+    "--set", "ppo.n_steps=32", "--set", "ppo.batch_size=32", "--set", "ppo.n_epochs=1",
+    "--set", "checkpoint_every=32", "--set", "max_steps=200",
+    "--set", "opponents={random: 1.0, heuristic: 0.5, snapshots: 1.0}",
+    "--set", "eval.games=1", "--set", "eval.workers=1", "--set", "eval.opponents=[random]",
+    "--no-progress",
+]
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("runs")
+    assert ffo(["train", "--config", str(QUICK), "--out", str(out), *TINY]) == 0
+    (d,) = list(out.iterdir())
+    return d
+
+
+def test_configs_in_repo_load() -> None:
+    for p in (ROOT / "configs").glob("train_*.yaml"):
+        cfg = load_config(p)
+        assert cfg.sides
+
+
+@pytest.mark.parametrize(
+    "text, key",
+    [
+        ("rounds: 0\n", "rounds"),
+        ("sides: [italian]\n", "sides"),
+        ("ppo: {n_steps: fast}\n", "ppo.n_steps"),
+        ("unknown_key: 1\n", "unknown_key"),
+        ("opponents: {random: -1}\n", "opponents"),
+        ("n_envs: 1\nppo: {n_steps: 16, batch_size: 64}\n", "ppo.batch_size"),
+    ],
+)
+def test_bad_config_names_file_and_key(tmp_path: Path, text: str, key: str) -> None:
+    p = tmp_path / "bad.yaml"
+    p.write_text(text)
+    with pytest.raises(ConfigError) as e:
+        load_config(p)
+    assert str(p) in str(e.value) and key in str(e.value)
+
+
+def test_run_folder_has_everything(run_dir: Path) -> None:
+    for name in ("config.yaml", "command.txt", "seed.txt", "progress.json"):
+        assert (run_dir / name).is_file(), name
+    for side in ("french", "german"):
+        assert (run_dir / "policies" / f"{side}.pt").is_file()
+        assert (run_dir / "checkpoints" / f"{side}.zip").is_file()
+        meta = json.loads((run_dir / "policies" / f"{side}.json").read_text())
+        assert meta["side"] == side and meta["env"] == "france_fights_on_v0"
+    assert any((run_dir / "tb").rglob("events.out.tfevents*"))
+    results = json.loads((run_dir / "eval" / "results.json").read_text())
+    assert len(results["pairings"]) == 2
+
+
+def test_saved_policy_loads_and_plays_a_full_game(run_dir: Path) -> None:
+    fr = f"policy:{run_dir / 'policies' / 'french.pt'}"
+    assert ffo(["play", "--french", fr, "--german", "random", "--seed", "5"]) == 0
+
+
+def test_policy_agent_in_the_aec_loop(run_dir: Path) -> None:
+    import ffo_env
+
+    agent = load_policy(run_dir / "policies" / "german.pt")
+    other = make_agent("random", "french", seed=1)
+    env = ffo_env.env()
+    env.reset(seed=3)
+    for n, name in enumerate(env.agent_iter()):
+        obs, _r, term, trunc, _info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        if name == "german":
+            a = agent.act(obs, obs["action_mask"])
+        else:
+            a = other.act(obs, obs["action_mask"])
+        assert obs["action_mask"][a] == 1
+        env.step(a)
+        if n > 600:
+            break
+
+
+def test_policy_plays_as_single_agent_opponent(run_dir: Path) -> None:
+    from ffo_env.envs.single_agent import FFOSingleAgentEnv
+
+    env = FFOSingleAgentEnv(side="french", opponent=load_policy(run_dir / "policies" / "german.pt"))
+    env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        _o, _r, term, trunc, _i = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        if term or trunc:
+            break
+
+
+def test_policy_for_the_wrong_side_is_refused(run_dir: Path) -> None:
+    with pytest.raises(ValueError, match="plays the french side"):
+        make_agent(f"policy:{run_dir / 'policies' / 'french.pt'}", "german")
+
+
+@pytest.mark.parametrize("field, value, message", [
+    ("env", "france_fights_on_v9", "trained on environment"),
+    ("observation_spec_hash", "0000000000000000", "observation spec"),
+])
+def test_mismatched_policy_is_refused_with_a_clear_message(run_dir: Path, tmp_path: Path, field: str, value: str,
+                                                           message: str) -> None:
+    src = run_dir / "policies"
+    (tmp_path / "p.pt").write_bytes((src / "french.pt").read_bytes())
+    meta = json.loads((src / "french.json").read_text())
+    meta[field] = value
+    (tmp_path / "p.json").write_text(json.dumps(meta))
+    with pytest.raises(PolicyLoadError, match=message):
+        load_policy(tmp_path / "p.pt")
+
+
+def test_resume_continues_from_the_last_checkpoint(run_dir: Path) -> None:
+    before = json.loads((run_dir / "progress.json").read_text())
+    assert before["done"] == ["r0:french", "r0:german"]
+    assert ffo(["train", "--resume", str(run_dir), "--set", "rounds=2", *TINY[2:], "--no-eval"]) == 0
+    after = json.loads((run_dir / "progress.json").read_text())
+    assert after["done"] == ["r0:french", "r0:german", "r1:french", "r1:german"]
+    assert after["timesteps"]["french"] >= 2 * 64 > before["timesteps"]["french"] - 1
+    assert len(after["snapshots"]["german"]) == 2
