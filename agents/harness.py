@@ -282,8 +282,10 @@ def _run_all(specs: list[GameSpec], workers: int, progress: bool) -> list[dict[s
             if bar is not None:
                 bar.update(1)
     else:
-        ctx = mp.get_context("spawn" if sys.platform == "win32" else "fork")
-        with ctx.Pool(workers) as pool:
+        # spawn, not fork: a parent that has run torch (training's final evaluation) must not fork
+        # its OpenMP state; each worker plays with one torch thread so that workers don't thrash
+        ctx = mp.get_context("spawn")
+        with ctx.Pool(workers, initializer=_init_worker) as pool:
             for r in pool.imap_unordered(play_game, specs, chunksize=max(1, min(8, len(specs) // (workers * 8) or 1))):
                 rows.append(r)
                 if bar is not None:
@@ -291,6 +293,15 @@ def _run_all(specs: list[GameSpec], workers: int, progress: bool) -> list[dict[s
     if bar is not None:
         bar.close()
     return rows
+
+
+def _init_worker() -> None:
+    import os
+
+    os.environ["OMP_NUM_THREADS"] = "1"
+    os.environ["MKL_NUM_THREADS"] = "1"
+    if "torch" in sys.modules:  # pragma: no cover - only when a parent's modules were inherited
+        sys.modules["torch"].set_num_threads(1)
 
 
 PAIRING_COLUMNS = ("french", "german", "games", "french_wins", "french_win_rate", "french_win_lo95", "french_win_hi95",

@@ -64,6 +64,9 @@ def export_policy(model: Any, path: str | Path, side: str, extra: dict[str, Any]
     torch.save(model.policy.state_dict(), pt)
     fe = model.policy.features_extractor
     spec = observation_spec()
+    net_arch = model.policy.net_arch
+    if not isinstance(net_arch, dict):
+        net_arch = {"pi": list(net_arch), "vf": list(net_arch)}
     meta = {
         "format": "ffo-policy",
         "version": 1,
@@ -73,11 +76,12 @@ def export_policy(model: Any, path: str | Path, side: str, extra: dict[str, Any]
         "observation_spec": spec,
         "n_actions": int(model.action_space.n),
         "network": {
+            "policy": type(model.policy).__name__,
             "features_extractor": type(fe).__name__,
-            "cnn_dim": int(getattr(fe, "cnn_dim", 256)),
-            "channels": int(getattr(fe, "channels", 32)),
-            "net_arch": list(model.policy.net_arch["pi"]) if isinstance(model.policy.net_arch, dict)
-            else list(model.policy.net_arch),
+            "cnn_dim": int(fe.cnn_dim),
+            "channels": int(fe.channels),
+            "spatial": int(fe.spatial),
+            "net_arch": {"pi": list(net_arch["pi"]), "vf": list(net_arch["vf"])},
         },
         "extra": extra or {},
     }
@@ -126,7 +130,7 @@ def load_policy(path: str | Path, deterministic: bool = True, device: str = "cpu
 
     from ffo_env.core.game import Game
     from ffo_env.envs.spaces import action_space, observation_dict_space
-    from training.policy_net import HexFeatures
+    from training.policy_net import HexFeatures, HexPolicy
 
     pt, meta_path = _paths(path)
     if not pt.exists() or not meta_path.exists():
@@ -153,11 +157,16 @@ def load_policy(path: str | Path, deterministic: bool = True, device: str = "cpu
     if meta.get("n_actions") != act_space.n:
         raise PolicyLoadError(f"{meta_path}: policy has {meta.get('n_actions')} actions, the env {act_space.n}")
     net = meta.get("network", {})
-    policy = MaskableMultiInputActorCriticPolicy(
+    classes = {"HexPolicy": HexPolicy, "MaskableMultiInputActorCriticPolicy": MaskableMultiInputActorCriticPolicy}
+    cls = classes.get(net.get("policy", ""))
+    if cls is None or not isinstance(net.get("net_arch"), dict):
+        raise PolicyLoadError(f"{meta_path}: network {net.get('policy')!r} is not one of {sorted(classes)}")
+    policy = cls(
         obs_space, act_space, lr_schedule=lambda _: 0.0,
-        net_arch={"pi": net.get("net_arch", [256]), "vf": net.get("net_arch", [256])},
+        net_arch=net["net_arch"],
         features_extractor_class=HexFeatures,
-        features_extractor_kwargs={"cnn_dim": net.get("cnn_dim", 256), "channels": net.get("channels", 32)},
+        features_extractor_kwargs={"cnn_dim": net["cnn_dim"], "channels": net["channels"],
+                                   "spatial": net.get("spatial", 0)},
     )
     state_dict = torch.load(pt, map_location=device, weights_only=True)
     try:

@@ -41,7 +41,8 @@ class PolicyConfig:
 
     cnn_dim: int = 256
     channels: int = 32
-    net_arch: list[int] = field(default_factory=lambda: [256])
+    spatial: int = 8  # channels of the per-hex map fed to the spatial hex head (0: flat head)
+    net_arch: list[int] = field(default_factory=lambda: [256])  # critic MLP (and actor MLP with the flat head)
 
 
 @dataclass
@@ -62,6 +63,7 @@ class TrainConfig:
     sides: list[str] = field(default_factory=lambda: list(SIDES))  # which sides to train
     rounds: int = 2  # self-play rounds; each trains every side for steps_per_round
     steps_per_round: int = 20_000
+    side_scale: dict[str, float] = field(default_factory=lambda: {"french": 1.0, "german": 1.0})  # x steps_per_round
     n_envs: int = 2
     vec_env: str = "subproc"  # "subproc" (use both cores) or "dummy"
     setup: str = "random"  # rules setup mode for training games (R2)
@@ -78,6 +80,10 @@ class TrainConfig:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def steps_for(self, side: str) -> int:
+        """Learner decisions per round for ``side``."""
+        return max(1, int(self.steps_per_round * self.side_scale.get(side, 1.0)))
 
 
 _NESTED = {"ppo": PPOConfig, "policy": PolicyConfig, "eval": EvalConfig}
@@ -130,6 +136,8 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
                 "torch_threads"):
         if getattr(cfg, key) < 1:
             raise bad(key, "an integer >= 1", getattr(cfg, key))
+    if set(cfg.side_scale) - set(SIDES) or any(v <= 0 for v in cfg.side_scale.values()):
+        raise bad("side_scale", "a mapping of 'french'/'german' -> positive multiplier", cfg.side_scale)
     if cfg.vec_env not in ("subproc", "dummy"):
         raise bad("vec_env", "'subproc' or 'dummy'", cfg.vec_env)
     if cfg.setup not in ("random", "fixed", "decide"):
@@ -138,6 +146,8 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
         raise bad("reward", "'win' or 'shaped'", cfg.reward)
     if not cfg.opponents or any(w < 0 for w in cfg.opponents.values()) or sum(cfg.opponents.values()) <= 0:
         raise bad("opponents", "a mapping of opponent name -> non-negative weight with a positive sum", cfg.opponents)
+    if cfg.policy.spatial < 0:
+        raise bad("policy.spatial", "an integer >= 0", cfg.policy.spatial)
     if cfg.ppo.batch_size > cfg.ppo.n_steps * cfg.n_envs:
         raise bad("ppo.batch_size", f"at most n_steps * n_envs = {cfg.ppo.n_steps * cfg.n_envs}", cfg.ppo.batch_size)
     return cfg

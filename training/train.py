@@ -14,8 +14,8 @@ Each run writes, in its own folder ``<out>/<run_name>-<timestamp>/``:
 - ``policies/<side>.pt`` + ``.json`` the final policies, loadable with ``agents.policy.load_policy``;
 - ``progress.json`` (what is done, for ``--resume``) and ``eval/`` (the final evaluation, JSON + CSV).
 
-Self-play schedule: for each round, each trained side learns for ``steps_per_round`` of its own
-decisions against opponents drawn per episode from the pool (scripted bots by name, plus frozen
+Self-play schedule: for each round, each trained side learns for ``steps_per_round`` (times its
+``side_scale``) of its own decisions against opponents drawn per episode from the pool (scripted bots by name, plus frozen
 snapshots of the other side taken at the end of every earlier round).
 """
 
@@ -71,22 +71,28 @@ def build_vec_env(cfg: TrainConfig, side: str, snapshots: list[str]) -> Any:
     return VecMonitor(vec, info_keywords=("winner", "vp", "opponent"))
 
 
+def policy_spec(cfg: TrainConfig) -> tuple[Any, dict[str, Any]]:
+    """The policy class and its kwargs for a config (also written into exported policies)."""
+    from training.policy_net import HexFeatures, HexPolicy
+
+    fe = {"cnn_dim": cfg.policy.cnn_dim, "channels": cfg.policy.channels, "spatial": cfg.policy.spatial}
+    if cfg.policy.spatial > 0:
+        return HexPolicy, {"features_extractor_class": HexFeatures, "features_extractor_kwargs": fe,
+                           "net_arch": {"pi": [], "vf": list(cfg.policy.net_arch)}}
+    return "MultiInputPolicy", {"features_extractor_class": HexFeatures, "features_extractor_kwargs": fe,
+                                "net_arch": {"pi": list(cfg.policy.net_arch), "vf": list(cfg.policy.net_arch)}}
+
+
 def build_model(cfg: TrainConfig, env: Any, tb_dir: Path, seed: int) -> Any:
     import torch
     from sb3_contrib import MaskablePPO
 
     # the env workers take the other cores: torch's OpenMP threads spinning beside them thrash
     torch.set_num_threads(cfg.torch_threads)
-    from training.policy_net import HexFeatures
-
-    policy_kwargs = {
-        "features_extractor_class": HexFeatures,
-        "features_extractor_kwargs": {"cnn_dim": cfg.policy.cnn_dim, "channels": cfg.policy.channels},
-        "net_arch": {"pi": list(cfg.policy.net_arch), "vf": list(cfg.policy.net_arch)},
-    }
+    policy, policy_kwargs = policy_spec(cfg)
     p = cfg.ppo
     return MaskablePPO(
-        "MultiInputPolicy", env, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
+        policy, env, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
         n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef,
         vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, policy_kwargs=policy_kwargs, tensorboard_log=str(tb_dir),
         seed=seed, device=cfg.device, verbose=0,
@@ -216,7 +222,7 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress_bar: b
                 model = build_model(cfg, env, run_dir / "tb", cfg.seed + (0 if side == "french" else 1))
             else:
                 model.set_env(env)
-            target = (rnd + 1) * cfg.steps_per_round
+            target = (rnd + 1) * cfg.steps_for(side)
             remaining = max(0, target - model.num_timesteps)
             if remaining:
                 model.learn(total_timesteps=remaining, reset_num_timesteps=False, tb_log_name=side,

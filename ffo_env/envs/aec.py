@@ -261,13 +261,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             return None
         if self._renderer is None:
             self._renderer = Renderer(self.game, self.render_scale)
-        if self.render_mode == "rgb_array":
-            return self._renderer.rgb_array(self.state)
-        text = self._renderer.ansi(self.state)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return self._renderer.render(self.state, self.render_mode)
 
     def close(self) -> None:
         self._renderer = None

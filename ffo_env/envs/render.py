@@ -79,3 +79,13 @@ class Renderer:
         for m in markers_of(state):
             mi._draw_marker(draw, lay, m)
         return mi.to_array(img)
+
+    def render(self, state: State, mode: str) -> str | np.ndarray | None:
+        """One frame in ``mode``: ``"rgb_array"`` (array), ``"ansi"`` (text) or ``"human"`` (prints the text)."""
+        if mode == "rgb_array":
+            return self.rgb_array(state)
+        text = self.ansi(state)
+        if mode == "human":
+            print(text)
+            return None
+        return text

@@ -165,13 +165,7 @@ class FFOSingleAgentEnv(gym.Env):
             return None
         if self._renderer is None:
             self._renderer = Renderer(self.game, self.render_scale)
-        if self.render_mode == "rgb_array":
-            return self._renderer.rgb_array(self.state)
-        text = self._renderer.ansi(self.state)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return self._renderer.render(self.state, self.render_mode)
 
     # ------------------------------------------------------------------ internals
 
