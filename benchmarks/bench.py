@@ -224,7 +224,7 @@ def memory(n_envs: int, steps: int = 300) -> float:
 _TIMED = (
     ("core: State.apply_action", "ffo_env.core.state", "State", "apply_action"),
     ("core: State.legal_actions", "ffo_env.core.state", "State", "legal_actions"),
-    ("core: supply flood (any caller)", "ffo_env.core.state", None, "flood"),
+    ("core: supply flood (any caller)", "ffo_env.core.state", None, "flood_bits"),
     ("env: raw_env.observe (obs + mask)", "ffo_env.envs.aec", "raw_env", "observe"),
     ("encoder: encode", "ffo_env.encoding.observation", "ObservationEncoder", "encode"),
     ("encoder: _sync (shared unit data)", "ffo_env.encoding.observation", "ObservationEncoder", "_sync"),

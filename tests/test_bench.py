@@ -86,9 +86,9 @@ def test_step_breakdown_restores_the_patched_functions():
     from ffo_env.core import state as st
     from ffo_env.encoding.observation import ObservationEncoder
 
-    before = (st.State.apply_action, st.flood, ObservationEncoder.encode)
+    before = (st.State.apply_action, st.flood_bits, ObservationEncoder.encode)
     bench.step_breakdown(0.05)
-    assert (st.State.apply_action, st.flood, ObservationEncoder.encode) == before
+    assert (st.State.apply_action, st.flood_bits, ObservationEncoder.encode) == before
 
 
 @pytest.mark.slow

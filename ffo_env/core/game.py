@@ -6,6 +6,7 @@ ruling as the default (rulings.md preamble).
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -74,25 +75,20 @@ class Game:
     layout: ActionLayout = field(init=False)
     dist_green: tuple[int, ...] = field(init=False)
     forbidden: tuple[bytes, bytes] = field(init=False)
+    # derived once per game for the hot loops of State (speed only)
+    unit_side: tuple[int, ...] = field(init=False)  # side of each unit index
+    side_unit_list: tuple[tuple[int, ...], tuple[int, ...]] = field(init=False)  # unit indices per side
+    port_units: tuple[int, ...] = field(init=False)  # naval garrisons (rule 7.8)
+    unit_static: tuple[bool, ...] = field(init=False)
+    unit_free_stacking: tuple[bool, ...] = field(init=False)
+    unit_panzer: tuple[bool, ...] = field(init=False)
+    passable_bits: tuple[int, int] = field(init=False)  # not forbidden, per side, as int bitsets
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
-        mt = build_tables(self.scenario.map, self.scenario.tables)
-        set_(self, "tables", mt)
+        for k, v in _derived(self.scenario).items():
+            set_(self, k, v)
         set_(self, "layout", ActionLayout(hg.N_HEX, len(self.scenario.units), len(self.scenario.tables.crt.columns)))
-        green = list(mt.green)
-        dg = hg.DISTANCE[:, green].min(axis=1) if green else [99] * hg.N_HEX
-        set_(self, "dist_green", tuple(int(x) for x in dg))
-        # hexes each side may never enter (rules 5.5, R5, R10, R15)
-        fr = bytearray(hg.N_HEX)
-        de = bytearray(hg.N_HEX)
-        gy = set(mt.green) | set(mt.yellow)
-        for i in range(hg.N_HEX):
-            if not mt.land[i]:
-                fr[i] = de[i] = 1
-            if i in gy:
-                fr[i] = 1
-        set_(self, "forbidden", (bytes(fr), bytes(de)))
 
     @property
     def units(self) -> tuple[UnitSpec, ...]:
@@ -110,3 +106,49 @@ class Game:
     def num_distinct_actions(self) -> int:
         return self.layout.n_actions
 
+
+# Everything a Game derives from its scenario is immutable and depends on the scenario alone, so
+# games of the same scenario object (every env of the default scenario) share one copy: a new
+# env neither rebuilds the tables nor holds its own.
+_DERIVED: OrderedDict[int, tuple[Scenario, dict[str, Any]]] = OrderedDict()
+_DERIVED_MAX = 4
+
+
+def _derived(scenario: Scenario) -> dict[str, Any]:
+    hit = _DERIVED.get(id(scenario))
+    if hit is not None and hit[0] is scenario:
+        _DERIVED.move_to_end(id(scenario))
+        return hit[1]
+    out = _derive(scenario)
+    _DERIVED[id(scenario)] = (scenario, out)
+    while len(_DERIVED) > _DERIVED_MAX:
+        _DERIVED.popitem(last=False)
+    return out
+
+
+def _derive(scenario: Scenario) -> dict[str, Any]:
+    mt = build_tables(scenario.map, scenario.tables)
+    green = list(mt.green)
+    dg = hg.DISTANCE[:, green].min(axis=1) if green else [99] * hg.N_HEX
+    # hexes each side may never enter (rules 5.5, R5, R10, R15)
+    fr = bytearray(hg.N_HEX)
+    de = bytearray(hg.N_HEX)
+    gy = set(mt.green) | set(mt.yellow)
+    for i in range(hg.N_HEX):
+        if not mt.land[i]:
+            fr[i] = de[i] = 1
+        if i in gy:
+            fr[i] = 1
+    units = scenario.units
+    return {
+        "tables": mt,
+        "dist_green": tuple(int(x) for x in dg),
+        "forbidden": (bytes(fr), bytes(de)),
+        "unit_side": tuple(int(u.side) for u in units),
+        "side_unit_list": tuple(tuple(u.index for u in units if u.side == s) for s in (0, 1)),
+        "port_units": tuple(u.index for u in units if u.port),
+        "unit_static": tuple(bool(u.static) for u in units),
+        "unit_free_stacking": tuple(bool(u.free_stacking) for u in units),
+        "unit_panzer": tuple(bool(u.is_panzer) for u in units),
+        "passable_bits": tuple(sum(1 << i for i in range(hg.N_HEX) if not f[i]) for f in (fr, de)),
+    }

@@ -8,12 +8,20 @@ nothing here knows about phases.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Iterator, KeysView, Mapping
 from dataclasses import dataclass
+from operator import itemgetter
+from typing import Any
+
+import numpy as np
 
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.mapdata import ColoredRow, MapData, Terrain
 from ffo_env.core.scenario import Tables
+
+# index offset of the neighbour in each direction (E, NE, NW, W, SW, SE): hexes are numbered column
+# by column with 26 / 25 rows alternately, so the offsets are the same for every hex (hexgrid)
+_DIR_OFFSET = (1, 26, 25, -1, -26, -25)
 
 _TERRAIN_NAME = {Terrain.CLEAR: "clear", Terrain.ROUGH: "rough", Terrain.MARSH: "marsh", Terrain.MOUNTAIN: "mountain"}
 
@@ -31,6 +39,8 @@ class MapTables:
     enter_cost: tuple[int, ...]
     # (direction, neighbour, river_extra) for every neighbour not across a blocked hexside and on land
     moves: tuple[tuple[tuple[int, int, int], ...], ...]
+    # (neighbour, MP to enter it from here) for the same moves: enter_cost + river_extra
+    steps: tuple[tuple[tuple[int, int], ...], ...]
     # neighbours through non-blocked hexsides (land or not)
     open_nb: tuple[tuple[int, ...], ...]
     river_side: tuple[tuple[bool, ...], ...]  # effective river (R14: none around cities)
@@ -47,6 +57,17 @@ class MapTables:
     adj_red: tuple[bool, ...]  # rule 5.3, R7
     city_hexes: tuple[int, ...]
     port_hexes: tuple[int, ...]
+    # --- derived tables for the fast searches (speed only; no rule lives here) ---
+    # may a unit end a move here? index 2 * side + comply (rules 5.3-5.5, R6, R7)
+    end_ok: tuple[bytes, bytes, bytes, bytes]
+    no_return_yellow: bytes  # rule 9.5 region of search.reachable
+    no_return_green_red: bytes  # rule 9.2 region
+    land_not_colored: tuple[int, ...]  # refugee hexes before the German-adjacent test (R35)
+    # hex sets as Python int bitsets (bit h = hex h); see flood_bits
+    open_bits: tuple[int, ...]  # per direction: hexes whose hexside that way is open (= open_nb)
+    green_bits: int
+    yellow_bits: int
+    rail_ok_bits: int
 
 
 def build_tables(m: MapData, t: Tables) -> MapTables:
@@ -109,6 +130,27 @@ def build_tables(m: MapData, t: Tables) -> MapTables:
     rail_ok = tuple(
         land[i] and not colored[i] and (city[i] or terrain[i] == Terrain.CLEAR) for i in range(n)
     )
+    # the same predicate as State._end_ok had, per (side, comply)
+    end_ok = []
+    for side in (0, 1):
+        for comply in (False, True):
+            ok = bytearray(n)
+            for i in range(n):
+                if side == 0:
+                    ok[i] = not (adj_gy[i] or (comply and (row[i] == ColoredRow.RED or adj_red[i])))
+                else:
+                    ok[i] = not (row[i] == ColoredRow.RED or (comply and row[i] == ColoredRow.GREEN))
+            end_ok.append(bytes(ok))
+    open_bits = [0] * 6
+    for i in range(n):
+        for d, j in hg.NEIGHBOR_DIRS[i]:
+            if blocked_side[i][d]:
+                continue
+            if j != i + _DIR_OFFSET[d]:  # pragma: no cover - the grid is numbered column by column
+                raise AssertionError("hex numbering does not give constant neighbour offsets")
+            open_bits[d] |= 1 << i
+    if min(enter_cost) < 1:  # pragma: no cover - reachable's bucket queue needs positive costs
+        raise ValueError("movement costs must be at least 1")
     return MapTables(
         land=land,
         city=city,
@@ -118,6 +160,7 @@ def build_tables(m: MapData, t: Tables) -> MapTables:
         mountain=tuple(terrain[i] == Terrain.MOUNTAIN and not city[i] and not colored[i] for i in range(n)),
         enter_cost=tuple(enter_cost),
         moves=tuple(moves),
+        steps=tuple(tuple((j, enter_cost[j] + extra) for _d, j, extra in mv) for mv in moves),
         open_nb=tuple(open_nb),
         river_side=tuple(river_side),
         blocked_side=tuple(blocked_side),
@@ -133,18 +176,127 @@ def build_tables(m: MapData, t: Tables) -> MapTables:
         adj_red=adj_red,
         city_hexes=tuple(i for i in range(n) if city[i]),
         port_hexes=tuple(i for i in range(n) if m.port[i]),
+        end_ok=(end_ok[0], end_ok[1], end_ok[2], end_ok[3]),
+        no_return_yellow=bytes(1 if row[i] == ColoredRow.YELLOW else 0 for i in range(n)),
+        no_return_green_red=bytes(1 if row[i] in (ColoredRow.GREEN, ColoredRow.RED) else 0 for i in range(n)),
+        land_not_colored=tuple(i for i in range(n) if land[i] and not colored[i]),
+        open_bits=tuple(open_bits),
+        green_bits=sum(1 << i for i in green),
+        yellow_bits=sum(1 << i for i in yellow),
+        rail_ok_bits=sum(1 << i for i in range(n) if rail_ok[i]),
     )
 
 
-@dataclass(frozen=True)
-class Reach:
+class Reach(tuple):  # type: ignore[type-arg]
     """A reachable destination: VP lost to overrun refugees (R13), MP spent, path (start excluded),
-    and the refugee hexes overrun on that path (rule 10.4)."""
+    and the refugee hexes overrun on that path (rule 10.4).
 
-    vp: int
-    mp: int
-    path: tuple[int, ...]
-    overrun: tuple[int, ...] = ()
+    Immutable. Construct with ``Reach(vp, mp, path, overrun)``; compare, hash and pickle by those
+    four. The path of a plain search result is walked from the search tree when asked for (only
+    the destination actually chosen needs one)."""
+
+    __slots__ = ()
+
+    def __new__(cls, vp: int, mp: int, path: tuple[int, ...] = (), overrun: tuple[int, ...] = ()) -> Reach:
+        return tuple.__new__(cls, (vp, mp, overrun, tuple(path), None, -1))
+
+    vp = property(itemgetter(0))
+    mp = property(itemgetter(1))
+    overrun = property(itemgetter(2))
+
+    @property
+    def path(self) -> tuple[int, ...]:
+        p = self[3]
+        if p is None:
+            parent = self[4]
+            h = self[5]
+            out = []
+            while h in parent:  # the start hex has no parent
+                out.append(h)
+                h = parent[h]
+            p = tuple(reversed(out))
+        return p
+
+    def _key(self) -> tuple[int, int, tuple[int, ...], tuple[int, ...]]:
+        return (self[0], self[1], self.path, self[2])
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Reach):
+            return NotImplemented
+        return self._key() == other._key()
+
+    def __ne__(self, other: object) -> bool:
+        eq = self.__eq__(other)
+        return eq if eq is NotImplemented else not eq
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __repr__(self) -> str:
+        return f"Reach(vp={self[0]}, mp={self[1]}, path={self.path}, overrun={self[2]})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Reach, (self[0], self[1], self.path, self[2]))
+
+    def __copy__(self) -> Reach:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Reach:
+        return self
+
+
+_new_tuple = tuple.__new__
+
+
+class Dests(Mapping[int, Reach]):
+    """Read-only ``{hex: Reach}`` of a plain search (no refugee VP): the hexes in discovery order
+    with their MP and the search tree the paths are walked from."""
+
+    __slots__ = ("_mp", "_parent")
+
+    def __init__(self, mp: dict[int, int], parent: dict[int, int]) -> None:
+        self._mp = mp
+        self._parent = parent
+
+    def __getitem__(self, h: int) -> Reach:
+        return _new_tuple(Reach, (0, self._mp[h], (), None, self._parent, h))  # type: ignore[no-any-return]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._mp)
+
+    def __len__(self) -> int:
+        return len(self._mp)
+
+    def __contains__(self, h: object) -> bool:
+        return h in self._mp
+
+    def keys(self) -> KeysView[int]:
+        return self._mp.keys()
+
+    def values(self) -> list[Reach]:  # type: ignore[override]
+        p = self._parent
+        return [_new_tuple(Reach, (0, mp, (), None, p, h)) for h, mp in self._mp.items()]
+
+    def items(self) -> list[tuple[int, Reach]]:  # type: ignore[override]
+        p = self._parent
+        return [(h, _new_tuple(Reach, (0, mp, (), None, p, h))) for h, mp in self._mp.items()]
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Mapping):
+            return NotImplemented
+        return dict(self.items()) == dict(other.items())
+
+    def __repr__(self) -> str:
+        return f"Dests({dict(self.items())!r})"
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (dict, (dict(self.items()),))
+
+    def __copy__(self) -> Dests:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Dests:
+        return self
 
 
 def reachable(
@@ -154,8 +306,9 @@ def reachable(
     blocked_hex: Collection[int] | bytearray,
     refugees: Mapping[int, bool] | None,
     refugee_extra: int,
-    no_return: Collection[int] | bytearray | None = None,
-) -> dict[int, Reach]:
+    no_return: Collection[int] | bytes | bytearray | None = None,
+    end_ok: bytes | bytearray | None = None,
+) -> Mapping[int, Reach]:
     """Destinations of one unit's move (rules 11.2-11.5, 10.3-10.4, R13, R15).
 
     ``blocked_hex[h]`` is true for hexes the unit may not enter at all (enemy
@@ -169,47 +322,131 @@ def reachable(
     an 18th Army unit leaving the green and red rows, rule 9.2): a step from a
     hex outside the region into it is not taken. It is a per-edge restriction, so
     the search stays a plain Dijkstra over (hex, VP) labels.
-    Ending restrictions are the caller's job. The start hex is not included.
+    ``end_ok``, if given, keeps only the hexes where it is true (the caller's
+    ending restrictions); otherwise ending restrictions are the caller's job.
+    The start hex is not included.
+
+    Ties: among equally cheap paths the one through the predecessor expanded first
+    (fewest VP, then MP, then lowest hex index) is kept. Without an unflipped
+    refugee marker in reach every label has 0 VP, and the search is a bucket-queue
+    Dijkstra over hexes that expands in exactly that order; otherwise the (hex, VP)
+    label search runs.
     """
-    moves = mt.moves
-    cost = mt.enter_cost
-    best: dict[tuple[int, int], int] = {(start, 0): 0}
-    parent: dict[tuple[int, int], tuple[int, int]] = {}
-    heap: list[tuple[int, int, int]] = [(0, 0, start)]
+    steps = mt.steps
+    big = mp + 1
+    blk: Any = blocked_hex
+    if refugees:
+        hot = [h for h, flipped in refugees.items() if not flipped]
+        if hot:
+            # 1 = may not enter, 2 = an unflipped refugee marker (leave for the label search)
+            blk = bytearray(blocked_hex)  # type: ignore[arg-type]
+            for h in hot:
+                if not blk[h]:
+                    blk[h] = 2
+    # outside the no-return region, its hexes are closed too (a per-edge restriction, rules 9.2, 9.5);
+    # a value of 2 stays 2 only where the step is otherwise open
+    blk_out = blk
+    if no_return is not None:
+        blk_out = (int.from_bytes(blk, "little") | int.from_bytes(no_return, "little")).to_bytes(hg.N_HEX, "little")
+    dist = [big] * hg.N_HEX
+    dist[start] = 0
+    order: list[int] = []  # hexes in the order they were first reached
+    parent: dict[int, int] = {}
+    buckets: list[list[int]] = [[] for _ in range(big)]
+    buckets[0].append(start)
+    for d in range(big):
+        bucket = buckets[d]
+        if not bucket:
+            continue
+        if len(bucket) > 1:
+            bucket.sort()  # costs are >= 1: nothing joins bucket d while it is expanded
+        for h in bucket:
+            if dist[h] != d:
+                continue  # improved since it was queued
+            closed = blk_out if no_return is not None and not no_return[h] else blk
+            for n, w in steps[h]:
+                b = closed[n]
+                if b:
+                    if b == 2 and d + w <= mp:
+                        return _reachable_labels(mt, start, mp, blocked_hex, refugees, refugee_extra, no_return,
+                                                 end_ok)
+                    continue
+                c = d + w
+                if c < dist[n]:
+                    if dist[n] == big:
+                        order.append(n)
+                    dist[n] = c
+                    parent[n] = h
+                    buckets[c].append(n)
+    if end_ok is not None:
+        out = {h: dist[h] for h in order if end_ok[h]}
+    else:
+        out = {h: dist[h] for h in order}
+    # rule 11.4, R15: one hex, spending everything, whatever it would cost
+    for n, _w in steps[start]:
+        if blocked_hex[n] or n in out or (end_ok is not None and not end_ok[n]):  # type: ignore[index]
+            continue
+        out[n] = mp
+        parent[n] = start
+    return Dests(out, parent)
+
+
+def _reachable_labels(
+    mt: MapTables,
+    start: int,
+    mp: int,
+    blocked_hex: Collection[int] | bytearray,
+    refugees: Mapping[int, bool] | None,
+    refugee_extra: int,
+    no_return: Collection[int] | bytes | bytearray | None,
+    end_ok: bytes | bytearray | None,
+) -> dict[int, Reach]:
+    """:func:`reachable` over (hex, VP) labels, for moves that may overrun refugees (R13).
+
+    Labels are ints ``hex << 8 | vp`` and heap entries ints ``vp << 24 | mp << 12 | hex``, which
+    order as the tuples ``(vp, mp, hex)`` (hex < 4096, MP < 4096; VP <= MP)."""
+    steps = mt.steps
+    refs = refugees if refugees is not None else {}
+    best: dict[int, int] = {start << 8: 0}
+    parent: dict[int, int] = {}
+    heap: list[int] = [start]
+    pop = heapq.heappop
+    push = heapq.heappush
     while heap:
-        vp, used, h = heapq.heappop(heap)
-        if best.get((h, vp), 99) < used:
+        e = pop(heap)
+        vp = e >> 24
+        used = (e >> 12) & 0xFFF
+        h = e & 0xFFF
+        lab = h << 8 | vp
+        if best.get(lab, 99) < used:
             continue
         back = no_return is not None and not no_return[h]
-        for _d, n, river in moves[h]:
+        for n, w in steps[h]:
             if blocked_hex[n] or (back and no_return[n]):  # type: ignore[index]
                 continue
-            c = used + cost[n] + river
-            options: Iterable[tuple[int, int]]
-            if refugees is not None and n in refugees:
-                if refugees[n]:
-                    options = ((vp, c),)  # rule 10.4: already paid for this phase
-                else:
-                    options = ((vp, c + refugee_extra), (vp + 1, c))  # rule 10.3 / 10.4
+            c = used + w
+            flipped = refs.get(n)
+            if flipped is None or flipped:
+                options: tuple[tuple[int, int], ...] = ((vp, c),)  # rule 10.4: already paid for this phase
             else:
-                options = ((vp, c),)
+                options = ((vp, c + refugee_extra), (vp + 1, c))  # rule 10.3 / 10.4
             for nvp, nmp in options:
                 if nmp > mp:
                     continue
                 # dominated by a label with fewer or equal VP and no more MP?
-                dominated = False
+                base = n << 8
                 for v in range(nvp + 1):
-                    b = best.get((n, v))
+                    b = best.get(base | v)
                     if b is not None and b <= nmp:
-                        dominated = True
                         break
-                if dominated:
-                    continue
-                best[(n, nvp)] = nmp
-                parent[(n, nvp)] = (h, vp)
-                heapq.heappush(heap, (nvp, nmp, n))
+                else:
+                    best[base | nvp] = nmp
+                    parent[base | nvp] = lab
+                    push(heap, nvp << 24 | nmp << 12 | n)
     out: dict[int, Reach] = {}
-    for (h, vp), used in best.items():
+    for key, used in best.items():
+        h = key >> 8
+        vp = key & 255
         if h == start:
             continue
         cur = out.get(h)
@@ -217,22 +454,23 @@ def reachable(
             continue
         path = [h]
         overrun = []
-        key = (h, vp)
         while key in parent:
             prev = parent[key]
-            if prev[1] < key[1]:
-                overrun.append(key[0])
+            if (prev & 255) < (key & 255):
+                overrun.append(key >> 8)
             key = prev
-            if key[0] != start:
-                path.append(key[0])
+            if key >> 8 != start:
+                path.append(key >> 8)
         out[h] = Reach(vp, used, tuple(reversed(path)), tuple(overrun))
     # rule 11.4, R15: one hex, spending everything, whatever it would cost
-    for _d, n, _r in moves[start]:
-        if blocked_hex[n]:
+    for n, _w in steps[start]:
+        if blocked_hex[n]:  # type: ignore[index]
             continue
         cur = out.get(n)
         if cur is None or cur.vp > 0:
             out[n] = Reach(0, mp, (n,))
+    if end_ok is not None:
+        out = {h: r for h, r in out.items() if end_ok[h]}
     return out
 
 
@@ -251,3 +489,32 @@ def flood(open_nb: tuple[tuple[int, ...], ...], sources: Iterable[int], passable
                 seen[n] = 1
                 stack.append(n)
     return seen
+
+
+def flood_bits(open_bits: tuple[int, ...], sources: int, passable: int) -> int:
+    """:func:`flood` on int bitsets (bit h = hex h): the passable hexes connected to the passable
+    ``sources`` through open hexsides. ``open_bits`` is :attr:`MapTables.open_bits`; each round
+    moves the whole set one hex in all six directions (constant index offsets, ``_DIR_OFFSET``)."""
+    o0, o1, o2, o3, o4, o5 = open_bits
+    r = sources & passable
+    while True:
+        n = (r | ((r & o0) << 1) | ((r & o1) << 26) | ((r & o2) << 25)
+             | ((r & o3) >> 1) | ((r & o4) >> 26) | ((r & o5) >> 25)) & passable
+        if n == r:
+            return r
+        r = n
+
+
+_N_BYTES = (hg.N_HEX + 7) // 8
+
+
+def bits_to_mask(bits: int) -> bytearray:
+    """An int bitset as a 0/1 bytearray of length ``N_HEX``."""
+    a = np.unpackbits(np.frombuffer(bits.to_bytes(_N_BYTES, "little"), dtype=np.uint8), count=hg.N_HEX,
+                      bitorder="little")
+    return bytearray(a.data)
+
+
+def mask_to_bits(mask: bytes | bytearray) -> int:
+    """A 0/1 mask of length ``N_HEX`` as an int bitset."""
+    return int.from_bytes(np.packbits(np.frombuffer(mask, dtype=np.uint8), bitorder="little").tobytes(), "little")

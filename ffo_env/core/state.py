@@ -15,7 +15,9 @@ Dice come from the state's own generator (R37) and every roll is logged in
 
 from __future__ import annotations
 
+import bisect
 import json
+from collections.abc import Mapping
 from enum import IntEnum
 from typing import Any
 
@@ -25,7 +27,7 @@ from ffo_env.core.dice import Dice
 from ffo_env.core.game import ENGINE_VERSION, Game, RulesOptions
 from ffo_env.core.mapdata import ColoredRow
 from ffo_env.core.scenario import Side, UnitSpec
-from ffo_env.core.search import Reach, flood, reachable
+from ffo_env.core.search import Reach, bits_to_mask, flood_bits, mask_to_bits, reachable
 
 FRENCH = Side.FRENCH
 GERMAN = Side.GERMAN
@@ -147,7 +149,9 @@ class State:
         self.last_dice: list[int] = []
         self.winner: int | None = None
         self._pos_version = [0, 0]
-        self._cache: dict[Any, Any] = {}
+        self._port_version = 0  # bumped when a naval garrison enters or leaves the map (rule 7.8)
+        # derived data, one slot per kind: kind -> (key of the position versions it was made from, value)
+        self._cache: dict[Any, tuple[Any, Any]] = {}
         self._legal: list[int] | None = None
         if _start:
             self._run()
@@ -202,7 +206,16 @@ class State:
         st = self.status
         if side is None:
             return [u for u in range(len(st)) if st[u] == ON_MAP]
-        return [u.index for u in self.units if st[u.index] == ON_MAP and u.side == side]
+        # a unit's status changes only as it enters or leaves the map (_place, _lift), which bump
+        # its side's position version
+        kind = "onmap1" if side else "onmap0"
+        key = self._pos_version[side]
+        hit = self._cache.get(kind)
+        if hit is not None and hit[0] == key:
+            return list(hit[1])
+        out = [u for u in self.game.side_unit_list[side] if st[u] == ON_MAP]
+        self._cache[kind] = (key, out)
+        return list(out)
 
     def vp_breakdown(self) -> dict[str, int]:
         out: dict[str, int] = {}
@@ -313,8 +326,11 @@ class State:
         self.stacks.setdefault(h, []).append(u)
         self.loc[u] = h
         self.status[u] = ON_MAP
-        side = self.units[u].side
+        spec = self.units[u]
+        side = spec.side
         self._pos_version[side] += 1
+        if spec.port:
+            self._port_version += 1
         self.revealed[0].discard(h)
         self.revealed[1].discard(h)
         self._take(h, side)
@@ -334,7 +350,10 @@ class State:
         if not st:
             del self.stacks[h]
         self.loc[u] = -1
-        self._pos_version[self.units[u].side] += 1
+        spec = self.units[u]
+        self._pos_version[spec.side] += 1
+        if spec.port:
+            self._port_version += 1
         self.revealed[0].discard(h)
         self.revealed[1].discard(h)
 
@@ -388,36 +407,62 @@ class State:
     # ---------------------------------------------------------------- supply
 
     def _garrisoned_ports(self) -> tuple[int, ...]:
+        key = self._port_version
+        hit = self._cache.get("ports")
+        if hit is not None and hit[0] == key:
+            return hit[1]
         out = []
-        for u in self.units:
-            if u.port and self.status[u.index] == ON_MAP:
-                out.append(self.loc[u.index])
-        return tuple(out)
+        for u in self.game.port_units:
+            if self.status[u] == ON_MAP:
+                out.append(self.loc[u])
+        ports = tuple(out)
+        self._cache["ports"] = (key, ports)
+        return ports
 
-    def _supply_mask(self, side: int, west: bool) -> bytearray:
-        """Hexes from which a unit of ``side`` (and west group) traces supply (rules 7.2, 7.7, 7.8, R10)."""
-        mt = self.game.tables
-        if side == FRENCH:
-            key: Any = ("sF", self._pos_version[GERMAN], self._garrisoned_ports())
-        else:
-            key = ("sG", west, self._pos_version[FRENCH])
-        hit = self._cache.get(key)
-        if hit is not None:
-            return hit
-        passable = bytearray(self.game.forbidden[side])
-        for i in range(hg.N_HEX):
-            passable[i] ^= 1
-        enemy = 1 - side
+    def _occupied_bits(self, side: int) -> int:
+        """Hexes holding units of ``side``, as an int bitset."""
+        kind = "occ1" if side else "occ0"
+        key = self._pos_version[side]
+        hit = self._cache.get(kind)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        sides = self.game.unit_side
+        bits = 0
         for h, st in self.stacks.items():
-            if self.units[st[0]].side == enemy:
-                passable[h] = 0
+            if sides[st[0]] == side:
+                bits |= 1 << h
+        self._cache[kind] = (key, bits)
+        return bits
+
+    def supply_mask(self, side: int, west: bool = False) -> bytearray:
+        """Hexes from which a unit of ``side`` (and west group) traces supply (rules 7.2, 7.7, 7.8, R10).
+
+        A 0/1 bytearray of length ``N_HEX``, cached until the enemy's units (or, for the French,
+        the naval garrisons) change; treat it as read-only. The French city exception of rule 7.8
+        is :meth:`is_supplied`'s, not part of the mask."""
         if side == FRENCH:
-            sources: tuple[int, ...] = self._garrisoned_ports()  # rule 7.8
+            kind: Any = "sF"
+            key: Any = (self._pos_version[GERMAN], self._port_version)
         else:
-            sources = mt.yellow if west else mt.green  # rule 7.7, 9.5
-        mask = flood(mt.open_nb, sources, passable)
-        self._cache[key] = mask
+            kind = "sGw" if west else "sG"
+            key = self._pos_version[FRENCH]
+        hit = self._cache.get(kind)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        game = self.game
+        mt = game.tables
+        passable = game.passable_bits[side] & ~self._occupied_bits(1 - side)
+        if side == FRENCH:
+            sources = 0
+            for h in self._garrisoned_ports():  # rule 7.8
+                sources |= 1 << h
+        else:
+            sources = mt.yellow_bits if west else mt.green_bits  # rule 7.7, 9.5
+        mask = bits_to_mask(flood_bits(mt.open_bits, sources, passable))
+        self._cache[kind] = (key, mask)
         return mask
+
+    _supply_mask = supply_mask  # the name the encoder and older code use
 
     def is_supplied(self, u: int) -> bool:
         """Supply of unit ``u`` now (rules 7.1-7.8; judged at the moments of R11)."""
@@ -549,7 +594,11 @@ class State:
         return t.setup_stack_limit if self.phase in (Phase.SETUP_FRENCH, Phase.SETUP_GERMAN) else t.stack_limit
 
     def _counted(self, h: int) -> int:
-        return sum(1 for u in self.stacks.get(h, ()) if not self.units[u].free_stacking)
+        st = self.stacks.get(h)
+        if not st:
+            return 0
+        free = self.game.unit_free_stacking
+        return sum(1 for u in st if not free[u])
 
     def _overstacked(self, side: int) -> tuple[int, int] | None:
         limit = self.game.scenario.tables.stack_limit
@@ -735,8 +784,10 @@ class State:
         return True
 
     def _movers(self, side: int) -> list[int]:
-        return [u for u in self.on_map_units(side)
-                if not self.moved[u] and not self.immobile[u] and not self.units[u].static]
+        moved = self.moved
+        immobile = self.immobile
+        static = self.game.unit_static
+        return [u for u in self.on_map_units(side) if not moved[u] and not immobile[u] and not static[u]]
 
     def _legal_move_unit(self) -> list[int]:
         L = self.game.layout
@@ -757,46 +808,45 @@ class State:
         return min(roll, self.mf(u))
 
     def _blocked_for(self, u: int) -> bytearray:
-        """Hexes unit ``u`` may never enter (R15, rule 5.5, R5, 9.2, 9.5, 13.4)."""
+        """Hexes unit ``u`` may never enter (R15, rule 5.5, R5, 9.2, 9.5, 13.4). Read-only (cached)."""
         spec = self.units[u]
         side = spec.side
+        yellow = side == GERMAN and spec.west and self.entered_map[u]
+        green_red = side == GERMAN and self.left_green[u]
+        kind = ("blk", side, yellow, green_red)
+        key = self._pos_version[1 - side]
+        hit = self._cache.get(kind)
+        if hit is not None and hit[0] == key:
+            return hit[1]
         mask = bytearray(self.game.forbidden[side])
         enemy = 1 - side
+        sides = self.game.unit_side
         for h, st in self.stacks.items():
-            if self.units[st[0]].side == enemy:
+            if sides[st[0]] == enemy:
                 mask[h] = 1
         mt = self.game.tables
-        if side == GERMAN:
-            if spec.west and self.entered_map[u]:
-                for h in mt.yellow:
-                    mask[h] = 1
-            if self.left_green[u]:
-                # rule 9.2: an 18th Army unit that has left the red and green rows "then stays out"
-                for h in mt.green:
-                    mask[h] = 1
-                for h in mt.red:
-                    mask[h] = 1
+        if yellow:
+            for h in mt.yellow:
+                mask[h] = 1
+        if green_red:
+            # rule 9.2: an 18th Army unit that has left the red and green rows "then stays out"
+            for h in mt.green:
+                mask[h] = 1
+            for h in mt.red:
+                mask[h] = 1
+        self._cache[kind] = (key, mask)
         return mask
 
-    def _no_return_for(self, u: int) -> bytearray | None:
+    def _no_return_for(self, u: int) -> bytes | None:
         """Region unit ``u`` may leave during a move but not come back into (rules 9.2, 9.5)."""
         spec = self.units[u]
         if spec.side != GERMAN:
             return None
-        key: Any = None
         if spec.west and not self.entered_map[u]:
-            key = "nrY"  # rule 9.5: once on the regular map, never back into the yellow row
-        elif spec.group == "18" and not self.left_green[u]:
-            key = "nrGR"  # rule 9.2: out of the red and green rows, then stay out
-        if key is None:
-            return None
-        hit = self._cache.get(key)
-        if hit is None:
-            mt = self.game.tables
-            rows = (ColoredRow.YELLOW,) if key == "nrY" else (ColoredRow.GREEN, ColoredRow.RED)
-            hit = bytearray(1 if mt.row[h] in rows else 0 for h in range(hg.N_HEX))
-            self._cache[key] = hit
-        return hit
+            return self.game.tables.no_return_yellow  # rule 9.5: once on the regular map, never back
+        if spec.group == "18" and not self.left_green[u]:
+            return self.game.tables.no_return_green_red  # rule 9.2: out of the red and green rows, then stay out
+        return None
 
     def _end_ok(self, u: int, h: int, comply: bool) -> bool:
         """May unit ``u`` end a move in hex ``h``? (rules 5.3-5.5, R6, R7)."""
@@ -813,14 +863,18 @@ class State:
             return False  # rule 5.4, R7
         return True
 
-    def destinations(self, u: int, mp: int) -> dict[int, Reach]:
-        """Legal destinations of unit ``u`` with ``mp`` movement points (R13, R15), stay excluded."""
+    def destinations(self, u: int, mp: int) -> Mapping[int, Reach]:
+        """Legal destinations of unit ``u`` with ``mp`` movement points (R13, R15), stay excluded.
+
+        A read-only mapping hex -> :class:`Reach` (a ``dict`` or a lazy :class:`search.Dests`)."""
         side = self.units[u].side
         refugees = self.refugees if side == FRENCH else None  # rule 10.3: French only
-        reach = reachable(self.game.tables, self.loc[u], mp, self._blocked_for(u), refugees,
-                          self.game.scenario.tables.refugee_move_extra, self._no_return_for(u))
         comply = u in self.ctx.get("comply", ())
-        return {h: r for h, r in reach.items() if self._end_ok(u, h, comply)}
+        mt = self.game.tables
+        # mt.end_ok is _end_ok tabulated per (side, comply)
+        return reachable(mt, self.loc[u], mp, self._blocked_for(u), refugees,
+                         self.game.scenario.tables.refugee_move_extra, self._no_return_for(u),
+                         mt.end_ok[2 * side + comply])
 
     def _complies(self, u: int, h: int) -> bool:
         """Is hex ``h`` already out of the rows unit ``u`` must leave? (rules 5.3, 5.4, 9.2, R7)"""
@@ -874,33 +928,32 @@ class State:
     # ----------------------------------------------------------------- rail
 
     def _adj_enemy_mask(self, side: int) -> bytearray:
-        key = ("adjE", side, self._pos_version[1 - side])
-        hit = self._cache.get(key)
-        if hit is not None:
-            return hit
+        kind = "adjE1" if side else "adjE0"
+        key = self._pos_version[1 - side]
+        hit = self._cache.get(kind)
+        if hit is not None and hit[0] == key:
+            return hit[1]
         mask = bytearray(hg.N_HEX)
         enemy = 1 - side
+        sides = self.game.unit_side
         for h, st in self.stacks.items():
-            if self.units[st[0]].side == enemy:
+            if sides[st[0]] == enemy:
                 mask[h] = 1
                 for n in hg.NEIGHBOR_LISTS[h]:
                     mask[n] = 1
-        self._cache[key] = mask
+        self._cache[kind] = (key, mask)
         return mask
 
     def _rail_candidates(self) -> dict[int, list[int]]:
         """Units that may attempt a rail move and their destination cities (rule 11.7, R16, R17)."""
         mt = self.game.tables
         adj = self._adj_enemy_mask(FRENCH)  # includes enemy-occupied hexes themselves
-        ok = bytearray(hg.N_HEX)
-        for h in range(hg.N_HEX):
-            if mt.rail_ok[h] and not adj[h]:
-                ok[h] = 1
+        ok = mt.rail_ok_bits & ~mask_to_bits(adj)
         dest_ok = [h for h in mt.city_hexes
                    if not self.ever_german[h] and self.control[h] == FRENCH and not adj[h]
                    and not mt.adj_green_or_yellow[h]]
         out: dict[int, list[int]] = {}
-        comps: dict[int, bytearray] = {}
+        comps: dict[int, int] = {}
         for u in self.on_map_units(FRENCH):
             spec = self.units[u]
             h = self.loc[u]
@@ -908,9 +961,9 @@ class State:
                 continue
             comp = comps.get(h)
             if comp is None:
-                comp = flood(mt.open_nb, (h,), ok)
+                comp = flood_bits(mt.open_bits, 1 << h, ok)
                 comps[h] = comp
-            dests = [c for c in dest_ok if c != h and comp[c]]
+            dests = [c for c in dest_ok if c != h and (comp >> c) & 1]
             if dests:
                 out[u] = dests
         return out
@@ -973,17 +1026,28 @@ class State:
         return True
 
     def _attack_targets(self, side: int) -> list[int]:
-        enemy = 1 - side
-        out = set()
-        done = self.ctx.get("attacked_hexes", [])
+        # _can_attack inlined: a unit that may attack at all, across an open hexside
+        # (mt.open_nb), a panzer corps not against a city (rule 13.16, R24)
+        enemy_bits = self._occupied_bits(1 - side)
+        out: set[int] = set()
+        done = () if self.game.options.repeat_attacks else self.ctx.get("attacked_hexes", [])
+        game = self.game
+        mt = game.tables
+        open_nb = mt.open_nb
+        city = mt.city
+        static = game.unit_static
+        panzer = game.unit_panzer
+        loc = self.loc
+        attacked = self.attacked
+        no_attack = self.no_attack
         for u in self.on_map_units(side):
-            for n in hg.NEIGHBOR_LISTS[self.loc[u]]:
-                if n in out or self.side_at(n) != enemy:
+            if static[u] or attacked[u] or no_attack[u]:
+                continue
+            pz = panzer[u]
+            for n in open_nb[loc[u]]:
+                if n in out or not (enemy_bits >> n) & 1 or n in done or (pz and city[n]):
                     continue
-                if not self.game.options.repeat_attacks and n in done:
-                    continue
-                if self._can_attack(u, n):
-                    out.add(n)
+                out.add(n)
         return sorted(out)
 
     def _legal_attack_target(self) -> list[int]:
@@ -1434,7 +1498,21 @@ class State:
         return True
 
     def _scare_candidates(self) -> list[int]:
-        return [u for u in self.on_map_units(GERMAN) if self.units[u].mechanized and self.is_supplied(u)]
+        """Supplied German mechanized units the French player can see (rules 7.9, 3.6, R3): the top
+        unit of its stack, or any unit of a stack revealed to him by an attack declaration. A unit
+        hidden under another (e.g. a panzer corps under the free-stacking 1st Mountain Division) is
+        not offered: the action mask would reveal what rule 3.6 forbids the French to look at."""
+        revealed = self.revealed[FRENCH]
+        out = []
+        for u in self.on_map_units(GERMAN):
+            if not self.units[u].mechanized:
+                continue
+            h = self.loc[u]
+            if self.stacks[h][-1] != u and h not in revealed:
+                continue  # rule 3.6, R3: hidden under the top unit
+            if self.is_supplied(u):
+                out.append(u)
+        return out
 
     def _legal_scare_unit(self) -> list[int]:
         L = self.game.layout
@@ -1524,6 +1602,8 @@ class State:
             self.decision = Decision.END_PHASE
             return
         self.stuka_used = True  # rule 12.1, R32
+        # R3: the strike is declared on the hex, so its stack is revealed to the German player; his
+        # STEP_LOSS choice among the French defenders of a BB (rule 13.7, R29) shows nothing new
         self.revealed[GERMAN].add(a)
         b = {"target": a, "attacker": GERMAN, "air": True, "attackers": [], "defenders": list(self.stacks[a]),
              "att_oos": False, "att_supplied": {}, "att_supplied_mech": False, "origins": []}
@@ -1583,12 +1663,28 @@ class State:
 
     # ------------------------------------------------------------- refugees
 
+    def _refugee_base(self) -> list[int]:
+        """Land hexes outside the colored rows, not German-occupied or adjacent to a German unit (R35)."""
+        key = self._pos_version[GERMAN]
+        hit = self._cache.get("refB")
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        adj = self._adj_enemy_mask(FRENCH)  # German-occupied or adjacent to a German unit
+        out = [h for h in self.game.tables.land_not_colored if not adj[h]]
+        self._cache["refB"] = (key, out)
+        return out
+
     def _refugee_hexes(self) -> list[int]:
         """R35."""
-        mt = self.game.tables
-        adj = self._adj_enemy_mask(FRENCH)  # German-occupied or adjacent to a German unit
-        return [h for h in range(hg.N_HEX)
-                if mt.land[h] and not mt.colored[h] and not adj[h] and h not in self.refugees]
+        refugees = self.refugees
+        base = self._refugee_base()
+        if not refugees:
+            return list(base)
+        return [h for h in base if h not in refugees]
+
+    def _any_refugee_hex(self) -> bool:
+        refugees = self.refugees
+        return any(h not in refugees for h in self._refugee_base())
 
     def _enter_refugee_placement(self) -> bool:
         t = self.game.scenario.tables
@@ -1596,7 +1692,7 @@ class State:
             return False
         die = self._roll("refugees (rule 10.1)")
         self.ctx["refugees_left"] = min(die, t.refugee_max)
-        if not self._refugee_hexes():
+        if not self._any_refugee_hex():
             return False
         self._set(Decision.REFUGEE_HEX, GERMAN)
         return True
@@ -1607,12 +1703,14 @@ class State:
     def _apply_refugee_hex(self, a: int) -> None:
         self.refugees[a] = False
         self.ctx["refugees_left"] -= 1
-        if self.ctx["refugees_left"] <= 0 or not self._refugee_hexes():
+        if self.ctx["refugees_left"] <= 0 or not self._any_refugee_hex():
             self.decision = Decision.END_PHASE
 
     # ------------------------------------------------------------ overstack
 
     def _legal_overstack(self) -> list[int]:
+        # fog of war (rule 3.6, R3) does not hide these identities: rule 6.5 has the opposing player
+        # remove "the units of his choice" from the over-stacked hex, so the rules show him the stack
         L = self.game.layout
         h = self.ctx["overstack_hex"]
         return [L.unit_action(u) for u in self.stacks[h] if not self.units[u].free_stacking]
@@ -1813,6 +1911,7 @@ class State:
         s.history = [tuple(x) for x in d["history"]]  # type: ignore[misc]
         s.winner = d["winner"]
         s._pos_version = list(d["pos_version"])
+        s._port_version = 0
         s._cache = {}
         s._legal = None
         return s
@@ -1826,8 +1925,6 @@ class State:
 
 
 def _contains(sorted_list: list[int], a: int) -> bool:
-    import bisect
-
     i = bisect.bisect_left(sorted_list, a)
     return i < len(sorted_list) and sorted_list[i] == a
 
