@@ -140,3 +140,27 @@ def test_maskable_ppo_trains_briefly_on_subproc_vec_env():
         assert all(get_action_masks(venv)[i, a] for i, a in enumerate(act))
     finally:
         venv.close()
+
+
+def test_shaped_reward_charges_an_overstack_to_the_move_that_makes_it_r09():
+    """Potential-based shaping: the German pays at the move, not at the removal (rule 6.5, R9)."""
+    from conftest import H, U, ua
+
+    from agents.simple import PassAgent
+    from ffo_env.core.actions import Special
+    from ffo_env.core.notation import position
+    from ffo_env.core.state import DEAD, Phase
+
+    env = FFOSingleAgentEnv(side="german", reward="shaped", opponent=PassAgent())
+    env.reset(seed=0)
+    env.state = position("turn 3 phase GERMAN_MOVEMENT\ngerman: de-III@4414 de-IV@4416", env.game)
+    _, r_pick, *_ = env.step(ua("de-III"))
+    assert H("4416") in env.state.legal_actions()
+    _, r_move, *_ = env.step(H("4416"))
+    assert r_pick == 0.0 and r_move == pytest.approx(-0.02 * 3)
+    vp = env.state.vp
+    # end of the phase: the French remove one unit (+3 VP) and the pending 3 VP are gone: net 0
+    _, r_end, *_ = env.step(env.game.layout.special(Special.PASS))
+    s = env.state
+    assert DEAD in (s.status[U("de-III")], s.status[U("de-IV")]) and s.vp == vp + 3
+    assert s.phase != Phase.GERMAN_MOVEMENT and r_end == pytest.approx(0.0, abs=1e-9)

@@ -73,3 +73,18 @@ def test_6_5_advance_may_not_overstack():
     act(s, P.layout.lower(0))
     act(s, ua("de-III"))
     assert s.decision != Decision.ADVANCE_UNIT or ua("de-IV") not in s.legal_actions()
+
+
+def test_r09_pending_overstack_vp_is_what_the_removal_will_score():
+    s = position("turn 3 phase GERMAN_MOVEMENT\ngerman: de-III@4414 de-IV@4416", P)
+    assert s.pending_overstack_vp() == 0
+    act(s, ua("de-III"))
+    act(s, "move de-III to 4416 (2 MP)")
+    pending = s.pending_overstack_vp()
+    assert pending == max(s.elimination_vp(U("de-III")), s.elimination_vp(U("de-IV"))) == 3
+    act(s, PASS)
+    act(s, ua("de-IV"))
+    assert s.vp == pending and s.pending_overstack_vp() == 0
+    # outside the German movement phase nothing is pending (setup stacks stand, rule 6.2)
+    s = position("turn 3 phase GERMAN_COMBAT\ngerman: de-III@4416 de-IV@4416", P)
+    assert s.pending_overstack_vp() == 0

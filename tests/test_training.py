@@ -23,6 +23,8 @@ TINY = [
     "--set", "checkpoint_every=32", "--set", "max_steps=200",
     "--set", "opponents={random: 1.0, heuristic: 0.5, snapshots: 1.0}",
     "--set", "eval.games=1", "--set", "eval.workers=1", "--set", "eval.opponents=[random]",
+    "--set", "pretrain.decisions=60", "--set", "pretrain.iterations=2", "--set", "pretrain.epochs=1",
+    "--set", "pretrain.workers=1", "--set", "pretrain.opponents={random: 1.0}",
     "--no-progress",
 ]
 
@@ -49,6 +51,8 @@ def test_configs_in_repo_load() -> None:
         ("ppo: {n_steps: fast}\n", "ppo.n_steps"),
         ("unknown_key: 1\n", "unknown_key"),
         ("opponents: {random: -1}\n", "opponents"),
+        ("pretrain: {teacher: grandmaster}\n", "pretrain.teacher"),
+        ("pretrain: {teacher: heuristic, iterations: 0}\n", "pretrain.iterations"),
         ("n_envs: 1\nppo: {n_steps: 16, batch_size: 64}\n", "ppo.batch_size"),
     ],
 )
@@ -71,6 +75,17 @@ def test_run_folder_has_everything(run_dir: Path) -> None:
     assert any((run_dir / "tb").rglob("events.out.tfevents*"))
     results = json.loads((run_dir / "eval" / "results.json").read_text())
     assert len(results["pairings"]) == 2
+
+
+def test_pretraining_leaves_its_report_and_a_snapshot(run_dir: Path) -> None:
+    for side in ("french", "german"):
+        report = json.loads((run_dir / "pretrain" / f"{side}.json").read_text())
+        assert [r["iteration"] for r in report["iterations"]] == [0, 1]
+        assert [r["beta"] for r in report["iterations"]] == [1.0, 0.5]  # DAgger: the student plays half
+        assert report["iterations"][1]["total_decisions"] == 120
+        assert 0.0 <= report["iterations"][1]["heldout_agreement"] <= 1.0
+        assert (run_dir / "snapshots" / f"{side}_pretrain.pt").is_file()
+    assert any((run_dir / "tb" / "pretrain_german").rglob("events.out.tfevents*"))
 
 
 def test_saved_policy_loads_and_plays_a_full_game(run_dir: Path) -> None:
@@ -134,9 +149,10 @@ def test_mismatched_policy_is_refused_with_a_clear_message(run_dir: Path, tmp_pa
 
 def test_resume_continues_from_the_last_checkpoint(run_dir: Path) -> None:
     before = json.loads((run_dir / "progress.json").read_text())
-    assert before["done"] == ["r0:french", "r0:german"]
+    assert before["done"] == ["pretrain:french", "pretrain:german", "r0:french", "r0:german"]
     assert ffo(["train", "--resume", str(run_dir), "--set", "rounds=2", *TINY[2:], "--no-eval"]) == 0
     after = json.loads((run_dir / "progress.json").read_text())
-    assert after["done"] == ["r0:french", "r0:german", "r1:french", "r1:german"]
+    assert after["done"] == ["pretrain:french", "pretrain:german", "r0:french", "r0:german", "r1:french",
+                             "r1:german"]
     assert after["timesteps"]["french"] >= 2 * 64 > before["timesteps"]["french"] - 1
-    assert len(after["snapshots"]["german"]) == 2
+    assert len(after["snapshots"]["german"]) == 3  # pretrain, r0, r1

@@ -55,6 +55,22 @@ class EvalConfig:
 
 
 @dataclass
+class PretrainConfig:
+    """Imitation warm start before PPO: DAgger from a scripted teacher (see training/imitation.py)."""
+
+    teacher: str = ""  # agent name of the teacher, e.g. "heuristic"; "" turns pretraining off
+    sides: list[str] = field(default_factory=lambda: list(SIDES))  # which trained sides get it
+    decisions: int = 20_000  # teacher-labelled learner decisions gathered per iteration
+    iterations: int = 2  # DAgger iterations (1 = plain behaviour cloning)
+    epochs: int = 3  # passes over everything gathered so far, after each iteration
+    batch_size: int = 256
+    learning_rate: float = 1e-3
+    value_coef: float = 0.5  # weight of the critic's return regression
+    opponents: dict[str, float] = field(default_factory=lambda: {"random": 0.5, "heuristic": 0.5})
+    workers: int = 2  # collection processes
+
+
+@dataclass
 class TrainConfig:
     """One training run. Timesteps count the learner's own decisions."""
 
@@ -77,6 +93,7 @@ class TrainConfig:
     ppo: PPOConfig = field(default_factory=PPOConfig)
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
+    pretrain: PretrainConfig = field(default_factory=PretrainConfig)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -86,7 +103,7 @@ class TrainConfig:
         return max(1, int(self.steps_per_round * self.side_scale.get(side, 1.0)))
 
 
-_NESTED = {"ppo": PPOConfig, "policy": PolicyConfig, "eval": EvalConfig}
+_NESTED = {"ppo": PPOConfig, "policy": PolicyConfig, "eval": EvalConfig, "pretrain": PretrainConfig}
 
 
 def _build(cls: type, data: dict[str, Any], where: str, source: str) -> Any:
@@ -148,6 +165,22 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
         raise bad("opponents", "a mapping of opponent name -> non-negative weight with a positive sum", cfg.opponents)
     if cfg.policy.spatial < 0:
         raise bad("policy.spatial", "an integer >= 0", cfg.policy.spatial)
+    pc = cfg.pretrain
+    if pc.teacher:
+        if any(s not in SIDES for s in pc.sides):
+            raise bad("pretrain.sides", "a list of 'french'/'german'", pc.sides)
+        for key in ("decisions", "iterations", "epochs", "batch_size", "workers"):
+            if getattr(pc, key) < 1:
+                raise bad(f"pretrain.{key}", "an integer >= 1", getattr(pc, key))
+        if pc.decisions < pc.workers * 10:
+            raise bad("pretrain.decisions", f"at least 10 per worker ({pc.workers * 10})", pc.decisions)
+        if not pc.opponents or any(w < 0 for w in pc.opponents.values()) or sum(pc.opponents.values()) <= 0:
+            raise bad("pretrain.opponents", "a mapping of opponent name -> non-negative weight with a positive sum",
+                      pc.opponents)
+        from agents.registry import AGENT_NAMES
+
+        if pc.teacher not in AGENT_NAMES and not pc.teacher.startswith("policy:"):
+            raise bad("pretrain.teacher", f"an agent name ({', '.join(AGENT_NAMES)}) or policy:PATH", pc.teacher)
     if cfg.ppo.batch_size > cfg.ppo.n_steps * cfg.n_envs:
         raise bad("ppo.batch_size", f"at most n_steps * n_envs = {cfg.ppo.n_steps * cfg.n_envs}", cfg.ppo.batch_size)
     return cfg

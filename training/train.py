@@ -191,6 +191,31 @@ def _write_progress(run_dir: Path, progress: dict[str, Any]) -> None:
     tmp.replace(run_dir / "progress.json")
 
 
+def _pretrain_side(cfg: TrainConfig, side: str, run_dir: Path, progress: dict[str, Any], progress_bar: bool) -> Any:
+    """The imitation warm start of one side (training/imitation.py); its result joins the pool as a snapshot."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from agents.policy import export_policy
+    from training.imitation import pretrain
+
+    # as many (idle) envs as the PPO stage will use, so the model takes that env without reloading
+    probe = DummyVecEnv([make_env_fn(cfg, side, _probe_pool(side), r) for r in range(cfg.n_envs)])
+    model = build_model(cfg, probe, run_dir / "tb", cfg.seed + (0 if side == "french" else 1))
+    pretrain(model, cfg, side, run_dir, progress["snapshots"][_other(side)], progress=progress_bar)
+    probe.close()
+    model.save(run_dir / "checkpoints" / f"{side}.zip")
+    snap = run_dir / "snapshots" / f"{side}_pretrain.pt"
+    export_policy(model, snap, side=side, extra={"round": "pretrain", "teacher": cfg.pretrain.teacher})
+    progress["snapshots"][side].append(str(snap))
+    return model
+
+
+def _probe_pool(side: str) -> Any:
+    from training.opponents import OpponentPool
+
+    return OpponentPool(_other(side), {"random": 1.0})
+
+
 def train(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress_bar: bool = True) -> dict[str, Any]:
     """Run (or resume) the self-play schedule; returns the progress record."""
     from sb3_contrib import MaskablePPO
@@ -205,6 +230,14 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress_bar: b
     else:
         progress = {"done": [], "snapshots": {s: [] for s in SIDES}, "timesteps": {s: 0 for s in SIDES}}
     models: dict[str, Any] = {}
+    if cfg.pretrain.teacher:
+        for side in cfg.sides:
+            key = f"pretrain:{side}"
+            if side not in cfg.pretrain.sides or key in progress["done"]:
+                continue
+            models[side] = _pretrain_side(cfg, side, run_dir, progress, progress_bar)
+            progress["done"].append(key)
+            _write_progress(run_dir, progress)
     for rnd in range(cfg.rounds):
         for side in cfg.sides:
             key = f"r{rnd}:{side}"

@@ -383,13 +383,36 @@ class State:
         if u == self.replacement_unit:
             self.replacement_unit = -1
         if award and spec.side == GERMAN:
-            vp = self.game.scenario.tables.vp
-            if spec.type == "mountain":
-                self._award(vp["german_mountain_division_eliminated"], "german_losses", f"{spec.id} eliminated ({cause})")
-            elif spec.mechanized:
-                self._award(vp["german_mech_eliminated"], "german_losses", f"{spec.id} eliminated ({cause})")
-            else:
-                self._award(vp["german_infantry_eliminated"], "german_losses", f"{spec.id} eliminated ({cause})")
+            self._award(self.elimination_vp(u), "german_losses", f"{spec.id} eliminated ({cause})")
+
+    def elimination_vp(self, u: int) -> int:
+        """French VP for eliminating unit ``u`` (rules 4.3, 4.6); 0 for a French unit."""
+        spec = self.units[u]
+        if spec.side != GERMAN:
+            return 0
+        vp = self.game.scenario.tables.vp
+        if spec.type == "mountain":
+            return int(vp["german_mountain_division_eliminated"])
+        return int(vp["german_mech_eliminated" if spec.mechanized else "german_infantry_eliminated"])
+
+    def pending_overstack_vp(self) -> int:
+        """French VP at stake in over-stacked German hexes: what the French would score if the
+        German movement phase ended in this position (rule 6.5, R9: the French remove the excess
+        units of their choice, assumed the costliest; rule 4.6). 0 outside the German movement
+        phase, where nothing is removed. Used by the envs' ``reward="shaped"`` as a potential."""
+        if self.phase != Phase.GERMAN_MOVEMENT:
+            return 0
+        limit = self.game.scenario.tables.stack_limit
+        free = self.game.unit_free_stacking
+        total = 0
+        for st in self.stacks.values():
+            if self.units[st[0]].side != GERMAN:
+                continue
+            counted = [u for u in st if not free[u]]
+            if len(counted) > limit:
+                costs = sorted((self.elimination_vp(u) for u in counted), reverse=True)
+                total += sum(costs[: len(counted) - limit])
+        return total
 
     def _lose_step(self, u: int, cause: str) -> None:
         """One step loss (rules 2.11, 13.5, 13.7, 4.3, 4.6)."""

@@ -21,8 +21,10 @@ Observation         ``{"observation": Dict(planes, globals, units),
                     :mod:`ffo_env.encoding.observation`
 Rewards             ``reward="win"``: +1 / -1 at the end (rule 4.3), else 0;
                     ``reward="shaped"``: plus ``shaping_scale`` x the change of
-                    French VP at every step to the French and minus that to the
-                    German (still zero-sum; sums to ``shaping_scale * final VP``)
+                    :func:`shaped_vp` (French VP + VP pending in over-stacked
+                    German hexes) at every step to the French and minus that to
+                    the German (zero-sum, potential-based: sums to
+                    ``shaping_scale * final VP``)
 Truncation          after ``max_steps`` decisions (default: none)
 ==================  ==========================================================
 
@@ -65,6 +67,15 @@ __all__ = ["AGENTS", "IllegalActionError", "env", "make_game", "parallel_env", "
 AGENTS = ("french", "german")
 _SIDE = {"french": 0, "german": 1}
 REWARDS = ("win", "shaped")
+
+
+def shaped_vp(state: State) -> int:
+    """The French VP that ``reward="shaped"`` follows: the score plus the VP pending in over-stacked
+    German hexes (:meth:`~ffo_env.core.state.State.pending_overstack_vp`). The pending part is a
+    potential (Ng, Harada & Russell 1999): it charges an over-stack to the move that makes it instead
+    of to the removal at the end of the phase, many decisions later, and it is back to 0 when the
+    phase ends, so it changes no game's total reward."""
+    return state.vp + state.pending_overstack_vp()
 VIEWS = ("player", "omniscient")
 RENDER_MODES = ("ansi", "rgb_array", "human")
 
@@ -197,13 +208,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         if action is None:
             raise IllegalActionError(f"{agent} must act (got None) at {self.state.decision_string()}")
         s = self.state
-        vp0 = s.vp
+        shaped = self.reward_mode == "shaped"
+        vp0 = shaped_vp(s) if shaped else 0
         s.apply_action(int(action))  # IllegalActionError leaves the state unchanged
         self.num_steps += 1
         self._cumulative_rewards[agent] = 0.0
         fr = 0.0
-        if self.reward_mode == "shaped" and s.vp != vp0:
-            fr = self.shaping_scale * (s.vp - vp0)
+        if shaped:
+            fr = self.shaping_scale * (shaped_vp(s) - vp0)
         if s.is_terminal():
             ret = s.returns()
             self.rewards = {"french": fr + ret[0], "german": -fr + ret[1]}

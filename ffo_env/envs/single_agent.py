@@ -14,7 +14,8 @@
   ``opponent_sampler(rng) -> opponent`` (optional) picks the opponent at every
   reset (an opponent pool); ``reset(options={"opponent": o})`` forces one;
 - reward: the learner's: +1 / -1 at the end (also when the opponent's move ends
-  the game), plus VP shaping with ``reward="shaped"`` (sign from the learner's side);
+  the game), plus VP shaping with ``reward="shaped"`` (sign from the learner's side; it follows
+  :func:`~ffo_env.envs.aec.shaped_vp`, which charges an over-stack to the move that makes it);
 - ``info``: ``vp``, ``turn``, ``winner`` (``None`` until the end), ``opponent`` (its ``name``), and at the end
   ``episode_stats`` = {``learner_steps``, ``opponent_steps``, ``vp``, ``winner``, ``turns``}
   (not ``episode``: stable-baselines3 reserves that key for its ``Monitor``);
@@ -35,7 +36,7 @@ import numpy as np
 from ffo_env.core.actions import IllegalActionError
 from ffo_env.core.state import State
 from ffo_env.encoding.observation import encoder_for
-from ffo_env.envs.aec import AGENTS, RENDER_MODES, REWARDS, VIEWS, make_game
+from ffo_env.envs.aec import AGENTS, RENDER_MODES, REWARDS, VIEWS, make_game, shaped_vp
 from ffo_env.envs.render import Renderer
 from ffo_env.envs.spaces import action_space, observation_dict_space
 
@@ -125,7 +126,8 @@ class FFOSingleAgentEnv(gym.Env):
         if s.is_terminal():
             raise RuntimeError("the episode is over; call reset()")
         a = int(action)
-        vp0 = s.vp
+        shaped = self.reward_mode == "shaped"
+        vp0 = shaped_vp(s) if shaped else 0
         try:
             s.apply_action(a)
         except IllegalActionError:
@@ -138,8 +140,8 @@ class FFOSingleAgentEnv(gym.Env):
         self._stats["learner_steps"] += 1
         self._play_opponent()
         reward = 0.0
-        if self.reward_mode == "shaped":
-            d = self.shaping_scale * (s.vp - vp0)
+        if shaped:
+            d = self.shaping_scale * (shaped_vp(s) - vp0)
             reward += d if self.learner == 0 else -d
         terminated = s.is_terminal()
         if terminated:

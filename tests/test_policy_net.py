@@ -1,0 +1,96 @@
+"""The policy network's pointer heads: every logit is read from the right place."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+import torch as th  # noqa: E402
+
+from ffo_env.core import hexgrid as hg  # noqa: E402
+from training.config import TrainConfig  # noqa: E402
+from training.policy_net import UNIT_DIM, HexActionHead, HexFeatures, _hex_cells  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def model(tmp_path_factory: pytest.TempPathFactory) -> object:
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.opponents import OpponentPool
+    from training.train import build_model, make_env_fn
+
+    cfg = TrainConfig(n_envs=1, vec_env="dummy")
+    cfg.policy.cnn_dim, cfg.policy.channels, cfg.policy.spatial, cfg.policy.net_arch = 32, 8, 4, [16]
+    env = DummyVecEnv([make_env_fn(cfg, "german", OpponentPool("french", {"random": 1.0}), 0)])
+    return build_model(cfg, env, Path(tmp_path_factory.mktemp("tb")), 0)
+
+
+def _played_env(model: object) -> object:
+    env = model.get_env().envs[0]  # type: ignore[attr-defined]
+    rng = np.random.default_rng(0)
+    for _ in range(300):
+        env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+    return env
+
+
+def test_hex_cells_follow_the_plane_layout() -> None:
+    cells = _hex_cells()
+    assert len(set(cells.tolist())) == hg.N_HEX
+    for h in (0, 100, hg.N_HEX - 1):
+        assert cells[h] == (hg.HEX_X[h] - 1) * 26 + hg.HEX_Y[h]
+
+
+def test_unit_pointer_reads_the_cell_of_each_units_hex(model: object) -> None:
+    env = _played_env(model)
+    fe = model.policy.features_extractor  # type: ignore[attr-defined]
+    assert isinstance(fe, HexFeatures)
+    obs = env._obs()  # type: ignore[attr-defined]
+    idx, on = fe.unit_cells(th.as_tensor(obs["units"])[None])
+    s = env.state  # type: ignore[attr-defined]
+    visible = obs["units"][:, 2] > 0
+    checked = 0
+    for u in range(len(s.units)):
+        if visible[u] and s.loc[u] >= 0 and s.status[u] == 1:
+            assert bool(on[0, u]) and int(idx[0, u]) == _hex_cells()[s.loc[u]], u
+            checked += 1
+        elif not visible[u]:
+            assert not bool(on[0, u]), u
+    assert checked > 10
+
+
+def test_head_scores_each_hex_and_unit_from_its_own_slot() -> None:
+    spatial, n_cells, n_units, summary = 2, 60 * 26, 62, 5
+    head = HexActionHead(spatial, n_cells, n_units, summary, 1607)
+    with th.no_grad():
+        head.hex_logit.weight.fill_(1.0)
+        head.unit_logit.weight.fill_(1.0)
+        for m in (head.hex_logit, head.unit_logit, head.other):
+            m.bias.zero_()
+        head.other.weight.zero_()
+    h, u = 777, 41
+    latent = th.zeros(1, spatial * n_cells + n_units * UNIT_DIM + summary)
+    latent[0, 1 * n_cells + int(_hex_cells()[h])] = 5.0  # channel 1 at hex h's cell
+    latent[0, spatial * n_cells + u * UNIT_DIM + 3] = 2.0  # a feature of unit u
+    with th.no_grad():
+        logits = head(latent)[0]
+    assert logits.shape == (1607,)
+    assert int(logits[:1530].argmax()) == h and float(logits[h]) == pytest.approx(5.0)
+    assert int(logits[1530:1592].argmax()) == u and float(logits[1530 + u]) == pytest.approx(2.0)
+
+
+def test_critic_reads_only_the_summary(model: object) -> None:
+    policy = model.policy  # type: ignore[attr-defined]
+    fe = policy.features_extractor
+    f = th.randn(3, fe.features_dim)
+    g = f.clone()
+    g[:, : fe.features_dim - fe.summary_dim] += 10.0
+    with th.no_grad():
+        v1 = policy.value_net(policy.mlp_extractor.forward_critic(f))
+        v2 = policy.value_net(policy.mlp_extractor.forward_critic(g))
+        g[:, -1] += 10.0
+        v3 = policy.value_net(policy.mlp_extractor.forward_critic(g))
+    assert th.equal(v1, v2) and not th.equal(v2, v3)

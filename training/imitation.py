@@ -1,0 +1,298 @@
+"""Imitation warm start: DAgger from a scripted teacher, before PPO.
+
+PPO from scratch learns the French side in a few thousand games but not the German one: the
+German loses when it over-stacks (rule 6.5, R9) or attacks at bad odds, and the VP those cost
+arrive many decisions after the moves that caused them. A policy that starts from the scripted
+German bot's play does not have to discover that by chance. ``pretrain`` in a run config turns
+this stage on; PPO then fine-tunes the pretrained network against the opponent pool.
+
+DAgger (Ross, Gordon & Bagnell 2011), iteration ``i`` of ``pretrain.iterations``:
+
+1. play games of the learner's side against opponents drawn from ``pretrain.opponents``; at each
+   learner decision the teacher (``pretrain.teacher``, any agent name) labels the state with its
+   own choice, and the move actually played is the teacher's with probability
+   ``beta = 0.5 ** i`` and the student's (the network so far, argmax) otherwise, so later
+   iterations visit the states the student's own mistakes lead to;
+2. add the labelled decisions to the data set (observation, action mask, teacher action, and the
+   discounted return of the env's reward from that decision on, for the critic);
+3. fit the network for ``pretrain.epochs`` passes over everything gathered so far: cross-entropy
+   of the masked policy on the teacher's action, plus ``value_coef`` x the squared error of the
+   value head on the return.
+
+Collection runs in ``pretrain.workers`` spawned processes, fitting in the learner process with
+every core. Metrics go to TensorBoard (``pretrain/*``) and to ``pretrain/<side>.json`` in the run
+folder: per iteration the teacher-agreement of the student on held-out decisions and the games
+the collection played.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+OBS_KEYS = ("planes", "globals", "units")
+
+
+@dataclass
+class CollectJob:
+    """What one collection worker plays (picklable, for spawned processes)."""
+
+    side: str
+    teacher: str
+    opponents: dict[str, float]
+    snapshots: list[str]
+    setup: str
+    reward: str
+    max_steps: int
+    gamma: float
+    decisions: int
+    seed: int
+    student: str | None  # path of an exported policy, or None: the teacher plays every move
+    beta: float  # probability that the teacher's move is the one played
+
+
+def collect(job: CollectJob) -> dict[str, Any]:
+    """Play until ``job.decisions`` learner decisions are labelled; returns the arrays and game stats.
+
+    Decisions of a game cut short by the budget or by ``max_steps`` keep their labels but get no
+    return (``has_return`` False), so the critic only fits games played to their end."""
+    import random
+
+    import torch
+
+    from agents import make_agent
+    from ffo_env.envs.single_agent import FFOSingleAgentEnv
+    from training.opponents import OpponentPool
+
+    torch.set_num_threads(1)  # one worker per core
+    rng = random.Random(job.seed)
+    pool = OpponentPool("german" if job.side == "french" else "french", job.opponents, job.snapshots,
+                        seed=job.seed)
+    env = FFOSingleAgentEnv(side=job.side, opponent_sampler=pool, setup=job.setup, reward=job.reward,
+                            max_steps=job.max_steps)
+    teacher = make_agent(job.teacher, job.side, seed=job.seed)
+    student = None
+    if job.student is not None and job.beta < 1.0:
+        from agents.policy import load_policy
+
+        student = load_policy(job.student)
+    n = job.decisions
+    space = env.observation_space.spaces
+    data: dict[str, np.ndarray] = {k: np.zeros((n, *space[k].shape), dtype=space[k].dtype) for k in OBS_KEYS}
+    data["mask"] = np.zeros((n, env.action_space.n), dtype=bool)
+    data["action"] = np.zeros(n, dtype=np.int64)
+    data["ret"] = np.zeros(n, dtype=np.float32)
+    data["has_return"] = np.zeros(n, dtype=bool)
+    games = {"games": 0, "wins": 0, "vp": 0.0}
+    obs, _ = env.reset(seed=job.seed)
+    teacher.reset(rng.randrange(2**31))
+    start, rewards = 0, []
+    i = 0
+    while i < n:
+        assert env.state is not None
+        mask = env.action_masks()
+        a_teacher = int(teacher.act_state(env.state))
+        for k in OBS_KEYS:
+            data[k][i] = obs[k]
+        data["mask"][i] = mask
+        data["action"][i] = a_teacher
+        a = a_teacher
+        if student is not None and rng.random() >= job.beta:
+            a = student.act(obs, mask)
+        obs, r, term, trunc, info = env.step(a)
+        rewards.append(r)
+        i += 1
+        if term or trunc:
+            g = 0.0
+            for j in range(i - 1, start - 1, -1):  # discounted return from each decision on
+                g = rewards[j - start] + job.gamma * g
+                data["ret"][j] = g
+            data["has_return"][start:i] = term  # a truncated game has no outcome to learn a value from
+            games["games"] += 1
+            games["wins"] += int(info.get("winner") == job.side)
+            games["vp"] += float(info.get("vp", 0))
+            obs, _ = env.reset()
+            teacher.reset(rng.randrange(2**31))
+            start, rewards = i, []
+    data["games"] = np.array([games["games"], games["wins"], games["vp"]], dtype=np.float64)
+    return data
+
+
+class Dataset:
+    """Labelled decisions kept as the workers' arrays, never concatenated (a decision's planes take
+    ~100 kB, so a copy of the whole set would double the peak memory); ``batch`` gathers by index."""
+
+    def __init__(self) -> None:
+        self.parts: list[dict[str, np.ndarray]] = []
+        self.starts: list[int] = []
+        self.n = 0
+
+    def add(self, part: dict[str, np.ndarray]) -> None:
+        self.parts.append({k: v for k, v in part.items() if k != "games"})
+        self.starts.append(self.n)
+        self.n += len(part["action"])
+
+    def batch(self, idx: np.ndarray) -> dict[str, np.ndarray]:
+        idx = np.sort(np.asarray(idx))
+        which = np.searchsorted(np.asarray(self.starts), idx, side="right") - 1
+        out: dict[str, list[np.ndarray]] = {}
+        for p in np.unique(which):
+            local = idx[which == p] - self.starts[p]
+            for k, v in self.parts[p].items():
+                out.setdefault(k, []).append(v[local])
+        return {k: np.concatenate(v) for k, v in out.items()}
+
+
+def _run_jobs(jobs: list[CollectJob]) -> list[dict[str, Any]]:
+    if len(jobs) == 1:
+        return [collect(jobs[0])]
+    with mp.get_context("spawn").Pool(len(jobs)) as pool:
+        return pool.map(collect, jobs)
+
+
+def fit(policy: Any, data: Dataset, idx: np.ndarray, epochs: int, batch_size: int, lr: float,
+        value_coef: float, seed: int, log: Any = None, desc: str = "fit", progress: bool = True) -> dict[str, float]:
+    """Supervised passes over ``data[idx]``: masked cross-entropy on the teacher's action + value MSE."""
+    import torch as th
+    from tqdm import tqdm
+
+    opt = th.optim.Adam(policy.parameters(), lr=lr)
+    policy.set_training_mode(True)
+    gen = np.random.default_rng(seed)
+    steps = epochs * ((len(idx) + batch_size - 1) // batch_size)
+    bar = tqdm(total=steps, desc=desc, unit="batch", dynamic_ncols=True, disable=not progress)
+    last: dict[str, float] = {}
+    for _epoch in range(epochs):
+        order = gen.permutation(idx)
+        tot = {"loss_pi": 0.0, "loss_v": 0.0, "n": 0}
+        for b in range(0, len(order), batch_size):
+            d = data.batch(order[b:b + batch_size])
+            obs = {k: th.as_tensor(d[k]) for k in OBS_KEYS}
+            values, logp, _ent = policy.evaluate_actions(obs, th.as_tensor(d["action"]), action_masks=d["mask"])
+            loss_pi = -logp.mean()
+            has = th.as_tensor(d["has_return"])
+            ret = th.as_tensor(d["ret"])
+            v = values.flatten()
+            loss_v = ((v - ret) ** 2 * has).sum() / has.sum().clamp(min=1)
+            loss = loss_pi + value_coef * loss_v
+            opt.zero_grad()
+            loss.backward()
+            th.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            opt.step()
+            k = len(d["action"])
+            lp, lv = loss_pi.item(), loss_v.item()
+            tot["loss_pi"] += lp * k
+            tot["loss_v"] += lv * k
+            tot["n"] += k
+            bar.update(1)
+            bar.set_postfix(pi=f"{lp:.3f}", v=f"{lv:.3f}")
+        last = {"loss_pi": tot["loss_pi"] / max(tot["n"], 1), "loss_v": tot["loss_v"] / max(tot["n"], 1)}
+    bar.close()
+    policy.set_training_mode(False)
+    return last
+
+
+def agreement(policy: Any, data: Dataset, idx: np.ndarray, batch_size: int = 512) -> dict[str, float]:
+    """How often the policy's argmax over the legal actions is the teacher's action, on ``data[idx]``:
+    overall and by the kind of the teacher's action (hex, unit, special) over decisions with a choice."""
+    import torch as th
+
+    from training.policy_net import _hex_cells
+
+    n_hex = len(_hex_cells())
+    hits = {"all": 0, "hex": 0, "unit": 0, "special": 0}
+    count = dict.fromkeys(hits, 0)
+    policy.set_training_mode(False)
+    n_units = int(policy.observation_space["units"].shape[0])
+    with th.no_grad():
+        for b in range(0, len(idx), batch_size):
+            d = data.batch(idx[b:b + batch_size])
+            obs = {k: th.as_tensor(d[k]) for k in OBS_KEYS}
+            dist = policy.get_distribution(obs, action_masks=d["mask"])
+            ok = dist.distribution.probs.argmax(dim=1).numpy() == d["action"]
+            choice = d["mask"].sum(axis=1) > 1
+            kind = np.where(d["action"] < n_hex, 0, np.where(d["action"] < n_hex + n_units, 1, 2))
+            hits["all"] += int(ok.sum())
+            count["all"] += len(ok)
+            for i, name in enumerate(("hex", "unit", "special")):
+                sel = choice & (kind == i)
+                hits[name] += int(ok[sel].sum())
+                count[name] += int(sel.sum())
+    return {k: hits[k] / count[k] if count[k] else float("nan") for k in hits}
+
+
+def pretrain(model: Any, cfg: Any, side: str, run_dir: Path, snapshots: list[str],
+             progress: bool = True) -> dict[str, Any]:
+    """Run the DAgger schedule of ``cfg.pretrain`` on ``model.policy`` (in place); returns the metrics
+    also written to ``run_dir/pretrain/<side>.json``."""
+    import os
+
+    import torch
+    from stable_baselines3.common.logger import configure
+
+    from agents.policy import export_policy
+
+    pc = cfg.pretrain
+    out = run_dir / "pretrain"
+    out.mkdir(parents=True, exist_ok=True)
+    data = Dataset()
+    holdout: list[np.ndarray] = []
+    report: dict[str, Any] = {"side": side, "teacher": pc.teacher, "iterations": []}
+    student_path: str | None = None
+    logger = configure(str(run_dir / "tb" / f"pretrain_{side}"), ["tensorboard"])
+    t_start = time.perf_counter()
+    for it in range(pc.iterations):
+        beta = 0.5 ** it
+        t0 = time.perf_counter()
+        per = -(-pc.decisions // pc.workers)
+        jobs = [CollectJob(side=side, teacher=pc.teacher, opponents=dict(pc.opponents), snapshots=list(snapshots),
+                           setup=cfg.setup, reward=cfg.reward, max_steps=cfg.max_steps, gamma=cfg.ppo.gamma,
+                           decisions=per, seed=cfg.seed * 7_919 + 1_000 * it + w + (0 if side == "french" else 500),
+                           student=student_path, beta=beta)
+                for w in range(pc.workers)]
+        results = _run_jobs(jobs)
+        g = np.sum([r["games"] for r in results], axis=0)
+        t_collect = time.perf_counter() - t0
+        n_new = 0
+        for r in results:
+            # the last 10 % of each worker's decisions are held out to measure agreement
+            n = len(r["action"])
+            holdout.append(np.arange(data.n + int(n * 0.9), data.n + n))
+            data.add(r)
+            n_new += n
+        del results
+        train_idx = np.setdiff1d(np.arange(data.n), np.concatenate(holdout))
+        test_idx = np.concatenate(holdout)
+        torch.set_num_threads(max(1, len(os.sched_getaffinity(0))))
+        t1 = time.perf_counter()
+        losses = fit(model.policy, data, train_idx, pc.epochs, pc.batch_size, pc.learning_rate, pc.value_coef,
+                     seed=cfg.seed + it, desc=f"pretrain {side} {it + 1}/{pc.iterations}", progress=progress)
+        t_fit = time.perf_counter() - t1
+        agree = agreement(model.policy, data, test_idx)
+        torch.set_num_threads(cfg.torch_threads)
+        row = {"iteration": it, "beta": beta, "decisions": n_new, "total_decisions": data.n,
+               "games": int(g[0]), "learner_win_rate": float(g[1] / max(g[0], 1)),
+               "mean_vp": float(g[2] / max(g[0], 1)), "heldout_agreement": agree["all"],
+               "heldout_agreement_by_kind": {k: agree[k] for k in ("hex", "unit", "special")}, **losses,
+               "collect_s": round(t_collect, 1), "fit_s": round(t_fit, 1)}
+        report["iterations"].append(row)
+        for k in ("heldout_agreement", "loss_pi", "loss_v", "learner_win_rate", "mean_vp"):
+            logger.record(f"pretrain/{k}", row[k])
+        logger.dump(it)
+        student = export_policy(model, out / f"{side}_student.pt", side=side,
+                                extra={"pretrain_iteration": it, "teacher": pc.teacher})
+        student_path = str(student)
+        print(f"pretrain {side} iteration {it + 1}/{pc.iterations}: {n_new} decisions in {int(g[0])} games "
+              f"(played with beta={beta:.2f}: win rate {row['learner_win_rate']:.2f}), teacher agreement "
+              f"{agree['all']:.3f} on held-out decisions (hex {agree['hex']:.2f}, unit {agree['unit']:.2f}, "
+              f"special {agree['special']:.2f}), {t_collect:.0f} s collecting + {t_fit:.0f} s fitting", flush=True)
+    logger.close()
+    report["seconds"] = round(time.perf_counter() - t_start, 1)
+    (out / f"{side}.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    return report
