@@ -16,7 +16,7 @@ Features (``HexFeatures``)::
     [cells, context upsampled x4] -> Conv3x3(3k->k) ReLU                  = fine (k, 60, 26)
     units -> Linear(F->32) ReLU; [it, fine at the unit's hex] -> Linear(->32) ReLU = unit features
     summary = [board summary, Linear(globals->64) ReLU, mean and max of the unit encodings]
-    features = [Conv1x1(fine->s) flattened, unit features flattened, summary]     (spatial = s > 0)
+    features = [Conv1x1([fine, planes, planes > 0]->s) flattened, unit features, summary]  (spatial = s > 0)
 
 Why this shape: the scripted bots steer by distances across the whole map (to the ports, the
 French cities, the nearest enemy), which a stack of 3x3 convolutions at full resolution cannot
@@ -101,7 +101,11 @@ class HexFeatures(BaseFeaturesExtractor):
         self.unit_out: nn.Module | None = None
         if spatial > 0:
             self.fine = nn.Sequential(nn.Conv2d(3 * k, k, 3, padding=1), nn.ReLU())
-            self.spatial_out = nn.Conv2d(k, spatial, 1)
+            # the raw planes skip to the head: "a counted unit already stands there" (rule 6.5) or
+            # "this is the unit's own hex" must reach a hex's logit as a single weight, not be
+            # relearned through the U-Net from the rare states where they decide the choice
+            # (as 0/1 indicators too: a count scaled to 1/8 would need a weight 8x larger to matter)
+            self.spatial_out = nn.Conv2d(k + 2 * c, spatial, 1)
             self.unit_out = nn.Sequential(nn.Linear(UNIT_DIM + k, UNIT_DIM), nn.ReLU())
 
     def unit_cells(self, units: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
@@ -131,7 +135,8 @@ class HexFeatures(BaseFeaturesExtractor):
         at = th.gather(flat, 2, idx.unsqueeze(1).expand(-1, flat.shape[1], -1)).transpose(1, 2)
         at = at * on.unsqueeze(-1).float()
         unit_feat = self.unit_out(th.cat([u, at], dim=2))
-        return th.cat([self.spatial_out(fine).flatten(1), unit_feat.flatten(1), *summary], dim=1)
+        hexes = self.spatial_out(th.cat([fine, planes, (planes > 0).float()], dim=1))
+        return th.cat([hexes.flatten(1), unit_feat.flatten(1), *summary], dim=1)
 
 
 class HexActionHead(nn.Module):

@@ -14,9 +14,14 @@ Each run writes, in its own folder ``<out>/<run_name>-<timestamp>/``:
 - ``policies/<side>.pt`` + ``.json`` the final policies, loadable with ``agents.policy.load_policy``;
 - ``progress.json`` (what is done, for ``--resume``) and ``eval/`` (the final evaluation, JSON + CSV).
 
-Self-play schedule: for each round, each trained side learns for ``steps_per_round`` (times its
-``side_scale``) of its own decisions against opponents drawn per episode from the pool (scripted bots by name, plus frozen
-snapshots of the other side taken at the end of every earlier round).
+- ``pretrain/<side>.json`` (with ``pretrain.teacher`` set): the imitation stage's report per DAgger
+  iteration (teacher agreement on held-out decisions, by action kind; games; losses; seconds).
+
+Schedule: first, with ``pretrain.teacher`` set, each side in ``pretrain.sides`` imitates that agent
+(DAgger, :mod:`training.imitation`); the result is checkpointed and joins the pool as the snapshot
+``<side>_pretrain``. Then, for each round, each trained side learns with PPO for ``steps_per_round``
+(times its ``side_scale``) of its own decisions against opponents drawn per episode from the pool
+(scripted bots by name, plus frozen snapshots of the other side taken after every earlier stage).
 """
 
 from __future__ import annotations
