@@ -94,6 +94,7 @@ def build_model(cfg: TrainConfig, env: Any, tb_dir: Path, seed: int) -> Any:
 
     # the env workers take the other cores: torch's OpenMP threads spinning beside them thrash
     torch.set_num_threads(cfg.torch_threads)
+    torch.set_flush_denormal(True)  # underflowing gradients of a sharp policy are slow on a CPU
     policy, policy_kwargs = policy_spec(cfg)
     p = cfg.ppo
     return MaskablePPO(
