@@ -54,6 +54,16 @@ def test_collect_returns_are_the_discounted_game_result() -> None:
     assert d["games"][0] >= 1
 
 
+def test_collect_keep_fraction_spreads_the_budget_over_more_games() -> None:
+    full = collect(_job(decisions=400))
+    sparse = collect(_job(decisions=400, keep=0.25))
+    assert len(sparse["action"]) == 400
+    assert sparse["games"][0] >= 2 * full["games"][0], (full["games"], sparse["games"])
+    assert all(m[a] for m, a in zip(sparse["mask"], sparse["action"], strict=True))
+    done = sparse["has_return"]
+    assert done.any() and set(np.unique(sparse["ret"][done])) <= {-1.0, 1.0}  # win reward, gamma 1
+
+
 def test_dagger_plays_the_students_moves_and_keeps_the_teachers_labels(tmp_path: Path) -> None:
     from agents.policy import export_policy
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from conftest import H, U, act, default_game, fight, plain_game, position, ua
 
+from ffo_env.core import hexgrid as hg
 from ffo_env.core.actions import Special
 from ffo_env.core.state import DEAD, ON_MAP, RESERVE, Decision, Phase
 
@@ -121,3 +122,15 @@ def test_9_6_reinforcements_cannot_act_on_their_turn_of_entry():
         s.apply_action(s.legal_actions()[0])
     assert Phase.GERMAN_MOVEMENT not in seen and Phase.GERMAN_COMBAT not in seen
     assert s.status[U("de-X")] == ON_MAP and s.turn == 3
+
+
+def test_r34_full_row_leaves_the_rolled_corps_ready_for_next_turn():
+    others = [u.id for u in P.scenario.units if u.side == 1 and u.id != "de-X"]
+    green = sorted(P.tables.green)
+    assert len(others) == len(green)  # every hex of the green row holds a German unit
+    placed = " ".join(f"{uid}@{hg.hex_name(h)}" for uid, h in zip(others, green, strict=True))
+    s = position(f"turn 3 phase REINFORCEMENT\ngerman: {placed}\nrolls: 1", P)
+    x = U("de-X")
+    assert [e["for"].split()[2] for e in s.dice_log if "entry" in e["for"]] == ["de-X"]  # GT3: a 1 brings it in ...
+    assert s.decision != Decision.REINFORCE_HEX  # ... but no hex of its row is free
+    assert s.status[x] == RESERVE and s.entry_ready[x]  # R34: it enters next turn without a new roll

@@ -53,6 +53,8 @@ def test_configs_in_repo_load() -> None:
         ("opponents: {random: -1}\n", "opponents"),
         ("pretrain: {teacher: grandmaster}\n", "pretrain.teacher"),
         ("pretrain: {teacher: heuristic, iterations: 0}\n", "pretrain.iterations"),
+        ("pretrain: {teacher: heuristic, keep_fraction: 0}\n", "pretrain.keep_fraction"),
+        ("pretrain: {teacher: heuristic, side_scale: {german: -1}}\n", "pretrain.side_scale"),
         ("n_envs: 1\nppo: {n_steps: 16, batch_size: 64}\n", "ppo.batch_size"),
     ],
 )

@@ -66,6 +66,11 @@ class PretrainConfig:
     batch_size: int = 64  # small batches: 4x the steps of 256 for the same compute, much closer fit
     learning_rate: float = 1e-3
     value_coef: float = 0.5  # weight of the critic's return regression
+    # each learner decision is kept with this probability: consecutive decisions of a game are
+    # near-duplicates (a turn's moves see almost the same board), so keeping a fraction spreads the
+    # same memory and fitting time over more games
+    keep_fraction: float = 1.0
+    side_scale: dict[str, float] = field(default_factory=lambda: {"french": 1.0, "german": 1.0})  # x decisions
     opponents: dict[str, float] = field(default_factory=lambda: {"random": 0.5, "heuristic": 0.5})
     workers: int = 2  # collection processes
 
@@ -172,6 +177,10 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
         for key in ("decisions", "iterations", "epochs", "batch_size", "workers"):
             if getattr(pc, key) < 1:
                 raise bad(f"pretrain.{key}", "an integer >= 1", getattr(pc, key))
+        if not 0.0 < pc.keep_fraction <= 1.0:
+            raise bad("pretrain.keep_fraction", "a probability in (0, 1]", pc.keep_fraction)
+        if set(pc.side_scale) - set(SIDES) or any(v <= 0 for v in pc.side_scale.values()):
+            raise bad("pretrain.side_scale", "a mapping of 'french'/'german' -> positive multiplier", pc.side_scale)
         if pc.decisions < pc.workers * 10:
             raise bad("pretrain.decisions", f"at least 10 per worker ({pc.workers * 10})", pc.decisions)
         if not pc.opponents or any(w < 0 for w in pc.opponents.values()) or sum(pc.opponents.values()) <= 0:

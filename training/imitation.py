@@ -14,7 +14,9 @@ DAgger (Ross, Gordon & Bagnell 2011), iteration ``i`` of ``pretrain.iterations``
    ``beta = 0.5 ** i`` and the student's (the network so far, argmax) otherwise, so later
    iterations visit the states the student's own mistakes lead to;
 2. add the labelled decisions to the data set (observation, action mask, teacher action, and the
-   discounted return of the env's reward from that decision on, for the critic);
+   discounted return of the env's reward from that decision on, for the critic); with
+   ``pretrain.keep_fraction`` < 1 only that share of the decisions played is kept, so the same
+   budget (``pretrain.decisions`` x ``pretrain.side_scale[side]``) covers more games;
 3. fit the network for ``pretrain.epochs`` passes over everything gathered so far: cross-entropy
    of the masked policy on the teacher's action, plus ``value_coef`` x the squared error of the
    value head on the return.
@@ -55,13 +57,15 @@ class CollectJob:
     seed: int
     student: str | None  # path of an exported policy, or None: the teacher plays every move
     beta: float  # probability that the teacher's move is the one played
+    keep: float = 1.0  # probability that a learner decision is kept in the data set
 
 
 def collect(job: CollectJob) -> dict[str, Any]:
     """Play until ``job.decisions`` learner decisions are labelled; returns the arrays and game stats.
 
-    Decisions of a game cut short by the budget or by ``max_steps`` keep their labels but get no
-    return (``has_return`` False), so the critic only fits games played to their end."""
+    Each decision is kept with probability ``job.keep`` (all are played). Decisions of a game cut
+    short by the budget or by ``max_steps`` keep their labels but get no return (``has_return``
+    False), so the critic only fits games played to their end."""
     import random
 
     import torch
@@ -92,34 +96,38 @@ def collect(job: CollectJob) -> dict[str, Any]:
     games = {"games": 0, "wins": 0, "vp": 0.0}
     obs, _ = env.reset(seed=job.seed)
     teacher.reset(rng.randrange(2**31))
-    start, rewards = 0, []
+    rewards: list[float] = []
+    kept: list[tuple[int, int]] = []  # (row in data, decision number in the game) of this game
     i = 0
     while i < n:
         assert env.state is not None
         mask = env.action_masks()
         a_teacher = int(teacher.act_state(env.state))
-        for k in OBS_KEYS:
-            data[k][i] = obs[k]
-        data["mask"][i] = mask
-        data["action"][i] = a_teacher
+        if job.keep >= 1.0 or rng.random() < job.keep:
+            for k in OBS_KEYS:
+                data[k][i] = obs[k]
+            data["mask"][i] = mask
+            data["action"][i] = a_teacher
+            kept.append((i, len(rewards)))
+            i += 1
         a = a_teacher
         if student is not None and rng.random() >= job.beta:
             a = student.act(obs, mask)
         obs, r, term, trunc, info = env.step(a)
         rewards.append(r)
-        i += 1
         if term or trunc:
-            g = 0.0
-            for j in range(i - 1, start - 1, -1):  # discounted return from each decision on
-                g = rewards[j - start] + job.gamma * g
-                data["ret"][j] = g
-            data["has_return"][start:i] = term  # a truncated game has no outcome to learn a value from
+            ret = np.zeros(len(rewards) + 1)
+            for j in range(len(rewards) - 1, -1, -1):  # discounted return from each decision on
+                ret[j] = rewards[j] + job.gamma * ret[j + 1]
+            for row, j in kept:
+                data["ret"][row] = ret[j]
+                data["has_return"][row] = term  # a truncated game has no outcome to learn a value from
             games["games"] += 1
             games["wins"] += int(info.get("winner") == job.side)
             games["vp"] += float(info.get("vp", 0))
             obs, _ = env.reset()
             teacher.reset(rng.randrange(2**31))
-            start, rewards = i, []
+            rewards, kept = [], []
     data["games"] = np.array([games["games"], games["wins"], games["vp"]], dtype=np.float64)
     return data
 
@@ -253,11 +261,11 @@ def pretrain(model: Any, cfg: Any, side: str, run_dir: Path, snapshots: list[str
     for it in range(pc.iterations):
         beta = 0.5 ** it
         t0 = time.perf_counter()
-        per = -(-pc.decisions // pc.workers)
+        per = -(-int(pc.decisions * pc.side_scale.get(side, 1.0)) // pc.workers)
         jobs = [CollectJob(side=side, teacher=pc.teacher, opponents=dict(pc.opponents), snapshots=list(snapshots),
                            setup=cfg.setup, reward=cfg.reward, max_steps=cfg.max_steps, gamma=cfg.ppo.gamma,
                            decisions=per, seed=cfg.seed * 7_919 + 1_000 * it + w + (0 if side == "french" else 500),
-                           student=student_path, beta=beta)
+                           student=student_path, beta=beta, keep=pc.keep_fraction)
                 for w in range(pc.workers)]
         results = _run_jobs(jobs)
         g = np.sum([r["games"] for r in results], axis=0)
