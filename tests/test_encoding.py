@@ -159,41 +159,9 @@ def test_action_ids_round_trip():
         encode_action(L, "unit", 62)
 
 
-def _dist_plane(s: State, viewer: int, name: str) -> np.ndarray:
+def _plane(s: State, viewer: int, name: str) -> np.ndarray:
     """Plane ``name`` of ``viewer``'s observation, in hex-index order."""
     return encoder_for(s.game).encode(s, viewer)["planes"][P[name]].reshape(-1)[FLAT]
-
-
-def test_11_6_dist_open_port_counts_only_ports_that_can_still_evacuate():
-    from conftest import H, position
-
-    # Toulon (1517) has a German corps adjacent, Marseille (1815) was entered by a German unit,
-    # the Cannes garrison (1625) is gone: only Sete (2305) can still evacuate (rule 11.6, R20)
-    s = position("turn 3 phase FRENCH_MOVEMENT\ngerman: de-III@1618\never_german: 1815\ndead: fr-Can",
-                 game("random"))
-    sete = H("2305")
-    for viewer in (0, 1):
-        d = _dist_plane(s, viewer, "dist_open_port")
-        assert d[sete] == 0 and d[H("1517")] == hg.distance(H("1517"), sete)
-        assert (d == np.minimum(hg.DISTANCE[sete], 63)).all()
-    s.ever_german[H("1815")] = 0  # Marseille was never entered after all: it is open again
-    d = _dist_plane(s, 0, "dist_open_port")
-    assert d[H("1815")] == 0 and d[H("1517")] == min(hg.distance(H("1517"), H("1815")), hg.distance(H("1517"), sete))
-
-
-def test_4_3_dist_french_city_and_dist_enemy_follow_control_and_stacks():
-    from conftest import H, position
-
-    s = position("turn 3 phase FRENCH_MOVEMENT\ngerman: de-III@1618\ngerman_control: 4016", game("random"))
-    city = _dist_plane(s, 0, "dist_french_city")
-    assert city[H("2305")] == 0 and city[H("4016")] > 0  # a German-held city is no French city
-    assert (city == _dist_plane(s, 1, "dist_french_city")).all()  # public: the same for both sides
-    fr, de = _dist_plane(s, 0, "dist_enemy"), _dist_plane(s, 1, "dist_enemy")
-    assert fr[H("1618")] == 0 and fr[H("1517")] == 1  # the French see the German corps
-    assert de[H("1517")] == 0 and de[H("1618")] == 1  # the Germans see the Toulon garrison next to it
-    gone = position("turn 3 phase FRENCH_MOVEMENT\ngerman: de-III@1618\ndead: garrisons", game("random"))
-    assert (_dist_plane(gone, 1, "dist_enemy") == 63).all()  # no French unit on the map: the cap
-    assert (_dist_plane(gone, 0, "dist_open_port") == 63).all()
 
 
 def test_6_5_stacking_planes_flag_full_and_overstacked_own_hexes():
@@ -203,10 +171,10 @@ def test_6_5_stacking_planes_flag_full_and_overstacked_own_hexes():
     # 1st Mountain Division in 4500 (full, not over); a lone corps in 4600 (full)
     s = position("turn 3 phase GERMAN_MOVEMENT\ngerman: de-III@4414 de-XV@4414 de-XXXIX@4500 de-1Mtn@4500 "
                  "de-XVI@4600", game("random"))
-    full, over = _dist_plane(s, 1, "own_stack_full"), _dist_plane(s, 1, "own_overstacked")
+    full, over = _plane(s, 1, "own_stack_full"), _plane(s, 1, "own_overstacked")
     assert (full[[H("4414"), H("4500"), H("4600")]] == 1).all() and full.sum() == 3
     assert over[H("4414")] == 1 and over.sum() == 1
-    assert _dist_plane(s, 0, "own_stack_full").sum() == 0  # not the French's own stacks
+    assert _plane(s, 0, "own_stack_full").sum() == 0  # not the French's own stacks
     assert s.pending_overstack_vp() > 0  # what the plane warns of (R9)
 
 
@@ -219,3 +187,23 @@ def test_4_3_french_cities_global_is_the_french_share_of_the_cities():
     n = len(s.game.tables.city_hexes)
     for viewer in (0, 1):
         assert encoder_for(s.game).encode(s, viewer)["globals"][G["french_cities"]] == np.float32((n - 2) / n)
+
+
+def test_r9_dest_overstacks_marks_full_destinations_of_the_moving_unit():
+    from conftest import H, act, position, ua
+
+    # de-XV (counted) moves; 4414 holds a counted corps (full), 4513 only the free-stacking 1st Mountain
+    s = position("turn 3 phase GERMAN_MOVEMENT\ngerman: de-III@4414 de-1Mtn@4513 de-XV@4413", game("random"))
+    act(s, ua("de-XV"))
+    legal = set(s.legal_actions())
+    assert {H("4414"), H("4513"), H("4413")} <= legal
+    dest = _plane(s, 1, "dest_overstacks")
+    assert dest[H("4414")] == 1  # joining de-III over-stacks (rule 6.1, R8) and costs it at the end (R9)
+    assert dest[H("4513")] == 0 and dest[H("4413")] == 0  # free-stacking company; staying put
+    assert dest.sum() == sum(1 for h in legal if h < hg.N_HEX and any(
+        not s.units[u].free_stacking for u in s.stacks.get(h, []) if u != U_("de-XV", s)))
+    assert _plane(s, 0, "dest_overstacks").sum() == 0  # decider only
+
+
+def U_(uid: str, s: State) -> int:
+    return next(u.index for u in s.units if u.id == uid)

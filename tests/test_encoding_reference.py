@@ -37,7 +37,6 @@ from ffo_env.encoding.observation import (
     _OWN_POS,
     _OWN_ROWS,
     CRT_RESULTS,
-    DIST_CAP,
     FLAT,
     GLOBAL_HIGH,
     GLOBAL_LOW,
@@ -301,19 +300,6 @@ class ReferenceEncoder:
                     ).clip(0, 255)
                 if ctx_u >= 0 and loc[ctx_u] >= 0 and bool(np.any(hx == loc[ctx_u])):
                     planes[P["dest_mp"], cells[ctx_u]] = 1  # staying: 0 MP
-        # ---- distances (written independently of the encoder: loops over the state, hexgrid.distance)
-        enemy_side = 1 - viewer
-        enemy_hexes = [h for h, st in state.stacks.items() if st and state.units[st[0]].side == enemy_side]
-        open_ports = [
-            state.loc[u.index] for u in state.units
-            if u.port and state.status[u.index] == ON_MAP and not state.ever_german[state.loc[u.index]]
-            and not any(state.side_at(n) == 1 for n in hg.NEIGHBOR_LISTS[state.loc[u.index]])
-        ]
-        french_cities = [h for h in range(hg.N_HEX) if self.game.scenario.map.is_city[h] and state.control[h] == 0]
-        for name, src in (("dist_enemy", enemy_hexes), ("dist_open_port", open_ports),
-                          ("dist_french_city", french_cities)):
-            dist = hg.DISTANCE[sorted(src)].min(axis=0) if src else np.full(hg.N_HEX, DIST_CAP)
-            planes[P[name], FLAT] = np.minimum(dist, DIST_CAP)
         # ---- own stacking (rule 6.3, 6.5, R8, R9): counted units per own stack against the phase's limit
         tb = self.game.scenario.tables
         setup = state.phase.name.startswith("SETUP")
@@ -323,6 +309,12 @@ class ReferenceEncoder:
                 n_counted = sum(1 for u in st if not state.units[u].free_stacking)
                 planes[P["own_stack_full"], FLAT[h]] = n_counted >= limit
                 planes[P["own_overstacked"], FLAT[h]] = n_counted > limit
+        if to_act and ctx_u >= 0 and state.units[ctx_u].side == viewer and not state.units[ctx_u].free_stacking:
+            for a in legal:
+                if a < hg.N_HEX:
+                    others = [u for u in state.stacks.get(a, []) if u != ctx_u and not state.units[u].free_stacking]
+                    if len(others) >= limit:
+                        planes[P["dest_overstacks"], FLAT[a]] = 1
         out_planes = planes[:, :N_CELLS].reshape(N_PLANES, *GRID_SHAPE)
 
         # ---- globals (built as a Python list: ~40 scalar writes are cheaper there)
@@ -389,7 +381,7 @@ class ReferenceEncoder:
         if to_act and legal is not None:
             g[G["legal_count"]] = len(legal) / 100.0
         g[G["step_fraction"]] = min(1.0, len(state.history) / 4000.0)
-        g[G["french_cities"]] = len(french_cities) / 20.0
+        g[G["french_cities"]] = sum(state.control[h] == 0 for h in self.game.tables.city_hexes) / 20.0
         gv = np.array(g, dtype=np.float32)
         np.clip(gv, GLOBAL_LOW, GLOBAL_HIGH, out=gv)
 

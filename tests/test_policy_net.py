@@ -71,15 +71,42 @@ def test_head_scores_each_hex_and_unit_from_its_own_slot() -> None:
         for m in (head.hex_logit, head.unit_logit, head.other):
             m.bias.zero_()
         head.other.weight.zero_()
-    h, u = 777, 41
-    latent = th.zeros(1, spatial * n_cells + n_units * UNIT_DIM + summary)
+    h, u, full = 777, 41, 900
+    latent = th.zeros(1, (spatial + 1) * n_cells + n_units * UNIT_DIM + summary)
     latent[0, 1 * n_cells + int(_hex_cells()[h])] = 5.0  # channel 1 at hex h's cell
-    latent[0, spatial * n_cells + u * UNIT_DIM + 3] = 2.0  # a feature of unit u
+    latent[0, 1 * n_cells + int(_hex_cells()[full])] = 6.0
+    latent[0, spatial * n_cells + int(_hex_cells()[full])] = -4.0  # the over-stack prior channel
+    latent[0, (spatial + 1) * n_cells + u * UNIT_DIM + 3] = 2.0  # a feature of unit u
     with th.no_grad():
         logits = head(latent)[0]
     assert logits.shape == (1607,)
     assert int(logits[:1530].argmax()) == h and float(logits[h]) == pytest.approx(5.0)
+    assert float(logits[full]) == pytest.approx(2.0)  # 6 - 4: the prior is added to its hex's logit
     assert int(logits[1530:1592].argmax()) == u and float(logits[1530 + u]) == pytest.approx(2.0)
+
+
+def test_r9_overstack_prior_lowers_only_destinations_that_overstack(model: object) -> None:
+    from conftest import H, act, position, ua
+
+    from ffo_env.core.game import Game, RulesOptions
+    from ffo_env.encoding.observation import encoder_for
+    from training.policy_net import OVERSTACK_PRIOR
+
+    policy = model.policy  # type: ignore[attr-defined]
+    assert policy.features_extractor.overstack_prior.item() == OVERSTACK_PRIOR
+    s = position("turn 3 phase GERMAN_MOVEMENT\ngerman: de-III@4414 de-1Mtn@4513 de-XV@4413",
+                 Game(options=RulesOptions(setup="random")))
+    act(s, ua("de-XV"))
+    enc = encoder_for(s.game)
+    obs = {k: th.as_tensor(v)[None] for k, v in enc.encode(s, 1, legal=s.legal_actions()).items()}
+    with th.no_grad():
+        base = policy.action_net(policy.mlp_extractor.forward_actor(policy.extract_features(obs)))[0]
+        policy.features_extractor.overstack_prior.fill_(0.0)
+        flat = policy.action_net(policy.mlp_extractor.forward_actor(policy.extract_features(obs)))[0]
+        policy.features_extractor.overstack_prior.fill_(OVERSTACK_PRIOR)
+    diff = (base - flat)[:1530]
+    assert float(diff[H("4414")]) == pytest.approx(OVERSTACK_PRIOR)  # joins de-III: over-stacks (R9)
+    assert float(diff.abs().sum()) == pytest.approx(-OVERSTACK_PRIOR)  # and no other hex moves
 
 
 def test_critic_reads_only_the_summary(model: object) -> None:

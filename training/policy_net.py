@@ -16,7 +16,9 @@ Features (``HexFeatures``)::
     [cells, context upsampled x4] -> Conv3x3(3k->k) ReLU                  = fine (k, 60, 26)
     units -> Linear(F->32) ReLU; [it, fine at the unit's hex] -> Linear(->32) ReLU = unit features
     summary = [board summary, Linear(globals->64) ReLU, mean and max of the unit encodings]
-    features = [Conv1x1([fine, planes, planes > 0]->s) flattened, unit features, summary]  (spatial = s > 0)
+    prior = overstack_prior x planes[dest_overstacks]                    (one learned scalar)
+    features = [Conv1x1([fine, planes, planes > 0]->s) and prior flattened, unit features, summary]
+                                                                          (spatial = s > 0)
 
 Why this shape: the scripted bots steer by distances across the whole map (to the ports, the
 French cities, the nearest enemy), which a stack of 3x3 convolutions at full resolution cannot
@@ -26,7 +28,9 @@ globals are added to every cell so that the same hex is scored differently for a
 attack or a retreat.
 
 Heads (``HexPolicy``, used when ``spatial > 0``): each of the 1530 hex actions (destinations,
-targets, retreats, placements) gets its logit from its own cell of the ``s``-channel map; each of
+targets, retreats, placements) gets its logit from its own cell of the ``s``-channel map, plus
+the learned over-stack offset (``OVERSTACK_PRIOR`` at the start) where moving the decision's unit
+there would over-stack it (rule 6.5, R9: the excess is removed for 3-4 VP each); each of
 the 62 unit actions from that unit's features (a pointer over the units: the fine map at its hex
 says where it stands); the 15 special actions from the summary. The critic is an MLP over the
 summary only (``net_arch``), which keeps it small and cheap. The action mask is applied to the
@@ -48,6 +52,8 @@ from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPo
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
+from ffo_env.encoding.observation import P as _P
+
 
 def _hex_cells() -> np.ndarray:
     """Flat cell (column-1)*26 + row of every hex, in hex-index order (= hex action order)."""
@@ -57,6 +63,8 @@ def _hex_cells() -> np.ndarray:
 
 
 UNIT_X, UNIT_Y, UNIT_DIM = 27, 28, 32  # units-table columns x = column/60, y = (row+1)/26
+OVERSTACK_PLANE = _P["dest_overstacks"]
+OVERSTACK_PRIOR = -4.0  # logit offset at the start: e^-4 ~ 1/55 of the probability of an equal hex
 
 
 class HexFeatures(BaseFeaturesExtractor):
@@ -72,7 +80,9 @@ class HexFeatures(BaseFeaturesExtractor):
         self.n_units = int(units.shape[0])
         summary = cnn_dim + 64 + 64
         unit_part = self.n_units * UNIT_DIM if spatial > 0 else 0
-        super().__init__(observation_space, features_dim=spatial * self.n_cells + unit_part + summary)
+        # the spatial map carries one more channel: the over-stack prior (see HexActionHead)
+        hex_part = (spatial + 1) * self.n_cells if spatial > 0 else 0
+        super().__init__(observation_space, features_dim=hex_part + unit_part + summary)
         self.cnn_dim = cnn_dim
         self.channels = channels
         self.spatial = spatial
@@ -107,6 +117,13 @@ class HexFeatures(BaseFeaturesExtractor):
             # (as 0/1 indicators too: a count scaled to 1/8 would need a weight 8x larger to matter)
             self.spatial_out = nn.Conv2d(k + 2 * c, spatial, 1)
             self.unit_out = nn.Sequential(nn.Linear(UNIT_DIM + k, UNIT_DIM), nn.ReLU())
+            # A learned logit offset for destinations that over-stack the moving unit (plane
+            # dest_overstacks; rule 6.5, R9), started at OVERSTACK_PRIOR: the scripted teachers never
+            # over-stack, so imitation gives that choice only a faint push down among the hundreds of
+            # hexes it also does not pick, while each over-stack hands France 3-4 VP. Starting from the
+            # prior, learning can still move it either way.
+            self.overstack_plane = OVERSTACK_PLANE
+            self.overstack_prior = nn.Parameter(th.tensor(OVERSTACK_PRIOR))
 
     def unit_cells(self, units: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
         """Flat cell of each unit's hex ``(B, U)`` and whether it has one (on the map and visible)."""
@@ -136,7 +153,8 @@ class HexFeatures(BaseFeaturesExtractor):
         at = at * on.unsqueeze(-1).float()
         unit_feat = self.unit_out(th.cat([u, at], dim=2))
         hexes = self.spatial_out(th.cat([fine, planes, (planes > 0).float()], dim=1))
-        return th.cat([hexes.flatten(1), unit_feat.flatten(1), *summary], dim=1)
+        prior = self.overstack_prior * obs["planes"][:, self.overstack_plane : self.overstack_plane + 1].float()
+        return th.cat([hexes.flatten(1), prior.flatten(1), unit_feat.flatten(1), *summary], dim=1)
 
 
 class HexActionHead(nn.Module):
@@ -156,10 +174,11 @@ class HexActionHead(nn.Module):
         self.other = nn.Linear(summary_dim, n_actions - self.n_hex - n_units)
 
     def forward(self, latent: th.Tensor) -> th.Tensor:
-        n = self.spatial * self.n_cells
+        s = self.spatial
+        n = (s + 1) * self.n_cells
         m = n + self.n_units * UNIT_DIM
-        cell = latent[:, :n].view(-1, self.spatial, self.n_cells).transpose(1, 2)  # (B, cells, s)
-        hex_logits = self.hex_logit(cell).squeeze(-1)[:, self.hex_cells]
+        cell = latent[:, :n].view(-1, s + 1, self.n_cells).transpose(1, 2)  # (B, cells, s + prior)
+        hex_logits = (self.hex_logit(cell[:, :, :s]).squeeze(-1) + cell[:, :, s])[:, self.hex_cells]
         unit_logits = self.unit_logit(latent[:, n:m].view(-1, self.n_units, UNIT_DIM)).squeeze(-1)
         return th.cat([hex_logits, unit_logits, self.other(latent[:, m:])], dim=1)
 

@@ -24,7 +24,7 @@ Conventions
   makes the current decision; the battle being fought is public.
 - ``omniscient=True`` lifts the fog; the layout is unchanged. Never a default.
 
-Planes ``(72, 60, 26)`` uint8
+Planes ``(70, 60, 26)`` uint8
 -----------------------------
 =======  =======================  ====  ==========================================================
 index    name                     max   meaning
@@ -69,19 +69,17 @@ index    name                     max   meaning
 64       dest_mp                  255   1 + MP spent to reach a legal destination (R13; 1 = stay)
 65       dest_vp                  255   VP lost to refugees on the way there (R13, rule 10.4)
 66       legal_hex                1     the hex is a legal action now (decider only)
-67       dist_enemy               63    hex distance to the nearest enemy stack (public; 63: none or farther)
-68       dist_open_port           63    hex distance to the nearest port that can still evacuate (rule 11.6)
-69       dist_french_city         63    hex distance to the nearest city under French control (rule 4.3)
-70       own_stack_full           1     own units counted for stacking fill the hex: one more over-stacks (6.3)
-71       own_overstacked          1     own counted units exceed the limit: the excess goes (rule 6.5, R9)
+67       own_stack_full           1     own units counted for stacking fill the hex: one more over-stacks (6.3)
+68       own_overstacked          1     own counted units exceed the limit: the excess goes (rule 6.5, R9)
+69       dest_overstacks          1     legal hex where the decision's unit would over-stack (decider only)
 =======  =======================  ====  ==========================================================
 
-The ``dist_*`` planes carry map-wide reach that a few convolutions cannot: the objectives of
-both sides (ports, cities, the enemy) lie up to 50 hexes away. They count hexes, not movement
-points, read only public facts (where the stacks stand, which ports are garrisoned, never entered
-by a German unit and have no German unit adjacent, who controls each city) and are the same for
-every view of a state. ``own_stack_full`` and ``own_overstacked`` use the stacking limit of the
-phase (rule 6.3, R8; the setup limit while setting up) and leave out free-stacking units.
+The stacking planes use the stacking limit of the phase (rule 6.3, R8; the setup limit while
+setting up) and leave out free-stacking units. ``dest_overstacks`` marks, for a decision about one
+unit (move, rail, retreat, advance, entry, setup), the legal hexes whose counted own units other
+than that unit already fill the limit; it is empty when the unit itself stacks freely. An
+over-stack is legal but costs the excess units at the end of the movement phase (rule 6.5, R9),
+and it is the costliest mistake a learned German player makes.
 
 Globals ``(123,)`` float32
 --------------------------
@@ -211,7 +209,6 @@ N_PHASES = len(Phase)
 N_DECISIONS = int(Decision.OVERSTACK_REMOVE) + 1
 N_COLUMNS = 9
 GLOBAL_LOW, GLOBAL_HIGH = -4.0, 4.0
-DIST_CAP = 63  # dist_* planes: hex distances clipped here; also "no such hex on the map"
 
 # (name, size, max value, meaning) -- the order is the layout
 PLANE_GROUPS: tuple[tuple[str, int, int, str], ...] = (
@@ -255,11 +252,9 @@ PLANE_GROUPS: tuple[tuple[str, int, int, str], ...] = (
     ("dest_mp", 1, 255, "1 + MP to destination"),
     ("dest_vp", 1, 255, "VP cost of destination"),
     ("legal_hex", 1, 1, "legal hex action"),
-    ("dist_enemy", 1, DIST_CAP, "distance to enemy stack"),
-    ("dist_open_port", 1, DIST_CAP, "distance to open port"),
-    ("dist_french_city", 1, DIST_CAP, "distance to French city"),
     ("own_stack_full", 1, 1, "own stack at the limit"),
     ("own_overstacked", 1, 1, "own stack over the limit"),
+    ("dest_overstacks", 1, 1, "destination over-stacks"),
 )
 
 # (name, size, meaning)
@@ -396,13 +391,8 @@ _P_ENEMY_TOP_ATTACKED, _P_ENEMY_REVEALED = P["enemy_top_attacked"], P["enemy_rev
 _P_ENEMY_REVEALED_CF = P["enemy_revealed_cf"]
 _P_BATTLE_TARGET, _P_BATTLE_ATTACKERS = P["battle_target"], P["battle_attackers"]
 _P_CTX_UNIT, _P_DEST_MP, _P_DEST_VP, _P_LEGAL_HEX = P["ctx_unit"], P["dest_mp"], P["dest_vp"], P["legal_hex"]
-_P_DIST_ENEMY, _P_DIST_PORT, _P_DIST_CITY = P["dist_enemy"], P["dist_open_port"], P["dist_french_city"]
-_P_STACK_FULL, _P_OVERSTACKED = P["own_stack_full"], P["own_overstacked"]
+_P_STACK_FULL, _P_OVERSTACKED, _P_DEST_OVERSTACKS = P["own_stack_full"], P["own_overstacked"], P["dest_overstacks"]
 _G_FRENCH_CITIES = G["french_cities"]
-# hex distances between every pair of hexes, clipped, plus a row of DIST_CAP for "no source"
-_DIST = np.vstack([np.minimum(hg.DISTANCE, DIST_CAP).astype(np.uint8), np.full((1, hg.N_HEX), DIST_CAP, np.uint8)])
-_DIST.setflags(write=False)
-_NEIGHBORS_S = np.where(hg.NEIGHBORS >= 0, hg.NEIGHBORS, hg.N_HEX)  # -1 -> sentinel hex N_HEX
 _G_VIEWER_GERMAN, _G_TO_ACT, _G_ACTOR_GERMAN, _G_VP = G["viewer_german"], G["to_act"], G["actor_german"], G["vp"]
 _G_STUKA, _G_NAVAL, _G_MOVE_FIRST = G["stuka_available"], G["naval_available"], G["german_move_first"]
 _G_SCARE, _G_REPLACEMENT = G["scare"], G["replacement"]
@@ -443,7 +433,8 @@ class _Shared:
 class _View:
     """Private buffers of one (viewer, omniscient) view and the keys they were built from."""
 
-    __slots__ = ("version", "rev", "eg", "pkey", "dkey", "planes", "units", "visible", "french_cities")
+    __slots__ = ("version", "rev", "eg", "pkey", "dkey", "planes", "units", "visible", "french_cities", "counted",
+                 "limit")
 
     def __init__(self, enc: ObservationEncoder) -> None:
         self.version = -1
@@ -452,6 +443,8 @@ class _View:
         self.pkey: tuple[Any, ...] | None = None
         self.dkey: tuple[Any, ...] | None = None
         self.french_cities = 0.0
+        self.counted = np.zeros(N_CELLS + 1, dtype=np.int64)  # own units counted for stacking, per cell
+        self.limit = 1
         self.planes = enc.template_s.copy()
         self.units = enc.unit_template.copy()
         self.visible = np.ones(enc.n_units, dtype=bool)
@@ -560,7 +553,6 @@ class ObservationEncoder:
         self.group_lists = [idx.tolist() for idx in self.group_idx]
         self.city = np.append(np.asarray(md.is_city, dtype=bool), False)
         self.city_hexes = np.flatnonzero(np.asarray(md.is_city, dtype=bool))
-        self.port_units = np.array(game.port_units, dtype=np.int64)
         self.counted = ~np.array(game.unit_free_stacking, dtype=bool)  # rule 6.3, R8
         tb = sc.tables
         self.stack_limits = (tb.stack_limit, tb.setup_stack_limit)  # indexed by "setting up"
@@ -630,6 +622,11 @@ class ObservationEncoder:
                 c = cells[ctx_u]
                 if c < N_CELLS:
                     planes[_P_CTX_UNIT, c] = 1
+                if hx.size and self.counted[ctx_u] and self._own[viewer][ctx_u]:
+                    # rule 6.5, R9: the unit would join a hex already full without it
+                    hc = FLAT[hx]
+                    full = view.counted[hc] - (hc == c) >= view.limit
+                    planes[_P_DEST_OVERSTACKS, hc[full]] = 1
             if d == Decision.MOVE_DEST:
                 dests = ctx["dests"]
                 if dests:
@@ -848,36 +845,23 @@ class ObservationEncoder:
             if pkey[5] >= 0:
                 planes[_P_REPLACEMENT_HEX, pkey[5]] = 1
         limit = self.stack_limits[state.phase in (Phase.SETUP_FRENCH, Phase.SETUP_GERMAN)]  # rule 6.3, R8
-        dkey = (sh.version, pkey[0], pkey[1], limit)
+        dkey = (sh.version, pkey[0], limit)
         if dkey != view.dkey:
             view.dkey = dkey
-            self._fill_reach(sh, view, viewer, pkey[0], pkey[1], limit)
+            self._fill_stacking(sh, view, viewer, pkey[0], limit)
         return view
 
-    def _fill_reach(self, sh: _Shared, view: _View, viewer: int, control: bytes, eg: bytes, limit: int) -> None:
-        """The ``dist_*`` planes (hex distance to the nearest enemy stack, open port, French city),
-        the own stacking planes and the French share of the cities."""
+    def _fill_stacking(self, sh: _Shared, view: _View, viewer: int, control: bytes, limit: int) -> None:
+        """The own stacking planes (rule 6.3, 6.5, R8, R9) and the French share of the cities."""
         planes = view.planes
         counted = np.bincount(sh.cells[np.flatnonzero(self._own[viewer] & sh.on & self.counted)],
                               minlength=N_CELLS + 1)
         planes[_P_STACK_FULL] = counted >= limit
         planes[_P_OVERSTACKED] = counted > limit
-        german_hex = sh.hexes[sh.stack_german] if len(sh.hexes) else sh.hexes
-        enemy = german_hex if viewer == 0 else sh.hexes[~sh.stack_german]
-        # ports that can still evacuate (rule 11.6, R20): garrisoned, never German, no German adjacent
-        pu = self.port_units
-        ports = sh.loc[pu[sh.status[pu] == ON_MAP]]
-        if ports.size:
-            ports = ports[np.frombuffer(eg, dtype=np.uint8)[ports] == 0]
-        if ports.size:
-            occ = np.zeros(hg.N_HEX + 1, dtype=bool)
-            occ[german_hex] = True
-            ports = ports[~occ[_NEIGHBORS_S[ports]].any(axis=1)]
+        view.counted = counted
+        view.limit = limit
         cities = self.city_hexes[np.frombuffer(control, dtype=np.uint8)[self.city_hexes] == 0]
         view.french_cities = len(cities) / max(1, len(self.city_hexes))
-        for row, src in ((_P_DIST_ENEMY, enemy), (_P_DIST_PORT, ports), (_P_DIST_CITY, cities)):
-            d = _DIST[src].min(axis=0) if len(src) else _DIST[hg.N_HEX]
-            planes[row, FLAT] = d
 
     def _fill_view(self, state: State, sh: _Shared, view: _View, viewer: int, omniscient: bool) -> None:
         """Own and enemy planes and the unit table of one view (fog of war, rule 3.6, R3)."""
