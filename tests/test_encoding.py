@@ -11,7 +11,7 @@ import pytest
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.game import Game, RulesOptions
 from ffo_env.core.scenario import Side
-from ffo_env.core.state import State
+from ffo_env.core.state import Decision, State
 from ffo_env.encoding import encode, encoder_for, legal_mask
 from ffo_env.encoding.actions import decode_action, encode_action
 from ffo_env.encoding.observation import FLAT, P
@@ -203,6 +203,46 @@ def test_r9_dest_overstacks_marks_full_destinations_of_the_moving_unit():
     assert dest.sum() == sum(1 for h in legal if h < hg.N_HEX and any(
         not s.units[u].free_stacking for u in s.stacks.get(h, []) if u != U_("de-XV", s)))
     assert _plane(s, 0, "dest_overstacks").sum() == 0  # decider only
+
+
+def _ends_game_position(french: str, extra: str = "", turn: int = 3) -> State:
+    from conftest import position
+
+    # de-III in 4415 may attack 4414; the naval garrisons are gone, so 4414 may hold the last French units
+    return position(f"""turn {turn} phase GERMAN_COMBAT stuka_used
+        french: {french}
+        german: de-III@4415
+        dead: garrisons
+        {extra}""", game("random"))
+
+
+def test_r21_target_ends_game_marks_a_target_holding_every_french_unit_left():
+    from conftest import H
+
+    s = _ends_game_position("fr-I@4414 br-51@4414")
+    assert s.decision == Decision.ATTACK_TARGET and H("4414") in s.legal_actions()
+    plane = _plane(s, 1, "target_ends_game")
+    assert plane[H("4414")] == 1 and plane.sum() == 1  # wiping it out ends the game (rule 4.1, R21)
+    assert _plane(s, 0, "target_ends_game").sum() == 0  # decider only
+
+
+@pytest.mark.parametrize("why", ["another_unit", "reserve", "no_french_city", "last_turn"])
+def test_r21_target_ends_game_is_clear_when_the_game_would_go_on_or_cities_do_not_count(why: str):
+    from conftest import H
+
+    from ffo_env.core import hexgrid as hg
+
+    if why == "another_unit":
+        s = _ends_game_position("fr-I@4414 fr-III@3010")  # fr-III carries on (R21)
+    elif why == "reserve":
+        s = _ends_game_position("fr-I@4414", "reserve: fr-III")  # a unit still to enter counts (R21)
+    elif why == "no_french_city":
+        cities = " ".join(hg.hex_name(h) for h in game().tables.city_hexes)
+        s = _ends_game_position("fr-I@4414", f"german_control: {cities}")  # nothing for France to count
+    else:
+        s = _ends_game_position("fr-I@4414", turn=game().scenario.tables.last_turn)  # ends anyway (4.1)
+    assert s.decision == Decision.ATTACK_TARGET and H("4414") in s.legal_actions()
+    assert _plane(s, 1, "target_ends_game").sum() == 0
 
 
 def U_(uid: str, s: State) -> int:

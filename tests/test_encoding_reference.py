@@ -315,6 +315,14 @@ class ReferenceEncoder:
                     others = [u for u in state.stacks.get(a, []) if u != ctx_u and not state.units[u].free_stacking]
                     if len(others) >= limit:
                         planes[P["dest_overstacks"], FLAT[a]] = 1
+        # ---- targets holding every French ground unit left while a city is French (rule 4.1, 4.3, R21)
+        if to_act and viewer == 1 and d in (Decision.ATTACK_TARGET, Decision.AIR_TARGET):
+            left = sum(1 for u in state.units if u.side == 0 and state.status[u.index] in (ON_MAP, RESERVE))
+            french_city = any(state.control[h] == 0 for h in state.game.tables.city_hexes)
+            if french_city and state.turn < tb.last_turn:
+                for a in legal:
+                    if a < hg.N_HEX and len(state.stacks.get(a, [])) == left:
+                        planes[P["target_ends_game"], FLAT[a]] = 1
         out_planes = planes[:, :N_CELLS].reshape(N_PLANES, *GRID_SHAPE)
 
         # ---- globals (built as a Python list: ~40 scalar writes are cheaper there)

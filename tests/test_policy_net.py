@@ -85,28 +85,60 @@ def test_head_scores_each_hex_and_unit_from_its_own_slot() -> None:
     assert int(logits[1530:1592].argmax()) == u and float(logits[1530 + u]) == pytest.approx(2.0)
 
 
+def _prior_shift(policy: object, s: object, k: int) -> th.Tensor:
+    """Hex logits of ``s`` for the German with prior ``k`` as trained minus with prior ``k`` at 0."""
+    from ffo_env.encoding.observation import encoder_for
+
+    fe = policy.features_extractor  # type: ignore[attr-defined]
+    enc = encoder_for(s.game)  # type: ignore[attr-defined]
+    obs = {n: th.as_tensor(v)[None] for n, v in enc.encode(s, 1, legal=s.legal_actions()).items()}  # type: ignore[attr-defined]
+
+    def logits() -> th.Tensor:
+        return policy.action_net(policy.mlp_extractor.forward_actor(policy.extract_features(obs)))[0]  # type: ignore[attr-defined]
+
+    with th.no_grad():
+        base = logits()
+        kept = float(fe.priors[k])
+        fe.priors[k] = 0.0
+        flat = logits()
+        fe.priors[k] = kept
+    return (base - flat)[:1530]
+
+
 def test_r9_overstack_prior_lowers_only_destinations_that_overstack(model: object) -> None:
     from conftest import H, act, position, ua
 
     from ffo_env.core.game import Game, RulesOptions
-    from ffo_env.encoding.observation import encoder_for
-    from training.policy_net import OVERSTACK_PRIOR
+    from training.policy_net import _P, PRIOR_INIT, PRIOR_PLANES
 
     policy = model.policy  # type: ignore[attr-defined]
-    assert policy.features_extractor.overstack_prior.item() == OVERSTACK_PRIOR
+    k = PRIOR_PLANES.index(_P["dest_overstacks"])
+    assert policy.features_extractor.priors[k].item() == PRIOR_INIT[k] < 0
     s = position("turn 3 phase GERMAN_MOVEMENT\ngerman: de-III@4414 de-1Mtn@4513 de-XV@4413",
                  Game(options=RulesOptions(setup="random")))
     act(s, ua("de-XV"))
-    enc = encoder_for(s.game)
-    obs = {k: th.as_tensor(v)[None] for k, v in enc.encode(s, 1, legal=s.legal_actions()).items()}
-    with th.no_grad():
-        base = policy.action_net(policy.mlp_extractor.forward_actor(policy.extract_features(obs)))[0]
-        policy.features_extractor.overstack_prior.fill_(0.0)
-        flat = policy.action_net(policy.mlp_extractor.forward_actor(policy.extract_features(obs)))[0]
-        policy.features_extractor.overstack_prior.fill_(OVERSTACK_PRIOR)
-    diff = (base - flat)[:1530]
-    assert float(diff[H("4414")]) == pytest.approx(OVERSTACK_PRIOR)  # joins de-III: over-stacks (R9)
-    assert float(diff.abs().sum()) == pytest.approx(-OVERSTACK_PRIOR)  # and no other hex moves
+    diff = _prior_shift(policy, s, k)
+    assert float(diff[H("4414")]) == pytest.approx(PRIOR_INIT[k])  # joins de-III: over-stacks (R9)
+    assert float(diff.abs().sum()) == pytest.approx(-PRIOR_INIT[k])  # and no other hex moves
+
+
+def test_r21_end_game_prior_lowers_only_the_target_holding_the_last_french_units(model: object) -> None:
+    from conftest import H, position
+
+    from ffo_env.core.game import Game, RulesOptions
+    from training.policy_net import _P, PRIOR_INIT, PRIOR_PLANES
+
+    policy = model.policy  # type: ignore[attr-defined]
+    k = PRIOR_PLANES.index(_P["target_ends_game"])
+    assert policy.features_extractor.priors[k].item() == PRIOR_INIT[k] < 0
+    # de-III may attack 4414, which holds the last French unit: the game would end (rule 4.1, R21)
+    s = position("""turn 3 phase GERMAN_COMBAT stuka_used
+        french: fr-I@4414
+        german: de-III@4415
+        dead: garrisons""", Game(options=RulesOptions(setup="random")))
+    diff = _prior_shift(policy, s, k)
+    assert float(diff[H("4414")]) == pytest.approx(PRIOR_INIT[k])
+    assert float(diff.abs().sum()) == pytest.approx(-PRIOR_INIT[k])
 
 
 def test_critic_reads_only_the_summary(model: object) -> None:

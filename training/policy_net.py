@@ -16,7 +16,7 @@ Features (``HexFeatures``)::
     [cells, context upsampled x4] -> Conv3x3(3k->k) ReLU                  = fine (k, 60, 26)
     units -> Linear(F->32) ReLU; [it, fine at the unit's hex] -> Linear(->32) ReLU = unit features
     summary = [board summary, Linear(globals->64) ReLU, mean and max of the unit encodings]
-    prior = overstack_prior x planes[dest_overstacks]                    (one learned scalar)
+    prior = sum_k prior_k x planes[PRIOR_PLANES[k]]                       (one learned scalar each)
     features = [Conv1x1([fine, planes, planes > 0]->s) and prior flattened, unit features, summary]
                                                                           (spatial = s > 0)
 
@@ -29,8 +29,10 @@ attack or a retreat.
 
 Heads (``HexPolicy``, used when ``spatial > 0``): each of the 1530 hex actions (destinations,
 targets, retreats, placements) gets its logit from its own cell of the ``s``-channel map, plus
-the learned over-stack offset (``OVERSTACK_PRIOR`` at the start) where moving the decision's unit
-there would over-stack it (rule 6.5, R9: the excess is removed for 3-4 VP each); each of
+learned offsets (``PRIOR_INIT`` at the start) where moving the decision's unit there would
+over-stack it (rule 6.5, R9: the excess is removed for 3-4 VP each) and where a German attack
+would wipe out the last French units while French cities remain (rule 4.1, 4.3, R21: the game
+ends and counts them for France); each of
 the 62 unit actions from that unit's features (a pointer over the units: the fine map at its hex
 says where it stands); the 15 special actions from the summary. The critic is an MLP over the
 summary only (``net_arch``), which keeps it small and cheap. The action mask is applied to the
@@ -63,8 +65,11 @@ def _hex_cells() -> np.ndarray:
 
 
 UNIT_X, UNIT_Y, UNIT_DIM = 27, 28, 32  # units-table columns x = column/60, y = (row+1)/26
-OVERSTACK_PLANE = _P["dest_overstacks"]
-OVERSTACK_PRIOR = -4.0  # logit offset at the start: e^-4 ~ 1/55 of the probability of an equal hex
+# Decider-only planes whose hexes get a learned logit offset; at the start e^-4 ~ 1/55 of the
+# probability of an equal hex. Over-stacking (rule 6.5, R9) and ending the game while French
+# cities remain (rule 4.1, 4.3, R21) are choices the scripted teachers never make.
+PRIOR_PLANES = (_P["dest_overstacks"], _P["target_ends_game"])
+PRIOR_INIT = (-4.0, -4.0)
 
 
 class HexFeatures(BaseFeaturesExtractor):
@@ -80,7 +85,7 @@ class HexFeatures(BaseFeaturesExtractor):
         self.n_units = int(units.shape[0])
         summary = cnn_dim + 64 + 64
         unit_part = self.n_units * UNIT_DIM if spatial > 0 else 0
-        # the spatial map carries one more channel: the over-stack prior (see HexActionHead)
+        # the spatial map carries one more channel: the priors (see HexActionHead)
         hex_part = (spatial + 1) * self.n_cells if spatial > 0 else 0
         super().__init__(observation_space, features_dim=hex_part + unit_part + summary)
         self.cnn_dim = cnn_dim
@@ -117,13 +122,13 @@ class HexFeatures(BaseFeaturesExtractor):
             # (as 0/1 indicators too: a count scaled to 1/8 would need a weight 8x larger to matter)
             self.spatial_out = nn.Conv2d(k + 2 * c, spatial, 1)
             self.unit_out = nn.Sequential(nn.Linear(UNIT_DIM + k, UNIT_DIM), nn.ReLU())
-            # A learned logit offset for destinations that over-stack the moving unit (plane
-            # dest_overstacks; rule 6.5, R9), started at OVERSTACK_PRIOR: the scripted teachers never
-            # over-stack, so imitation gives that choice only a faint push down among the hundreds of
-            # hexes it also does not pick, while each over-stack hands France 3-4 VP. Starting from the
-            # prior, learning can still move it either way.
-            self.overstack_plane = OVERSTACK_PLANE
-            self.overstack_prior = nn.Parameter(th.tensor(OVERSTACK_PRIOR))
+            # Learned logit offsets for the PRIOR_PLANES hexes, started at PRIOR_INIT: the scripted
+            # teachers never over-stack (rule 6.5, R9) nor end the game with French cities left
+            # (rule 4.1, R21), so imitation gives those choices only a faint push down among the
+            # hundreds of hexes it also does not pick, while each costs France's opponent several VP.
+            # Starting from the prior, learning can still move it either way.
+            self.prior_planes = list(PRIOR_PLANES)
+            self.priors = nn.Parameter(th.tensor(PRIOR_INIT))
 
     def unit_cells(self, units: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
         """Flat cell of each unit's hex ``(B, U)`` and whether it has one (on the map and visible)."""
@@ -153,7 +158,8 @@ class HexFeatures(BaseFeaturesExtractor):
         at = at * on.unsqueeze(-1).float()
         unit_feat = self.unit_out(th.cat([u, at], dim=2))
         hexes = self.spatial_out(th.cat([fine, planes, (planes > 0).float()], dim=1))
-        prior = self.overstack_prior * obs["planes"][:, self.overstack_plane : self.overstack_plane + 1].float()
+        marks = obs["planes"][:, self.prior_planes].float()  # (B, k, 60, 26)
+        prior = (marks * self.priors[None, :, None, None]).sum(dim=1)
         return th.cat([hexes.flatten(1), prior.flatten(1), unit_feat.flatten(1), *summary], dim=1)
 
 

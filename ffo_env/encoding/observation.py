@@ -24,7 +24,7 @@ Conventions
   makes the current decision; the battle being fought is public.
 - ``omniscient=True`` lifts the fog; the layout is unchanged. Never a default.
 
-Planes ``(70, 60, 26)`` uint8
+Planes ``(71, 60, 26)`` uint8
 -----------------------------
 =======  =======================  ====  ==========================================================
 index    name                     max   meaning
@@ -72,6 +72,7 @@ index    name                     max   meaning
 67       own_stack_full           1     own units counted for stacking fill the hex: one more over-stacks (6.3)
 68       own_overstacked          1     own counted units exceed the limit: the excess goes (rule 6.5, R9)
 69       dest_overstacks          1     legal hex where the decision's unit would over-stack (decider only)
+70       target_ends_game         1     legal German target holding every French unit left (decider only)
 =======  =======================  ====  ==========================================================
 
 The stacking planes use the stacking limit of the phase (rule 6.3, R8; the setup limit while
@@ -80,6 +81,12 @@ unit (move, rail, retreat, advance, entry, setup), the legal hexes whose counted
 than that unit already fill the limit; it is empty when the unit itself stacks freely. An
 over-stack is legal but costs the excess units at the end of the movement phase (rule 6.5, R9),
 and it is the costliest mistake a learned German player makes.
+
+``target_ends_game`` marks, when the German chooses an attack or air-strike target, the legal
+targets whose stack holds every Anglo-French ground unit left (on the map or in reserve) while a
+city is still French and turns remain: wiping it out would end the game at once with those cities
+counted for France (rule 4.1, 4.3, R21). Stack heights are public (rule 3.6), so the German can
+count this himself; the plane only saves a network from summing the whole map for it.
 
 Globals ``(123,)`` float32
 --------------------------
@@ -255,6 +262,7 @@ PLANE_GROUPS: tuple[tuple[str, int, int, str], ...] = (
     ("own_stack_full", 1, 1, "own stack at the limit"),
     ("own_overstacked", 1, 1, "own stack over the limit"),
     ("dest_overstacks", 1, 1, "destination over-stacks"),
+    ("target_ends_game", 1, 1, "target holds the last French units"),
 )
 
 # (name, size, meaning)
@@ -392,6 +400,7 @@ _P_ENEMY_REVEALED_CF = P["enemy_revealed_cf"]
 _P_BATTLE_TARGET, _P_BATTLE_ATTACKERS = P["battle_target"], P["battle_attackers"]
 _P_CTX_UNIT, _P_DEST_MP, _P_DEST_VP, _P_LEGAL_HEX = P["ctx_unit"], P["dest_mp"], P["dest_vp"], P["legal_hex"]
 _P_STACK_FULL, _P_OVERSTACKED, _P_DEST_OVERSTACKS = P["own_stack_full"], P["own_overstacked"], P["dest_overstacks"]
+_P_TARGET_ENDS_GAME = P["target_ends_game"]
 _G_FRENCH_CITIES = G["french_cities"]
 _G_VIEWER_GERMAN, _G_TO_ACT, _G_ACTOR_GERMAN, _G_VP = G["viewer_german"], G["to_act"], G["actor_german"], G["vp"]
 _G_STUKA, _G_NAVAL, _G_MOVE_FIRST = G["stuka_available"], G["naval_available"], G["german_move_first"]
@@ -419,6 +428,7 @@ assert F["legal"] == F["ctx_unit"] + 1
 _X_NORM = (hg.HEX_X * (1.0 / 60.0)).astype(np.float32)
 _Y_NORM = ((hg.HEX_Y + 1) * (1.0 / 26.0)).astype(np.float32)
 _CTX_UNIT_DECISIONS = (Decision.MOVE_DEST, Decision.RAIL_DEST, Decision.SETUP_HEX)
+_TARGET_DECISIONS = (Decision.ATTACK_TARGET, Decision.AIR_TARGET)
 
 
 class _Shared:
@@ -426,7 +436,7 @@ class _Shared:
 
     __slots__ = (
         "version", "loc", "status", "flags", "on", "reduced", "cf", "cells", "hexes", "tops", "is_top",
-        "stack_german", "dyn", "in_reserve_ready", "unit_globals",
+        "stack_german", "dyn", "in_reserve_ready", "unit_globals", "size_at", "french_left",
     )  # fmt: skip
 
 
@@ -602,6 +612,7 @@ class ObservationEncoder:
                     cells[np.asarray(att, dtype=np.int64)], minlength=N_CELLS + 1
                 )[:N_CELLS]
         d = state.decision
+        t_now = state.turn
         ctx_u = -1
         ua = None
         if to_act:
@@ -627,6 +638,15 @@ class ObservationEncoder:
                     hc = FLAT[hx]
                     full = view.counted[hc] - (hc == c) >= view.limit
                     planes[_P_DEST_OVERSTACKS, hc[full]] = 1
+            if (
+                viewer == 1
+                and d in _TARGET_DECISIONS
+                and hx.size
+                and t_now < self.last_turn
+                and view.french_cities > 0
+            ):
+                # rule 4.1, 4.3, R21: wiping out this stack ends the game with French cities counted
+                planes[_P_TARGET_ENDS_GAME, FLAT[hx[sh.size_at[hx] >= sh.french_left]]] = 1
             if d == Decision.MOVE_DEST:
                 dests = ctx["dests"]
                 if dests:
@@ -779,10 +799,13 @@ class ObservationEncoder:
         dyn[2] = np.where(on, _X_NORM[hx_loc], 0)
         dyn[3] = np.where(on, _Y_NORM[hx_loc], 0)
         dyn[4] = on & is_top
+        size_at = np.zeros(hg.N_HEX + 1, dtype=np.int64)
         if n:
-            size_at = np.zeros(hg.N_HEX + 1, dtype=np.int64)
             size_at[hexes] = sizes
             dyn[5] = np.where(on, np.minimum(size_at[loc], 8), 0) * 0.125
+        sh.size_at = size_at
+        # rule 4.1, R21: the game ends when no Anglo-French ground unit is on the map or in reserve
+        sh.french_left = int(np.count_nonzero(~self.german & (on | (status == RESERVE))))
         dyn[6:10] = flags[0:4] & on
         sh.dyn = dyn
         sh.in_reserve_ready = (arr[8] != 0) & (status == RESERVE)
