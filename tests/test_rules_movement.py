@@ -7,7 +7,7 @@ Neighbours of 4414: E 4415, NE 4514, NW 4513, W 4413, SW 4313, SE 4314.
 
 from __future__ import annotations
 
-from conftest import H, U, act, custom_game, hexes, plain_game, position, ua
+from conftest import H, U, act, custom_game, hexes, nb, plain_game, position, ua
 
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.actions import Special
@@ -243,3 +243,59 @@ def test_r19_the_51st_is_mechanized():
     s = fmove("french: br-51@4414")
     act(s, ua("br-51"))
     assert s.ctx["mp"] == 6 and s.units[U("br-51")].mechanized and s.units[U("br-51")].free_stacking
+
+
+def _rail_route(s, uid: str, dest: str) -> list[str]:
+    return [hg.hex_name(h) for h in s.rail_route_to(U(uid), H(dest))]
+
+
+def test_r17_3_7_rail_route_takes_control_of_every_hex_it_enters():
+    probe = fmove("french: fr-I@4912\ngerman: de-III@4220\nrolls: 5")
+    route = _rail_route(probe, "fr-I", "1815")
+    mid = route[len(route) // 2]
+    assert len(route) >= 3 and mid != "1815"
+    # an empty German-controlled hex on the route, and one off it
+    off = next(hg.hex_name(h) for h in range(hg.N_HEX)
+               if P.tables.rail_ok[h] and hg.hex_name(h) not in route and hg.distance(h, H("4220")) > 3)
+    s = fmove(f"french: fr-I@4912\ngerman: de-III@4220\ngerman_control: {mid} {off}\nrolls: 5")
+    act(s, ua("fr-I"))
+    act(s, "rail to 1815")
+    assert s.control[H(mid)] == 0  # rule 3.7, R17: the route entered it: French
+    assert s.control[H(off)] == 1  # not on the route: still German
+    assert all(s.control[H(h)] == 0 for h in route)
+    assert s.rail_log == [{"turn": 3, "unit": "fr-I", "from": "4912", "to": "1815", "route": route}]  # R17: recorded
+
+
+def test_r17_rail_route_is_a_shortest_chain_of_rail_hexes_avoiding_enemies():
+    s = fmove("french: fr-I@4912\ngerman: de-III@4220\nrolls: 5")
+    route = _rail_route(s, "fr-I", "1815")
+    mt = P.tables
+    chain = ["4912", *route]
+    assert all(H(b) in hg.NEIGHBOR_LISTS[H(a)] for a, b in zip(chain, chain[1:]))
+    enemy_zone = {H("4220"), *hg.NEIGHBOR_LISTS[H("4220")]}
+    assert all(mt.rail_ok[H(h)] and H(h) not in enemy_zone for h in route)  # rule 11.7, R17
+    # fewest hexes: an independent breadth-first count over the same hexes
+    ok = {h for h in range(hg.N_HEX) if mt.rail_ok[h] and h not in enemy_zone}
+    dist, frontier = {H("4912"): 0}, [H("4912")]
+    while frontier:
+        nxt = []
+        for h in frontier:
+            for n in mt.open_nb[h]:
+                if n in ok and n not in dist:
+                    dist[n] = dist[h] + 1
+                    nxt.append(n)
+        frontier = nxt
+    assert len(route) == dist[H("1815")]
+
+
+def test_r17_r13_rail_route_ties_go_through_the_lowest_index_predecessor():
+    from ffo_env.core.search import rail_route
+
+    a = H("4414")
+    goal = H(nb(nb("4414", "E"), "NE"))  # two hexes away, reached through 4415 (E) or 4514 (NE)
+    middles = sorted(set(hg.NEIGHBOR_LISTS[a]) & set(hg.NEIGHBOR_LISTS[goal]))
+    assert [hg.hex_name(m) for m in middles] == ["4415", "4514"]
+    everything = (1 << hg.N_HEX) - 1
+    assert rail_route(P.tables.open_nb, a, goal, everything) == (middles[0], goal)
+    assert rail_route(P.tables.open_nb, a, goal, everything & ~(1 << middles[0])) == (middles[1], goal)
+    assert rail_route(P.tables.open_nb, a, goal, 0) == ()

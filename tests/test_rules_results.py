@@ -228,3 +228,22 @@ def test_r30_r31_no_advance_after_an_air_strike():
     act(s, s.game.layout.lower(0))
     assert s.status[U("fr-GA")] == DEAD and s.decision != Decision.ADVANCE_UNIT
     assert "air strike" not in " ".join(texts(s))
+
+
+def test_r38_german_retreat_never_ends_in_the_red_row():
+    # de-III in 5812 touches the red row at 5912 and 5911 (NE, NW); attacked from 5711 and 5712
+    s = f_attack("fr-GC@5711 fr-CAC@5712", "de-III@5812", "2")
+    b = fight(s, "5812", ["fr-GC", "fr-CAC"])  # 9 - 5 = +4, die 2
+    assert b["result"] == "DR"
+    assert s.decision == Decision.RETREAT and s.current_agent == "german"
+    assert hexes(s.legal_actions()) == {"5813", "5811"}  # rule 5.5, R38: not 5912 or 5911
+    act(s, "retreat to 5811")
+    assert s.loc[U("de-III")] == H("5811")
+
+
+def test_r38_13_6_german_whose_only_retreats_are_red_row_hexes_suffers_de_in_place():
+    s = f_attack("fr-GC@5711 fr-CAC@5712 fr-I@5813 fr-III@5811", "de-III@5812", "2")
+    b = fight(s, "5812", ["fr-GC", "fr-CAC"])
+    assert b["result"] == "DR"
+    assert s.loc[U("de-III")] == H("5812") and s.steps[U("de-III")] == 1  # DE in place: reduced (R27)
+    assert s.decision != Decision.RETREAT

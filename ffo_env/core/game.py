@@ -18,7 +18,9 @@ from ffo_env.core.search import MapTables, build_tables
 if TYPE_CHECKING:
     from ffo_env.core.state import State
 
-ENGINE_VERSION = "ffo-engine-1"
+# ffo-engine-2: rail routes take control of the hexes they enter (R17); German retreats never end in
+# the red row (R38)
+ENGINE_VERSION = "ffo-engine-2"
 
 SETUP_MODES = ("decide", "random", "fixed")
 

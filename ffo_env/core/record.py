@@ -70,6 +70,7 @@ def make_record(state: State, decisions: list[dict[str, Any]] | None = None) -> 
         "decisions": decisions,
         "dice": state.dice_log,
         "vp_log": state.vp_log,
+        "rail_routes": state.rail_log,  # R17: the route of every rail move
         "result": result_summary(state),
     }
 
@@ -119,4 +120,6 @@ def replay(record: dict[str, Any], scenario: Scenario | None = None) -> State:
         raise RecordError(f"replay diverges from the record at decision {first}")
     if state.dice_log != record["dice"]:
         raise RecordError("replay rolled different dice from the record")
+    if "rail_routes" in record and state.rail_log != record["rail_routes"]:
+        raise RecordError("replay took different rail routes from the record (R17)")
     return state

@@ -491,6 +491,35 @@ def flood(open_nb: tuple[tuple[int, ...], ...], sources: Iterable[int], passable
     return seen
 
 
+def rail_route(open_nb: tuple[tuple[int, ...], ...], start: int, dest: int, passable: int) -> tuple[int, ...]:
+    """The route of a rail move from ``start`` to ``dest`` through the ``passable`` hexes (an int bitset of
+    the clear/city hexes out of the colored rows and not adjacent to enemy units, rule 11.7, R17).
+
+    Chosen by the convention of a regular move's path (``reachable``, R13) with every hex costing one
+    (rail ignores refugees, R16, and has no MP): the fewest hexes, and among equally short routes the one
+    through the predecessor expanded first, hexes of one distance being expanded in increasing index.
+    Returns the hexes entered, ``dest`` last (start excluded, like :attr:`Reach.path`); ``()`` if
+    ``dest`` cannot be reached."""
+    parent = {start: -1}
+    frontier = [start]
+    while frontier and dest not in parent:
+        nxt = []
+        for h in sorted(frontier):
+            for n in open_nb[h]:
+                if n not in parent and (passable >> n) & 1:
+                    parent[n] = h
+                    nxt.append(n)
+        frontier = nxt
+    if dest not in parent:
+        return ()
+    out = []
+    h = dest
+    while h != start:
+        out.append(h)
+        h = parent[h]
+    return tuple(reversed(out))
+
+
 def flood_bits(open_bits: tuple[int, ...], sources: int, passable: int) -> int:
     """:func:`flood` on int bitsets (bit h = hex h): the passable hexes connected to the passable
     ``sources`` through open hexsides. ``open_bits`` is :attr:`MapTables.open_bits`; each round

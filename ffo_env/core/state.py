@@ -27,7 +27,7 @@ from ffo_env.core.dice import Dice
 from ffo_env.core.game import ENGINE_VERSION, Game, RulesOptions
 from ffo_env.core.mapdata import ColoredRow
 from ffo_env.core.scenario import Side, UnitSpec
-from ffo_env.core.search import Reach, bits_to_mask, flood_bits, mask_to_bits, reachable
+from ffo_env.core.search import Reach, bits_to_mask, flood_bits, mask_to_bits, rail_route, reachable
 
 FRENCH = Side.FRENCH
 GERMAN = Side.GERMAN
@@ -145,6 +145,7 @@ class State:
         self.german_move_first = True
         self.oos_roll: dict[int, int] = {}  # hex -> MP die this phase (R12)
         self.dice_log: list[dict[str, Any]] = []
+        self.rail_log: list[dict[str, Any]] = []  # R17: the route of every rail move, for the record
         self.history: list[tuple[int, int, bool]] = []  # (side, action, auto)
         self.last_dice: list[int] = []
         self.winner: int | None = None
@@ -967,11 +968,20 @@ class State:
         self._cache[kind] = (key, mask)
         return mask
 
+    def _rail_passable(self) -> int:
+        """Hexes a rail route may enter, as a bitset: clear or city, out of the colored rows, not
+        adjacent to (or holding) an enemy unit (rule 11.7, R17)."""
+        return self.game.tables.rail_ok_bits & ~mask_to_bits(self._adj_enemy_mask(FRENCH))
+
+    def rail_route_to(self, u: int, dest: int) -> tuple[int, ...]:
+        """The route a rail move of unit ``u`` to city ``dest`` takes (R17): hexes entered, ``dest`` last."""
+        return rail_route(self.game.tables.open_nb, self.loc[u], dest, self._rail_passable())
+
     def _rail_candidates(self) -> dict[int, list[int]]:
         """Units that may attempt a rail move and their destination cities (rule 11.7, R16, R17)."""
         mt = self.game.tables
         adj = self._adj_enemy_mask(FRENCH)  # includes enemy-occupied hexes themselves
-        ok = mt.rail_ok_bits & ~mask_to_bits(adj)
+        ok = self._rail_passable()
         dest_ok = [h for h in mt.city_hexes
                    if not self.ever_german[h] and self.control[h] == FRENCH and not adj[h]
                    and not mt.adj_green_or_yellow[h]]
@@ -1019,6 +1029,12 @@ class State:
     def _apply_rail_dest(self, a: int) -> None:
         u = self.ctx.pop("unit")
         self.ctx.pop("rail_dests")
+        start = self.loc[u]
+        route = self.rail_route_to(u, a)
+        for h in route[:-1]:
+            self._take(h, FRENCH)  # rule 3.7, R17: every hex the route enters turns French, as along a move's path
+        self.rail_log.append({"turn": self.turn, "unit": self.units[u].id, "from": hg.hex_name(start),
+                              "to": hg.hex_name(a), "route": [hg.hex_name(h) for h in route]})  # R17
         self._move_to(u, a)
         self._set(Decision.MOVE_UNIT, FRENCH)
 
@@ -1371,10 +1387,13 @@ class State:
         spec = self.units[u]
         blocked = self._blocked_for(u)
         origins = b.get("origins", [])
+        row = self.game.tables.row
         out = []
         for _d, n, _r in self.game.tables.moves[h]:
             if blocked[n] or n in origins:
                 continue
+            if spec.side == GERMAN and row[n] == ColoredRow.RED:
+                continue  # rule 5.5, R38: a German unit never ends a retreat in the red row (else DE, rule 13.6)
             if not spec.free_stacking and self._counted(n) >= self.game.scenario.tables.stack_limit:
                 continue
             out.append(n)
@@ -1897,6 +1916,7 @@ class State:
             "german_move_first": self.german_move_first,
             "oos_roll": {str(h): r for h, r in sorted(self.oos_roll.items())},
             "dice_log": self.dice_log,
+            "rail_log": self.rail_log,
             "history": [list(x) for x in self.history],
             "last_dice": self.last_dice,
             "winner": self.winner,
@@ -1932,6 +1952,7 @@ class State:
         s.german_move_first = d["german_move_first"]
         s.oos_roll = {int(h): r for h, r in d["oos_roll"].items()}
         s.history = [tuple(x) for x in d["history"]]  # type: ignore[misc]
+        s.rail_log = [dict(x) for x in d.get("rail_log", [])]
         s.winner = d["winner"]
         s._pos_version = list(d["pos_version"])
         s._port_version = 0
