@@ -1,8 +1,10 @@
 """ffo_env: France Fights On (World at War #39) as a reinforcement-learning environment.
 
 ``ffo_env.core`` is the rules engine (pure Python + numpy). The PettingZoo
-environment (``ffo_env.env``, ``ffo_env.raw_env``) is imported lazily so that the
-core can be used without gymnasium or pettingzoo installed.
+environment (``ffo_env.env``, ``ffo_env.raw_env``, ``ffo_env.parallel_env``) is imported
+lazily so that the core can be used without gymnasium or pettingzoo installed. With gymnasium
+installed, importing ``ffo_env`` registers the ids ``ffo_env/French-v0``, ``ffo_env/German-v0``,
+``ffo_env/French-flat-v0`` and ``ffo_env/German-flat-v0`` (:mod:`ffo_env.envs.registration`).
 """
 
 from __future__ import annotations
@@ -12,6 +14,19 @@ from typing import Any
 __version__ = "0.1.0"
 
 _LAZY = {"env": "ffo_env.envs.aec", "raw_env": "ffo_env.envs.aec", "parallel_env": "ffo_env.envs.aec"}
+
+
+def _register_gymnasium_ids() -> None:
+    try:
+        import gymnasium  # noqa: F401
+    except ImportError:  # the core works without gymnasium; the ids need it
+        return
+    from ffo_env.envs.registration import register_envs
+
+    register_envs()
+
+
+_register_gymnasium_ids()
 
 
 def __getattr__(name: str) -> Any:

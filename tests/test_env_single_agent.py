@@ -34,7 +34,8 @@ def test_gymnasium_check_env():
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        check_env(FFOSingleAgentEnv(illegal_action="penalty"), skip_render_check=True)
+        check_env(FFOSingleAgentEnv(), skip_render_check=True)
+        check_env(FFOSingleAgentEnv(observation_format="flat"), skip_render_check=True)
 
 
 def test_sb3_check_env():
@@ -42,7 +43,8 @@ def test_sb3_check_env():
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        check_env(FFOSingleAgentEnv(side="german", illegal_action="penalty"), warn=True)
+        check_env(FFOSingleAgentEnv(side="german"), warn=True)
+        check_env(FFOSingleAgentEnv(side="german", observation_format="flat"), warn=True)
 
 
 @pytest.mark.parametrize("side", ["french", "german"])
@@ -67,16 +69,44 @@ def test_full_episode_reward_and_info(side, opponent):
     assert ep["learner_steps"] == steps and ep["opponent_steps"] > 0 and ep["winner"] == winner
 
 
-def test_illegal_action_raises_by_default_and_penalty_mode_ends():
+def test_illegal_action_ends_the_episode_by_default_and_raise_mode_raises():
     env = FFOSingleAgentEnv()
     env.reset(seed=1)
     bad = int(np.flatnonzero(~env.action_masks())[0])
+    before = env.game_state.to_json()
+    _, r, term, trunc, info = env.step(bad)
+    assert r == -1.0 and term and not trunc and info["illegal_action"] == bad and "not legal" in info["reason"]
+    assert info["winner"] == "german" and info["episode_stats"]["winner"] == "german"
+    assert env.game_state.to_json() == before  # the core state is not changed
+    assert not env.action_masks().any() and not info["action_mask"].any()
+    with pytest.raises(RuntimeError, match="episode is over"):
+        env.step(bad)
+    env = FFOSingleAgentEnv(illegal_action="raise")
+    env.reset(seed=1)
     with pytest.raises(IllegalActionError):
         env.step(bad)
-    env = FFOSingleAgentEnv(illegal_action="penalty", penalty=-2.0)
+    with pytest.raises(IllegalActionError, match="integer"):
+        env.step(1379.9)
+    env = FFOSingleAgentEnv(penalty=-2.0)
     env.reset(seed=1)
-    _, r, term, trunc, info = env.step(bad)
-    assert r == -2.0 and term and info["illegal_action"] == bad
+    for junk in ("1379", None, float("nan")):
+        env.reset(seed=1)
+        _, r, term, _, info = env.step(junk)
+        assert r == -2.0 and term and info["reason"]
+
+
+def test_flat_observation_and_info_mask():
+    env = FFOSingleAgentEnv(observation_format="flat")
+    obs, info = env.reset(seed=2)
+    assert obs.dtype == np.float32 and obs.shape == env.observation_space.shape and obs.ndim == 1
+    assert env.observation_space.contains(obs)
+    assert np.array_equal(info["action_mask"].astype(bool), env.action_masks())
+    rng = random.Random(3)
+    for _ in range(50):
+        obs, _r, term, trunc, info = env.step(rng.choice(np.flatnonzero(info["action_mask"]).tolist()))
+        assert env.observation_space.contains(obs)
+        if term or trunc:
+            break
 
 
 def test_opponent_sampler_is_called_every_reset():

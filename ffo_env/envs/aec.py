@@ -18,13 +18,31 @@ Action space        ``Discrete(1607)``: ``0..1529`` a hex (internal index,
                     ``1598..1606`` lower the differential by 0..8 columns
 Observation         ``{"observation": Dict(planes, globals, units),
                     "action_mask": Box(0, 1, (1607,), int8)}``; layout in
-                    :mod:`ffo_env.encoding.observation`
+                    :mod:`ffo_env.encoding.observation`. With
+                    ``observation_format="flat"`` the ``"observation"`` is one
+                    1-D float32 ``Box`` (layout and offset lookup:
+                    :mod:`ffo_env.envs.flat`), the mask beside it as before
+State               ``state()`` / ``state_space``: the omniscient observation
+                    (fog lifted) of the side to act, flat -- for centralized
+                    critics; ``game_state`` is the core :class:`State`. With
+                    ``observation_format="flat"`` the ``"observation"`` is one
+                    1-D float32 ``Box`` (layout: :mod:`ffo_env.envs.flat`)
+Global state        ``state()`` / ``state_space``: the omniscient flat
+                    observation seen from the French side (every unit
+                    revealed), for centralised critics
 Rewards             ``reward="win"``: +1 / -1 at the end (rule 4.3), else 0;
                     ``reward="shaped"``: plus ``shaping_scale`` x the change of
                     :func:`shaped_vp` (French VP + VP pending in over-stacked
                     German hexes) at every step to the French and minus that to
                     the German (zero-sum, potential-based: sums to
                     ``shaping_scale * final VP``)
+Illegal actions     PettingZoo classic convention (``illegal_action="penalty"``,
+                    the default): the acting agent loses (reward -1, the
+                    other +1), the game ends, ``info`` names the action and
+                    the reason; the core state is never changed by it.
+                    ``illegal_action="raise"`` raises
+                    :class:`~ffo_env.core.actions.IllegalActionError` instead
+                    (for debugging), the state unchanged
 Truncation          after ``max_steps`` decisions (default: none)
 ==================  ==========================================================
 
@@ -34,14 +52,15 @@ Options: ``setup`` (``"random"`` default, ``"fixed"``, ``"decide"``: R2),
 with every unit revealed, for analysis only -- never the default),
 ``render_mode`` (``"ansi"``, ``"rgb_array"``; ``"human"`` prints the ansi text).
 
-Illegal actions raise :class:`~ffo_env.core.actions.IllegalActionError` (the game
-state is left unchanged); wrap with
-:class:`ffo_env.envs.wrappers.IllegalActionPenalty` to end the game with a
-penalty instead. ``env.unwrapped.state`` is the core :class:`State` (``clone()``,
-``to_json()``); ``reset(options={"state": s})`` starts from a copy of ``s``. The
-env survives ``copy.deepcopy`` and ``pickle``.
+An action is an integer (``int``, a numpy integer or a 0-d integer array) in
+``0..1606`` that is legal now; anything else (``None``, a float, a string, ``NaN``)
+is illegal. ``env.unwrapped.game_state`` is the core :class:`State` (``clone()``,
+``to_json()``); ``reset(options={"state": s})`` starts from a copy of ``s``. The env
+survives ``copy.deepcopy`` and ``pickle``.
 
-Version history: v0 -- first release.
+Version history: v0 -- first release; illegal actions end the game by default
+(PettingZoo classic), flat observations, ``state()``; the core state moved from
+``env.state`` to ``env.game_state``.
 """
 
 from __future__ import annotations
@@ -59,10 +78,11 @@ from ffo_env.core.actions import IllegalActionError
 from ffo_env.core.game import Game, RulesOptions
 from ffo_env.core.state import State
 from ffo_env.encoding.observation import encoder_for
+from ffo_env.envs.flat import flat_layout
 from ffo_env.envs.render import Renderer
 from ffo_env.envs.spaces import action_mask_space, action_space, observation_dict_space
 
-__all__ = ["AGENTS", "IllegalActionError", "env", "make_game", "parallel_env", "raw_env"]
+__all__ = ["AGENTS", "IllegalActionError", "as_action", "env", "make_game", "parallel_env", "raw_env"]
 
 AGENTS = ("french", "german")
 _SIDE = {"french": 0, "german": 1}
@@ -78,6 +98,40 @@ def shaped_vp(state: State) -> int:
     return state.vp + state.pending_overstack_vp()
 VIEWS = ("player", "omniscient")
 RENDER_MODES = ("ansi", "rgb_array", "human")
+ILLEGAL_ACTION_MODES = ("penalty", "raise")
+OBSERVATION_FORMATS = ("dict", "flat")
+
+
+def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
+    """One clear error for an option outside its choices."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
+ILLEGAL_ACTION_MODES = ("penalty", "raise")
+OBSERVATION_FORMATS = ("dict", "flat")
+
+
+def as_action(action: Any, n_actions: int) -> int:
+    """``action`` as an action number, or a ``TypeError``/``ValueError`` saying what is wrong with it.
+
+    Integers only (``int``, numpy integers, 0-d or one-element integer arrays); not ``bool``, floats,
+    strings or ``None``: a float such as ``1379.9`` must not be rounded into a move."""
+    a = action
+    if isinstance(a, np.ndarray):
+        if a.size != 1 or not np.issubdtype(a.dtype, np.integer):
+            raise TypeError(f"an action is one integer, got an array of dtype {a.dtype} and shape {a.shape}")
+        a = a.reshape(()).item()
+    elif isinstance(a, np.integer):
+        a = int(a)
+    if isinstance(a, bool) or not isinstance(a, int):
+        raise TypeError(f"an action is an integer in 0..{n_actions - 1}, got {action!r} ({type(action).__name__})")
+    if not 0 <= a < n_actions:
+        raise ValueError(f"action {a} is out of range 0..{n_actions - 1}")
+    return a
+
+
+def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
 
 
 def make_game(setup: str = "random", rules: dict[str, Any] | None = None) -> Game:
@@ -94,8 +148,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
 
     metadata = {
         "name": "france_fights_on_v0",
-        "render_modes": ["ansi", "rgb_array"],
-        "is_parallelizable": False,
+        "render_modes": ["ansi", "rgb_array", "human"],
+        "render_fps": 2,
+        "is_parallelizable": False,  # turn-based: see parallel_env
     }
 
     def __init__(
@@ -109,12 +164,14 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         shaping_scale: float = 0.02,
         render_scale: float = 0.35,
         game: Game | None = None,
+        illegal_action: str = "penalty",
+        observation_format: str = "dict",
     ) -> None:
         super().__init__()
-        if reward not in REWARDS:
-            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
-        if view not in VIEWS:
-            raise ValueError(f"view must be one of {VIEWS}, got {view!r}")
+        _check_choice("reward", reward, REWARDS)
+        _check_choice("view", view, VIEWS)
+        _check_choice("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        _check_choice("observation_format", observation_format, OBSERVATION_FORMATS)
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
         if max_steps is not None and max_steps <= 0:
@@ -130,12 +187,16 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self.possible_agents = list(AGENTS)
         self.agents = []
         self._encoder = encoder_for(self.game)
-        obs_space = spaces.Dict(
-            {"observation": observation_dict_space(self.game), "action_mask": action_mask_space(self.game)}
-        )
+        self.illegal_action = illegal_action
+        self.observation_format = observation_format
+        self._flat = flat_layout(self.game)
+        inner = self._flat.space() if observation_format == "flat" else observation_dict_space(self.game)
+        obs_space = spaces.Dict({"observation": inner, "action_mask": action_mask_space(self.game)})
+        self.state_space = self._flat.space()
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self.action_spaces = {a: action_space(self.game) for a in AGENTS}
         self._state: State | None = None
+        self._over = False  # the game ended on an illegal action (the core state is not terminal then)
         self._rng = np.random.default_rng()
         self._renderer: Renderer | None = None
         self.num_steps = 0
@@ -151,11 +212,17 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     # ------------------------------------------------------------- state
 
     @property
-    def state(self) -> State:  # type: ignore[override]
+    def game_state(self) -> State:
         """The core game state (read it, clone it; change it only through ``step``)."""
         if self._state is None:
-            raise RuntimeError("call reset() before reading the state")
+            raise RuntimeError("call reset() before reading the game state")
         return self._state
+
+    def state(self) -> np.ndarray:
+        """The global state for centralised critics: the omniscient observation from the French side,
+        flat (``state_space``; layout :mod:`ffo_env.envs.flat`). Not for acting agents."""
+        obs = self._encoder.encode(self.game_state, 0, True)
+        return self._flat.flatten(obs)
 
     def __str__(self) -> str:
         return self.metadata["name"]
@@ -187,6 +254,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             game_seed = int(gs) if gs is not None else int(self._rng.integers(0, 2**31 - 1))
             self._state = self.game.new_initial_state(game_seed)
         self.num_steps = 0
+        self._over = False
         self.agents = list(AGENTS)
         self.rewards = dict.fromkeys(AGENTS, 0.0)
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
@@ -205,12 +273,19 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        if action is None:
-            raise IllegalActionError(f"{agent} must act (got None) at {self.state.decision_string()}")
-        s = self.state
-        shaped = self.reward_mode == "shaped"
-        vp0 = shaped_vp(s) if shaped else 0
-        s.apply_action(int(action))  # IllegalActionError leaves the state unchanged
+        s = self.game_state
+        try:
+            a = as_action(action, self._encoder.n_actions)
+            shaped = self.reward_mode == "shaped"
+            vp0 = shaped_vp(s) if shaped else 0
+            s.apply_action(a)  # IllegalActionError leaves the state unchanged
+        except (IllegalActionError, TypeError, ValueError) as e:
+            if self.illegal_action == "raise":
+                if isinstance(e, IllegalActionError):
+                    raise
+                raise IllegalActionError(f"{agent} at {s.decision_string()}: {e}") from e
+            self._end_on_illegal(agent, action, str(e))
+            return
         self.num_steps += 1
         self._cumulative_rewards[agent] = 0.0
         fr = 0.0
@@ -232,33 +307,52 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         if self.render_mode == "human":
             self.render()
 
+    def _end_on_illegal(self, agent: str, action: Any, reason: str) -> None:
+        """PettingZoo classic: the offender loses, the other agent wins, the game ends (state unchanged)."""
+        other = "german" if agent == "french" else "french"
+        self._over = True
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {agent: -1.0, other: 1.0}
+        self.terminations = dict.fromkeys(self.agents, True)
+        s = self.game_state
+        for a in self.agents:
+            self.infos[a] = {"winner": other, "vp": s.vp, "turn": s.turn, "steps": self.num_steps,
+                             "illegal_action": action, "offender": agent, "reason": reason}
+        self.agent_selection = other
+        self._accumulate_rewards()
+
     def _finish_infos(self) -> None:
-        s = self.state
+        s = self.game_state
         winner = None if s.winner is None else AGENTS[int(s.winner)]
         for a in self.agents:
             self.infos[a] = {"winner": winner, "vp": s.vp, "turn": s.turn, "steps": self.num_steps}
 
     # ------------------------------------------------------------- observe
 
+    def _acting(self, agent: str) -> bool:
+        s = self.game_state
+        return (not self._over and not s.is_terminal() and not self.truncations.get(agent, False)
+                and s.current_agent == agent)
+
     def observe(self, agent: str) -> dict[str, Any]:
-        s = self.state
+        s = self.game_state
         side = _SIDE[agent]
         mask = np.zeros(self._encoder.n_actions, dtype=np.int8)
-        acting = not s.is_terminal() and not self.truncations.get(agent, False) and s.current_agent == agent
         legal = None
-        if acting:
+        if self._acting(agent):
             legal = s.legal_actions()
             mask[legal] = 1
-        obs = self._encoder.encode(s, side, self.omniscient, legal=legal)
+        obs: Any = self._encoder.encode(s, side, self.omniscient, legal=legal)
+        if self.observation_format == "flat":
+            obs = self._flat.flatten(obs)
         return {"observation": obs, "action_mask": mask}
 
     def action_mask(self, agent: str | None = None) -> np.ndarray:
         """The action mask of ``agent`` (default: the agent to act), without the observation."""
         agent = agent or self.agent_selection
         mask = np.zeros(self._encoder.n_actions, dtype=np.int8)
-        s = self.state
-        if not s.is_terminal() and not self.truncations.get(agent, False) and s.current_agent == agent:
-            mask[s.legal_actions()] = 1
+        if self._acting(agent):
+            mask[self.game_state.legal_actions()] = 1
         return mask
 
     # ------------------------------------------------------------- render
@@ -273,7 +367,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             return None
         if self._renderer is None:
             self._renderer = Renderer(self.game, self.render_scale)
-        return self._renderer.render(self.state, self.render_mode)
+        return self._renderer.render(self.game_state, self.render_mode)
 
     def close(self) -> None:
         self._renderer = None
@@ -283,7 +377,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     def __deepcopy__(self, memo: dict[int, Any]) -> raw_env:
         new = raw_env.__new__(raw_env)
         memo[id(self)] = new
-        shared = {"game", "_encoder", "observation_spaces", "_renderer"}
+        shared = {"game", "_encoder", "observation_spaces", "_renderer", "_flat", "state_space"}
         for k, v in self.__dict__.items():
             if k in shared:
                 new.__dict__[k] = v
@@ -294,7 +388,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         return new
 
     def __getstate__(self) -> dict[str, Any]:
-        d = {k: v for k, v in self.__dict__.items() if k not in ("_encoder", "_renderer", "game")}
+        d = {k: v for k, v in self.__dict__.items() if k not in ("_encoder", "_renderer", "game", "_flat")}
         d["_game_options"] = self.game.options.to_dict()
         return d
 
@@ -305,6 +399,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self.__dict__.update(d)
         self.game = game
         self._encoder = encoder_for(game)
+        self._flat = flat_layout(game)
         self._renderer = None
 
 
@@ -314,8 +409,8 @@ def env(**kwargs: Any) -> AECEnv:
     Not ``AssertOutOfBoundsWrapper``: the core already rejects any action outside
     ``Discrete(1607)`` or not legal with a clear :class:`IllegalActionError` (an ``assert``
     would vanish under ``python -O``), and the wrapper cost ~10 µs a step. Not
-    ``TerminateIllegalWrapper`` either: an illegal action raises by default; use
-    :class:`ffo_env.envs.wrappers.IllegalActionPenalty` to end the game instead.
+    ``TerminateIllegalWrapper`` either: the env itself ends the game on an illegal action
+    (``illegal_action="penalty"``, the default) with a zero-sum -1/+1 and the reason in ``info``.
     """
     e: AECEnv = raw_env(**kwargs)
     e = wrappers.OrderEnforcingWrapper(e)

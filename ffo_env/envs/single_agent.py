@@ -4,7 +4,8 @@
 
 - observation: ``Dict(planes, globals, units)`` of the learner's side (the same
   arrays as the AEC env's ``"observation"``, :mod:`ffo_env.encoding.observation`);
-  suitable for stable-baselines3 ``MultiInputPolicy``;
+  suitable for stable-baselines3 ``MultiInputPolicy``; with ``observation_format="flat"``
+  one 1-D float32 ``Box`` (layout: :mod:`ffo_env.envs.flat`) for MLPs and stock scripts;
 - action: ``Discrete(1607)`` (index ranges in :mod:`ffo_env.envs.aec`);
   :meth:`action_masks` gives the legal actions for sb3-contrib ``MaskablePPO``
   (also through ``SubprocVecEnv``: it is a plain method);
@@ -16,13 +17,18 @@
 - reward: the learner's: +1 / -1 at the end (also when the opponent's move ends
   the game), plus VP shaping with ``reward="shaped"`` (sign from the learner's side; it follows
   :func:`~ffo_env.envs.aec.shaped_vp`, which charges an over-stack to the move that makes it);
-- ``info``: ``vp``, ``turn``, ``winner`` (``None`` until the end), ``opponent`` (its ``name``), and at the end
+- ``info``: ``action_mask`` (int8, the learner's legal actions: the mask for scripts that read it from
+  ``info``), ``vp``, ``turn``, ``winner`` (``None`` until the end), ``opponent`` (its ``name``), and at the end
   ``episode_stats`` = {``learner_steps``, ``opponent_steps``, ``vp``, ``winner``, ``turns``}
   (not ``episode``: stable-baselines3 reserves that key for its ``Monitor``);
-- illegal actions raise :class:`~ffo_env.core.actions.IllegalActionError` unless
-  ``illegal_action="penalty"``: then the episode ends with reward ``penalty`` and
-  ``info["illegal_action"]`` (that mode is what gymnasium's and SB3's ``check_env``,
-  which step unmasked random actions, are run against).
+- illegal actions (PettingZoo classic convention, ``illegal_action="penalty"``, the default): the
+  learner loses, the episode ends with reward ``penalty`` (-1) and ``info["illegal_action"]`` /
+  ``info["reason"]``; the core state is not changed. ``illegal_action="raise"`` raises
+  :class:`~ffo_env.core.actions.IllegalActionError` instead (for debugging).
+- ``game_state`` is the core :class:`~ffo_env.core.state.State` (``state`` is the same, kept for old code).
+
+Registered with gymnasium as ``ffo_env/French-v0``, ``ffo_env/German-v0`` and the flat
+``ffo_env/French-flat-v0``, ``ffo_env/German-flat-v0`` (:mod:`ffo_env.envs.registration`).
 """
 
 from __future__ import annotations
@@ -36,14 +42,25 @@ import numpy as np
 from ffo_env.core.actions import IllegalActionError
 from ffo_env.core.state import State
 from ffo_env.encoding.observation import encoder_for
-from ffo_env.envs.aec import AGENTS, RENDER_MODES, REWARDS, VIEWS, make_game, shaped_vp
+from ffo_env.envs.aec import (
+    AGENTS,
+    ILLEGAL_ACTION_MODES,
+    OBSERVATION_FORMATS,
+    RENDER_MODES,
+    REWARDS,
+    VIEWS,
+    as_action,
+    make_game,
+    shaped_vp,
+)
+from ffo_env.envs.flat import flat_layout
 from ffo_env.envs.render import Renderer
 from ffo_env.envs.spaces import action_space, observation_dict_space
 
 __all__ = ["FFOSingleAgentEnv"]
 
 
-class FFOSingleAgentEnv(gym.Env):
+class FFOSingleAgentEnv(gym.Env):  # type: ignore[type-arg]
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(
@@ -58,9 +75,10 @@ class FFOSingleAgentEnv(gym.Env):
         view: str = "player",
         render_mode: str | None = None,
         shaping_scale: float = 0.02,
-        illegal_action: str = "raise",
+        illegal_action: str = "penalty",
         penalty: float = -1.0,
         render_scale: float = 0.35,
+        observation_format: str = "dict",
     ) -> None:
         if side not in AGENTS:
             raise ValueError(f"side must be one of {AGENTS}, got {side!r}")
@@ -68,15 +86,19 @@ class FFOSingleAgentEnv(gym.Env):
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         if view not in VIEWS:
             raise ValueError(f"view must be one of {VIEWS}, got {view!r}")
-        if illegal_action not in ("raise", "penalty"):
-            raise ValueError(f"illegal_action must be 'raise' or 'penalty', got {illegal_action!r}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
+        if observation_format not in OBSERVATION_FORMATS:
+            raise ValueError(f"observation_format must be one of {OBSERVATION_FORMATS}, got {observation_format!r}")
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
         self.side = side
         self.learner = AGENTS.index(side)
         self.game = make_game(setup, rules)
         self.encoder = encoder_for(self.game)
-        self.observation_space = observation_dict_space(self.game)
+        self.observation_format = observation_format
+        self._flat = flat_layout(self.game)
+        self.observation_space = self._flat.space() if observation_format == "flat" else observation_dict_space(self.game)
         self.action_space = action_space(self.game)
         self.fixed_opponent = opponent
         self.opponent_sampler = opponent_sampler
@@ -90,15 +112,26 @@ class FFOSingleAgentEnv(gym.Env):
         self.render_mode = render_mode
         self.render_scale = render_scale
         self._renderer: Renderer | None = None
-        self.state: State | None = None
+        self.game_state: State | None = None
+        self._over = False  # ended on an illegal action (the core state is not terminal then)
         self._stats: dict[str, int] = {}
+
+    @property
+    def state(self) -> State | None:
+        """The core state (old name of :attr:`game_state`)."""
+        return self.game_state
+
+    @state.setter
+    def state(self, value: State | None) -> None:
+        self.game_state = value
 
     # ------------------------------------------------------------------ api
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    ) -> tuple[Any, dict[str, Any]]:
         super().reset(seed=seed)
+        self._over = False
         options = options or {}
         if "opponent" in options:
             self.opponent = options["opponent"]
@@ -119,23 +152,28 @@ class FFOSingleAgentEnv(gym.Env):
             raise RuntimeError("the opponent ended 100 games in a row before the learner could move")
         return self._obs(), self._info()
 
-    def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+    def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         s = self.state
         if s is None:
             raise RuntimeError("call reset() before step()")
-        if s.is_terminal():
+        if s.is_terminal() or self._over:
             raise RuntimeError("the episode is over; call reset()")
-        a = int(action)
         shaped = self.reward_mode == "shaped"
         vp0 = shaped_vp(s) if shaped else 0
         try:
-            s.apply_action(a)
-        except IllegalActionError:
+            a = as_action(action, self.encoder.n_actions)
+            s.apply_action(a)  # IllegalActionError leaves the state unchanged
+        except (IllegalActionError, TypeError, ValueError) as e:
             if self.illegal_action == "raise":
-                raise
+                if isinstance(e, IllegalActionError):
+                    raise
+                raise IllegalActionError(f"{self.side} at {s.decision_string()}: {e}") from e
+            self._over = True
             info = self._info()
-            info["illegal_action"] = a
-            info["episode_stats"] = self._episode(s)
+            info["illegal_action"] = action
+            info["reason"] = str(e)
+            info["winner"] = AGENTS[1 - self.learner]
+            info["episode_stats"] = {**self._episode(s), "winner": AGENTS[1 - self.learner]}
             return self._obs(), self.penalty, True, False, info
         self._stats["learner_steps"] += 1
         self._play_opponent()
@@ -158,7 +196,7 @@ class FFOSingleAgentEnv(gym.Env):
         """Bool mask of the learner's legal actions (sb3-contrib ``MaskablePPO``)."""
         s = self.state
         m = np.zeros(self.encoder.n_actions, dtype=bool)
-        if s is not None and not s.is_terminal() and int(s.player) == self.learner:
+        if s is not None and not self._over and not s.is_terminal() and int(s.player) == self.learner:
             m[s.legal_actions()] = True
         return m
 
@@ -193,15 +231,18 @@ class FFOSingleAgentEnv(gym.Env):
             s.apply_action(int(a))
             self._stats["opponent_steps"] += 1
 
-    def _obs(self) -> dict[str, np.ndarray]:
+    def _obs(self) -> Any:
         assert self.state is not None
-        return self.encoder.encode(self.state, self.learner, self.omniscient)
+        obs = self.encoder.encode(self.state, self.learner, self.omniscient)
+        if self.observation_format == "flat":
+            return self._flat.flatten(obs)
+        return obs
 
     def _info(self) -> dict[str, Any]:
         s = self.state
         assert s is not None
         return {"vp": s.vp, "turn": s.turn, "winner": None if s.winner is None else AGENTS[int(s.winner)],
-                "opponent": self._opponent_name()}
+                "opponent": self._opponent_name(), "action_mask": self.action_masks().astype(np.int8)}
 
     def _opponent_name(self) -> str:
         opp = self.opponent

@@ -29,7 +29,7 @@ class IllegalActionPenalty(BaseWrapper):
         if raw.terminations[agent] or raw.truncations[agent]:
             super().step(action)
             return
-        legal = raw.state.legal_actions()
+        legal = raw.game_state.legal_actions()
         try:
             a = int(action)
         except (TypeError, ValueError):

@@ -1,0 +1,40 @@
+"""Gymnasium ids of France Fights On, registered on ``import ffo_env`` when gymnasium is installed.
+
+=============================  ======================================================================
+id                             environment
+=============================  ======================================================================
+``ffo_env/French-v0``          the learner plays France against ``opponent`` (default ``"random"``);
+                               structured observation ``Dict(planes, globals, units)``
+``ffo_env/German-v0``          the same for Germany
+``ffo_env/French-flat-v0``     France, ``observation_space`` = the 1-D float32 ``Box`` of
+                               :mod:`ffo_env.envs.flat`; the mask from ``action_masks()`` and
+                               ``info["action_mask"]``
+``ffo_env/German-flat-v0``     the same for Germany
+=============================  ======================================================================
+
+Keyword arguments of ``gymnasium.make`` go to :class:`~ffo_env.envs.single_agent.FFOSingleAgentEnv`:
+``opponent`` (any agent name of :func:`agents.make_agent`, e.g. ``"heuristic"``, ``"policy:PATH"``,
+or an agent object), ``observation_format``, ``reward``, ``setup``, ``rules``, ``illegal_action``,
+``max_steps``, ``render_mode`` (``"rgb_array"`` gives the map image). The ids carry a version that is
+bumped whenever the rules or the spaces change. ``gymnasium.make("ffo_env:ffo_env/French-flat-v0")``
+works without importing ``ffo_env`` first.
+"""
+
+from __future__ import annotations
+
+ENV_IDS = ("ffo_env/French-v0", "ffo_env/German-v0", "ffo_env/French-flat-v0", "ffo_env/German-flat-v0")
+# the entry point resolves agent names, which belong to the layer above the environments
+ENTRY_POINT = "agents.gym_entry:make_single_agent_env"
+
+
+def register_envs() -> None:
+    """Register the four ids (once; a second call changes nothing)."""
+    import gymnasium
+
+    for env_id in ENV_IDS:
+        if env_id in gymnasium.registry:
+            continue
+        side = "french" if "/French" in env_id else "german"
+        fmt = "flat" if "-flat-" in env_id else "dict"
+        gymnasium.register(id=env_id, entry_point=ENTRY_POINT,
+                           kwargs={"side": side, "observation_format": fmt, "opponent": "random"})

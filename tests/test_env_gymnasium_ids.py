@@ -1,0 +1,64 @@
+"""The registered gymnasium ids (ffo_env.envs.registration): gymnasium.make, both checkers, named opponents."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import warnings
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import ffo_env  # noqa: F401 - registers the ids
+from ffo_env.envs.registration import ENV_IDS
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_registered_ids_pass_the_gymnasium_and_sb3_checkers(env_id):
+    from gymnasium.utils.env_checker import check_env as gym_check
+    from stable_baselines3.common.env_checker import check_env as sb3_check
+
+    env = gym.make(env_id)
+    assert env.spec is not None and env.spec.id == env_id
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        gym_check(env.unwrapped, skip_render_check=True)
+        sb3_check(gym.make(env_id).unwrapped, warn=True)
+    flat = "-flat-" in env_id
+    assert (len(env.observation_space.shape or ()) == 1) == flat
+    assert env.unwrapped.side == ("french" if "French" in env_id else "german")
+
+
+def test_flat_id_runs_an_unmodified_loop_with_the_mask_from_info_and_method():
+    env = gym.make("ffo_env/German-flat-v0", opponent="heuristic", max_steps=40)
+    obs, info = env.reset(seed=0)
+    assert env.unwrapped.opponent.name.startswith("french_heuristic")
+    done = False
+    while not done:
+        mask = env.unwrapped.action_masks()
+        assert np.array_equal(mask, info["action_mask"].astype(bool))
+        obs, _r, term, trunc, info = env.step(int(np.flatnonzero(mask)[0]))
+        done = term or trunc
+    assert obs.shape == env.observation_space.shape
+
+
+def test_rgb_array_render_is_the_map_image():
+    env = gym.make("ffo_env/French-v0", render_mode="rgb_array", render_scale=0.2)
+    env.reset(seed=0)
+    img = env.render()
+    assert img.dtype == np.uint8 and img.ndim == 3 and img.shape[2] == 3
+    assert env.metadata["render_fps"] > 0
+
+
+def test_make_by_module_prefix_without_importing_ffo_env_first():
+    code = ("import gymnasium as gym; e = gym.make('ffo_env:ffo_env/French-flat-v0'); o, _ = e.reset(seed=1); "
+            "print(o.shape[0] == e.observation_space.shape[0])")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "True"
+
+
+def test_unknown_opponent_name_is_a_clear_error():
+    with pytest.raises(ValueError, match="unknown agent 'nosuch'"):
+        gym.make("ffo_env/French-v0", opponent="nosuch")
