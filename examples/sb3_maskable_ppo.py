@@ -15,7 +15,6 @@ import json
 import time
 
 import gymnasium as gym
-import numpy as np
 from sb3_contrib import MaskablePPO
 
 import ffo_env  # noqa: F401 - registers the gymnasium ids
