@@ -168,7 +168,7 @@ Unit classes (``own_class``, ``enemy_top_class``): ``UNIT_CLASSES``.
 
 from __future__ import annotations
 
-import weakref
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -990,15 +990,22 @@ class ObservationEncoder:
         return m
 
 
-_ENCODERS: weakref.WeakKeyDictionary[Game, ObservationEncoder] = weakref.WeakKeyDictionary()
+# A bounded LRU, not a WeakKeyDictionary: an encoder keeps its game alive (it reads it on every
+# encode), so weak keys were never released and every env created kept ~0.4 MiB for good.
+_ENCODERS: OrderedDict[int, tuple[Game, ObservationEncoder]] = OrderedDict()
+_MAX_ENCODERS = 8
 
 
 def encoder_for(game: Game) -> ObservationEncoder:
-    """The (cached) encoder of ``game``: static planes are computed once per game."""
-    enc = _ENCODERS.get(game)
-    if enc is None:
-        enc = ObservationEncoder(game)
-        _ENCODERS[game] = enc
+    """The (cached) encoder of ``game``: static planes are computed once per game (the last few games)."""
+    hit = _ENCODERS.get(id(game))
+    if hit is not None and hit[0] is game:
+        _ENCODERS.move_to_end(id(game))
+        return hit[1]
+    enc = ObservationEncoder(game)
+    _ENCODERS[id(game)] = (game, enc)  # the game is held, so its id cannot be reused while cached
+    while len(_ENCODERS) > _MAX_ENCODERS:
+        _ENCODERS.popitem(last=False)
     return enc
 
 

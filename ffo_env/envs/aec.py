@@ -66,6 +66,7 @@ Version history: v0 -- first release; illegal actions end the game by default
 from __future__ import annotations
 
 import copy
+from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -134,13 +135,27 @@ def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
         raise ValueError(f"{name} must be one of {choices}, got {value!r}")
 
 
+_GAMES: OrderedDict[RulesOptions, Game] = OrderedDict()
+
+
 def make_game(setup: str = "random", rules: dict[str, Any] | None = None) -> Game:
-    """A :class:`Game` with ``setup`` and the other rules options of ``rules``."""
+    """The :class:`Game` with ``setup`` and the other rules options of ``rules``.
+
+    Games are immutable, so envs with the same options share one (and its encoder and tables): creating
+    and closing many envs then costs no memory that outlives them."""
     opts = dict(rules or {})
     if "setup" in opts and opts["setup"] != setup:
         raise ValueError(f"setup given twice: setup={setup!r} and rules['setup']={opts['setup']!r}")
     opts["setup"] = setup
-    return Game(options=RulesOptions.from_dict(opts))
+    options = RulesOptions.from_dict(opts)
+    game = _GAMES.get(options)
+    if game is None:
+        game = _GAMES[options] = Game(options=options)
+        while len(_GAMES) > 8:
+            _GAMES.popitem(last=False)
+    else:
+        _GAMES.move_to_end(options)
+    return game
 
 
 class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
