@@ -22,14 +22,10 @@ Observation         ``{"observation": Dict(planes, globals, units),
                     ``observation_format="flat"`` the ``"observation"`` is one
                     1-D float32 ``Box`` (layout and offset lookup:
                     :mod:`ffo_env.envs.flat`), the mask beside it as before
-State               ``state()`` / ``state_space``: the omniscient observation
-                    (fog lifted) of the side to act, flat -- for centralized
-                    critics; ``game_state`` is the core :class:`State`. With
-                    ``observation_format="flat"`` the ``"observation"`` is one
-                    1-D float32 ``Box`` (layout: :mod:`ffo_env.envs.flat`)
 Global state        ``state()`` / ``state_space``: the omniscient flat
                     observation seen from the French side (every unit
-                    revealed), for centralised critics
+                    revealed), for centralised critics; ``game_state`` is
+                    the core :class:`State`
 Rewards             ``reward="win"``: +1 / -1 at the end (rule 4.3), else 0;
                     ``reward="shaped"``: plus ``shaping_scale`` x the change of
                     :func:`shaped_vp` (French VP + VP pending in over-stacked
@@ -97,16 +93,10 @@ def shaped_vp(state: State) -> int:
     of to the removal at the end of the phase, many decisions later, and it is back to 0 when the
     phase ends, so it changes no game's total reward."""
     return state.vp + state.pending_overstack_vp()
+
+
 VIEWS = ("player", "omniscient")
 RENDER_MODES = ("ansi", "rgb_array", "human")
-ILLEGAL_ACTION_MODES = ("penalty", "raise")
-OBSERVATION_FORMATS = ("dict", "flat")
-
-
-def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
-    """One clear error for an option outside its choices."""
-    if value not in choices:
-        raise ValueError(f"{name} must be one of {choices}, got {value!r}")
 ILLEGAL_ACTION_MODES = ("penalty", "raise")
 OBSERVATION_FORMATS = ("dict", "flat")
 
