@@ -83,9 +83,15 @@ def make_agent(name: str, side: str, seed: int | None = None, **kwargs: Any) -> 
         raise ValueError(f"side must be 'french' or 'german', got {side!r}")
     if name.startswith("policy:"):
         # a trained policy file: "policy:runs/<run>/policies/french.pt"
-        from agents.policy import load_policy
+        from agents.flat_policy import is_flat_policy, load_flat_policy
 
-        agent = load_policy(name.split(":", 1)[1])
+        path = name.split(":", 1)[1]
+        if is_flat_policy(path):  # an MLP over the flat observation (ffo train --backend rllib)
+            agent: Any = load_flat_policy(path)
+        else:
+            from agents.policy import load_policy
+
+            agent = load_policy(path)
         if agent.side != side:
             raise ValueError(f"{name}: this policy plays the {agent.side} side, not {side}")
         agent.reset(seed)

@@ -1,0 +1,193 @@
+"""Policies over the flat observation (an MLP with a masked action head), as agents.
+
+Written by ``ffo train --backend rllib`` (:mod:`training.rllib_train`): a pair of files like every policy
+of the project,
+
+- ``<name>.pt``: a plain ``{name: tensor}`` dict (``hidden.<i>.weight/bias``, ``pi.weight/bias``), read with
+  ``torch.load(weights_only=True)``: no code is unpickled;
+- ``<name>.json``: metadata with ``"network": "flat-mlp"``, the side, the layer sizes, the activation, the
+  flat observation size, the engine and data versions and the training command.
+
+:func:`load_flat_policy` checks the metadata (types, sizes, versions) and every tensor's shape against it
+before building the network, and refuses a mismatch with a message saying what to do.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+NETWORK = "flat-mlp"
+ACTIVATIONS = ("relu", "tanh")
+MAX_PARAMETERS = 50_000_000  # checked before anything is allocated: a crafted file cannot ask for 20 GB
+
+__all__ = ["NETWORK", "FlatPolicyAgent", "is_flat_policy", "load_flat_policy", "save_flat_policy"]
+
+
+class FlatPolicyError(ValueError):
+    """A flat policy file that cannot be used with this installation."""
+
+
+def _paths(path: str | Path) -> tuple[Path, Path]:
+    p = Path(path)
+    if p.suffix in (".pt", ".json"):
+        p = p.with_suffix("")
+    return p.with_suffix(".pt"), p.with_suffix(".json")
+
+
+def is_flat_policy(path: str | Path) -> bool:
+    """Does the metadata beside ``path`` name this network (so :func:`load_flat_policy` should load it)?"""
+    _pt, meta = _paths(path)
+    try:
+        return json.loads(meta.read_text(encoding="utf-8")).get("network") == NETWORK
+    except (OSError, ValueError, AttributeError):
+        return False
+
+
+def _versions() -> dict[str, Any]:
+    from ffo_env.core.game import ENGINE_VERSION, Game
+    from ffo_env.envs.flat import flat_layout
+
+    game = Game()
+    return {"engine": ENGINE_VERSION, "data_version": game.scenario.version,
+            "obs_size": flat_layout(game).size, "n_actions": game.num_distinct_actions}
+
+
+def save_flat_policy(weights: dict[str, Any], path: str | Path, side: str, hidden: list[int], activation: str,
+                     extra: dict[str, Any] | None = None) -> Path:
+    """Write ``weights`` (tensors named as in the module docstring) and the metadata, each atomically."""
+    import torch
+
+    from ffo_env.atomic import atomic_write_bytes, atomic_write_text
+
+    pt, meta_path = _paths(path)
+    pt.parent.mkdir(parents=True, exist_ok=True)
+    meta = {"format": "ffo-policy", "network": NETWORK, "side": side, "hidden": list(hidden),
+            "activation": activation, **_versions(), "extra": extra or {}}
+    import io
+
+    buf = io.BytesIO()
+    torch.save({k: v.detach().cpu().contiguous() for k, v in weights.items()}, buf)
+    atomic_write_bytes(pt, buf.getvalue())
+    atomic_write_text(meta_path, json.dumps(meta, indent=1) + "\n")
+    return pt
+
+
+def _check_meta(meta: Any, where: Path) -> dict[str, Any]:
+    if not isinstance(meta, dict):
+        raise FlatPolicyError(f"{where}: the metadata is not a JSON object")
+    want = _versions()
+    if meta.get("network") != NETWORK:
+        raise FlatPolicyError(f"{where}: network {meta.get('network')!r} is not {NETWORK!r}")
+    if meta.get("side") not in ("french", "german"):
+        raise FlatPolicyError(f"{where}: side must be 'french' or 'german', got {meta.get('side')!r}")
+    hidden = meta.get("hidden")
+    if (not isinstance(hidden, list) or not hidden or len(hidden) > 8
+            or not all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= 4096 for h in hidden)):
+        raise FlatPolicyError(f"{where}: hidden must be a list of 1-8 layer sizes in 1..4096, got {hidden!r}")
+    if meta.get("activation") not in ACTIVATIONS:
+        raise FlatPolicyError(f"{where}: activation must be one of {ACTIVATIONS}, got {meta.get('activation')!r}")
+    for key in ("engine", "data_version", "obs_size", "n_actions"):
+        if meta.get(key) != want[key]:
+            raise FlatPolicyError(
+                f"{where}: made for {key} {meta.get(key)!r}, this installation has {want[key]!r}; "
+                "retrain it with this version (ffo train --backend rllib) or install the version that made it")
+    sizes = [want["obs_size"], *hidden, want["n_actions"]]
+    n_params = sum(a * b + b for a, b in zip(sizes, sizes[1:], strict=False))
+    if n_params > MAX_PARAMETERS:
+        raise FlatPolicyError(f"{where}: {n_params:,} parameters is more than the {MAX_PARAMETERS:,} allowed")
+    return meta
+
+
+class FlatPolicyAgent:
+    """A flat-observation MLP policy: ``act_state(state)`` and ``act(observation, action_mask)``."""
+
+    def __init__(self, layers: list[Any], pi: Any, side: str, activation: str, meta: dict[str, Any],
+                 deterministic: bool = True) -> None:
+        from ffo_env.core.game import Game
+        from ffo_env.encoding.observation import encoder_for
+        from ffo_env.envs.flat import flat_layout
+
+        self.layers, self.pi, self.side, self.meta = layers, pi, side, meta
+        self.activation = activation
+        self.deterministic = deterministic
+        self.name = f"flat-policy:{side}"
+        self._game = Game()
+        self._encoder = encoder_for(self._game)
+        self._flat = flat_layout(self._game)
+        self._rng = np.random.default_rng()
+
+    def reset(self, seed: int | None = None) -> None:
+        self._rng = np.random.default_rng(seed)
+
+    def logits(self, flat_obs: np.ndarray) -> np.ndarray:
+        import torch
+
+        with torch.inference_mode():
+            x = torch.as_tensor(np.asarray(flat_obs, dtype=np.float32)).reshape(1, -1)
+            for layer in self.layers:
+                x = layer(x)
+                x = torch.relu(x) if self.activation == "relu" else torch.tanh(x)
+            return self.pi(x)[0].numpy()
+
+    def act(self, observation: Any, action_mask: np.ndarray) -> int:
+        obs = observation if isinstance(observation, np.ndarray) else self._flat.flatten(observation)
+        legal = np.flatnonzero(np.asarray(action_mask))
+        if legal.size == 0:
+            raise ValueError("act() called with an all-zero action mask")
+        z = self.logits(obs)[legal].astype(np.float64)
+        if self.deterministic:
+            return int(legal[int(np.argmax(z))])
+        p = np.exp(z - z.max())
+        return int(self._rng.choice(legal, p=p / p.sum()))
+
+    def act_state(self, state: Any) -> int:
+        side = 0 if self.side == "french" else 1
+        mask = np.zeros(self._game.num_distinct_actions, dtype=np.int8)
+        mask[state.legal_actions()] = 1
+        return self.act(self._flat.flatten(self._encoder.encode(state, side, False)), mask)
+
+
+def load_flat_policy(path: str | Path, deterministic: bool = True) -> FlatPolicyAgent:
+    """Load a flat-MLP policy, checking the metadata and every tensor's shape before building anything."""
+    import torch
+
+    pt, meta_path = _paths(path)
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except OSError as e:
+        raise FlatPolicyError(f"{meta_path}: cannot read the policy metadata: {e.strerror or e}") from e
+    except ValueError as e:
+        raise FlatPolicyError(f"{meta_path}: not valid JSON: {e}") from e
+    meta = _check_meta(meta, meta_path)
+    hidden: list[int] = meta["hidden"]
+    sizes = [meta["obs_size"], *hidden, meta["n_actions"]]
+    want = {f"hidden.{i}.weight": (sizes[i + 1], sizes[i]) for i in range(len(hidden))}
+    want |= {f"hidden.{i}.bias": (sizes[i + 1],) for i in range(len(hidden))}
+    want |= {"pi.weight": (sizes[-1], sizes[-2]), "pi.bias": (sizes[-1],)}
+    limit = 4 * sum(int(np.prod(s)) for s in want.values()) + 1_000_000
+    try:
+        if pt.stat().st_size > limit:
+            raise FlatPolicyError(f"{pt}: {pt.stat().st_size:,} bytes, more than the metadata's network needs")
+        sd = torch.load(pt, map_location="cpu", weights_only=True)
+    except FlatPolicyError:
+        raise
+    except Exception as e:  # torch raises many kinds on damaged files; all mean the same to a user
+        raise FlatPolicyError(f"{pt}: not a readable weights file ({type(e).__name__}: {e})") from e
+    if not isinstance(sd, dict) or set(sd) != set(want):
+        got = sorted(sd) if isinstance(sd, dict) else type(sd).__name__
+        raise FlatPolicyError(f"{pt}: tensors {got} do not match the metadata's {sorted(want)}")
+    for k, shape in want.items():
+        if not isinstance(sd[k], torch.Tensor) or tuple(sd[k].shape) != shape:
+            raise FlatPolicyError(f"{pt}: {k} has shape {tuple(getattr(sd[k], 'shape', ()))}, expected {shape}")
+    layers = []
+    for i in range(len(hidden)):
+        lin = torch.nn.Linear(sizes[i], sizes[i + 1])
+        lin.load_state_dict({"weight": sd[f"hidden.{i}.weight"], "bias": sd[f"hidden.{i}.bias"]})
+        layers.append(lin.eval())
+    pi = torch.nn.Linear(sizes[-2], sizes[-1])
+    pi.load_state_dict({"weight": sd["pi.weight"], "bias": sd["pi.bias"]})
+    return FlatPolicyAgent(layers, pi.eval(), meta["side"], meta["activation"], meta, deterministic)
