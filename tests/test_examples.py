@@ -1,0 +1,31 @@
+"""Every example runs, with a tiny budget, as a user would start it (a subprocess from the repo root)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _run(*args: str) -> list[dict]:
+    out = subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    return [json.loads(line) for line in out.stdout.splitlines() if line.startswith("{")]
+
+
+def test_sb3_maskable_ppo_example():
+    (res,) = _run("examples/sb3_maskable_ppo.py", "--timesteps", "64", "--n-steps", "32", "--eval-games", "1",
+                  "--max-steps", "40")
+    assert res["env_id"] == "ffo_env/French-flat-v0" and res["eval_games"] == 1
+
+
+@pytest.mark.parametrize("mask", ["true", "false"])
+def test_cleanrl_masked_ppo_example_runs_from_the_id_alone(mask):
+    rows = _run("examples/cleanrl_masked_ppo.py", "--env-id", "ffo_env:ffo_env/German-flat-v0",
+                "--total-timesteps", "64", "--num-steps", "16", "--num-envs", "2", "--use-mask", mask)
+    assert [r["iteration"] for r in rows] == [1, 2] and rows[-1]["global_step"] == 64
