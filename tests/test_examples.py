@@ -29,3 +29,9 @@ def test_cleanrl_masked_ppo_example_runs_from_the_id_alone(mask):
     rows = _run("examples/cleanrl_masked_ppo.py", "--env-id", "ffo_env:ffo_env/German-flat-v0",
                 "--total-timesteps", "64", "--num-steps", "16", "--num-envs", "2", "--use-mask", mask)
     assert [r["iteration"] for r in rows] == [1, 2] and rows[-1]["global_step"] == 64
+
+
+def test_openspiel_bridge_example():
+    pytest.importorskip("pyspiel", reason="open_spiel is not installed (pip install 'ffo_env[openspiel]')")
+    (res,) = _run("examples/openspiel_bridge.py", "--games", "1", "--simulations", "2", "--max-decisions", "20")
+    assert res["games"] == 1 and res["decisions"] == 20
