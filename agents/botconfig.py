@@ -23,7 +23,9 @@ from typing import Any, TypeVar
 
 import yaml
 
-CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs" / "bots"
+from ffo_env.resources import configs_dir
+
+CONFIG_DIR = configs_dir() / "bots"  # configs/bots of a checkout, or the installed package data
 CONFIG_VERSION = 1
 _TOP_KEYS = ("version", "side", "extends", "description", "params")
 
