@@ -59,6 +59,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="ffo", description="France Fights On: rules engine, environment, bots and training.")
+    p.add_argument("--debug", action="store_true",
+                   help="show the full traceback when a command fails (also: environment variable FFO_DEBUG=1)")
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     pm = sub.add_parser("map", help="draw the map (PNG or text)", description="Draw the map as a PNG or as text.")
@@ -107,8 +109,29 @@ _PLUGINS = (
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run a command. A bad input (file, config, option value) ends with one ``error: ...`` line and exit 2,
+    an unexpected failure with one ``internal error`` line and exit 1; ``--debug`` shows the traceback."""
+    import os
+
     args = build_parser().parse_args(argv)
-    return int(args.func(args) or 0)
+    debug = bool(getattr(args, "debug", False)) or os.environ.get("FFO_DEBUG", "") not in ("", "0")
+    try:
+        return int(args.func(args) or 0)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    except (ValueError, OSError, LookupError) as e:  # bad input: what, where, what was expected
+        if debug:
+            raise
+        msg = str(e) if not isinstance(e, KeyError) else f"missing key {e}"
+        print(f"error: {msg}", file=sys.stderr)
+        return 2
+    except Exception as e:
+        if debug:
+            raise
+        print(f"internal error: {type(e).__name__}: {e} (run 'ffo --debug ...' for the traceback and report it)",
+              file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

@@ -1,0 +1,56 @@
+"""Every bad command line ends with one clear line and a non-zero exit, never a traceback (``--debug`` shows it)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ffo_env.cli import main
+
+
+def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]:
+    try:
+        code = main(argv)
+    except SystemExit as e:  # argparse's own usage errors
+        code = int(e.code or 0)
+    err = capsys.readouterr().err
+    return code, err
+
+
+@pytest.mark.parametrize("argv", [
+    ["play", "--french", "nosuch"],
+    ["play", "--german", "policy:/no/such/policy.pt"],
+    ["eval", "--games", "0"],
+    ["eval", "--workers", "0"],
+    ["replay", "/no/such/record.json"],
+    ["play", "--seed", "x"],
+    ["nosuchcommand"],
+])
+def test_bad_command_lines_fail_with_one_clear_line(argv, capsys):
+    code, err = _run(argv, capsys)
+    assert code != 0
+    assert "Traceback" not in err
+    assert err.strip().splitlines()[-1].startswith(("error:", "ffo: error:", "ffo ")), err
+
+
+def test_a_damaged_record_is_one_error_line(tmp_path, capsys):
+    p = tmp_path / "game.json"
+    p.write_text(json.dumps({"format": "ffo-game-record", "record_version": 1, "engine": "ffo-engine-2"}))
+    code, err = _run(["replay", str(p)], capsys)
+    assert code == 2 and "Traceback" not in err and err.startswith("error:")
+
+
+def test_debug_shows_the_traceback():
+    with pytest.raises(ValueError, match="unknown agent"):
+        main(["--debug", "play", "--french", "nosuch"])
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(junk=st.text(min_size=1, max_size=40).filter(lambda s: not s.startswith("-") and "\x00" not in s))
+def test_fuzzed_record_paths_and_agent_names_never_give_a_traceback(junk, capsys, tmp_path):
+    for argv in (["replay", str(tmp_path / junk)], ["play", "--french", junk, "--german", "nosuch"]):
+        code, err = _run(argv, capsys)
+        assert code != 0 and "Traceback" not in err
