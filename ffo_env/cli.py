@@ -103,7 +103,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 _PLUGINS = (
     ("eval", "agents.harness", "run a tournament between agents and write results (JSON/CSV)"),
-    ("train", "training.train", "train French/German policies with MaskablePPO"),
+    ("train", "training.train_command", "train French/German policies (MaskablePPO, or RLlib with --backend rllib)"),
     ("bench", "benchmarks.bench", "measure the speed of the core, the environment and training"),
 )
 

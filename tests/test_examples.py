@@ -35,3 +35,10 @@ def test_openspiel_bridge_example():
     pytest.importorskip("pyspiel", reason="open_spiel is not installed (pip install 'ffo_env[openspiel]')")
     (res,) = _run("examples/openspiel_bridge.py", "--games", "1", "--simulations", "2", "--max-decisions", "20")
     assert res["games"] == 1 and res["decisions"] == 20
+
+
+def test_rllib_multi_agent_example():
+    pytest.importorskip("ray.rllib", reason="the rllib extra is not installed")
+    rows = _run("examples/rllib_multi_agent.py", "--iterations", "1", "--num-env-runners", "1", "--batch", "256",
+                "--max-steps", "200")
+    assert [r["iteration"] for r in rows] == [1] and rows[0]["env_steps"] >= 256

@@ -37,9 +37,12 @@ def test_multi_agent_env_gives_the_acting_agent_its_observation_and_zero_sum_rew
         assert rew["french"] == -rew["german"] != 0
 
 
-def test_smoke_config_trains_both_sides_and_exports_loadable_policies(tmp_path):
-    assert main(["--config", str(ROOT / "configs/train_rllib_smoke.yaml"), "--out", str(tmp_path),
-                 "--no-progress"]) == 0
+def test_ffo_train_runs_the_smoke_config_and_exports_loadable_policies(tmp_path):
+    from ffo_env.cli import main as ffo
+
+    # the config says "backend: rllib", so `ffo train` picks RLlib without --backend
+    assert ffo(["train", "--config", str(ROOT / "configs/train_rllib_smoke.yaml"), "--out", str(tmp_path),
+                "--no-progress"]) == 0
     (run,) = tmp_path.iterdir()
     for name in ("config.yaml", "command.json", "progress.json", "metrics.csv", "results.json"):
         assert (run / name).is_file(), name
@@ -82,3 +85,13 @@ def test_bad_config_is_one_line_on_stderr_and_exit_2(tmp_path, capsys):
     assert main(["--config", str(p), "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "num_epochs" in err and "Traceback" not in err
+
+
+def test_ffo_train_refuses_options_of_the_other_backend(capsys):
+    from ffo_env.cli import main as ffo
+
+    assert ffo(["train", "--backend", "rllib", "--set", "seed=1"]) == 2
+    assert ffo(["train", "--address", "auto"]) == 2
+    assert ffo(["train", "--backend", "sb3", "--config", str(ROOT / "configs/train_rllib_smoke.yaml")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("error:") == 3 and "Traceback" not in err

@@ -1,0 +1,69 @@
+"""``ffo train``: the stable-baselines3 pipeline (default) or Ray RLlib (``--backend rllib``).
+
+    ffo train --config configs/train_quick.yaml                          # SB3: imitation, then MaskablePPO
+    ffo train --backend rllib --config configs/train_rllib_smoke.yaml   # RLlib multi-agent PPO
+    ffo train --backend rllib --config configs/train_rllib.yaml --address auto --num-env-runners 32
+
+A config file that says ``backend: rllib`` selects RLlib by itself.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import yaml
+
+from ffo_env.resources import config_file
+
+BACKENDS = ("sb3", "rllib")
+RLLIB_DEFAULT = "configs/train_rllib_smoke.yaml"
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from training import train as sb3
+
+    sb3.add_arguments(p)
+    g = p.add_argument_group("backend")
+    g.add_argument("--backend", choices=BACKENDS, default=None,
+                   help="sb3 (one machine; default) or rllib (Ray, one machine or a cluster); "
+                        "default: the config's 'backend' key, else sb3")
+    g.add_argument("--address", default=None, help="rllib: Ray cluster address ('auto' on a cluster node)")
+    g.add_argument("--num-env-runners", type=int, default=None, help="rllib: EnvRunner actors")
+
+
+def _config_backend(path: str) -> str | None:
+    try:
+        raw = yaml.safe_load(Path(path).read_text(encoding="utf-8"))
+    except (OSError, yaml.YAMLError):
+        return None  # the backend's own loader reports the problem
+    return raw.get("backend") if isinstance(raw, dict) else None
+
+
+def run(args: argparse.Namespace) -> int:
+    from training import train as sb3
+
+    given_config = args.config != str(sb3.DEFAULT_CONFIG)
+    args.config = str(config_file(args.config))
+    backend = args.backend or _config_backend(args.config) or "sb3"
+    if backend not in BACKENDS:
+        print(f"error: {args.config}: backend must be one of {BACKENDS}, got {backend!r}", file=sys.stderr)
+        return 2
+    if backend == "rllib":
+        if args.resume or args.set or args.no_eval:
+            print("error: --resume, --set and --no-eval are options of the sb3 backend; the rllib backend takes "
+                  "its settings from the config file", file=sys.stderr)
+            return 2
+        if not given_config:
+            args.config = str(config_file(RLLIB_DEFAULT))
+        from training import rllib_train
+
+        return rllib_train.run(args)
+    if args.address or args.num_env_runners is not None:
+        print("error: --address and --num-env-runners need --backend rllib", file=sys.stderr)
+        return 2
+    if _config_backend(args.config) == "rllib":
+        print(f"error: {args.config} is an rllib config; add --backend rllib", file=sys.stderr)
+        return 2
+    return sb3.run(args)
