@@ -271,7 +271,7 @@ def test_r17_rail_route_is_a_shortest_chain_of_rail_hexes_avoiding_enemies():
     route = _rail_route(s, "fr-I", "1815")
     mt = P.tables
     chain = ["4912", *route]
-    assert all(H(b) in hg.NEIGHBOR_LISTS[H(a)] for a, b in zip(chain, chain[1:]))
+    assert all(H(b) in hg.NEIGHBOR_LISTS[H(a)] for a, b in zip(chain, chain[1:], strict=False))
     enemy_zone = {H("4220"), *hg.NEIGHBOR_LISTS[H("4220")]}
     assert all(mt.rail_ok[H(h)] and H(h) not in enemy_zone for h in route)  # rule 11.7, R17
     # fewest hexes: an independent breadth-first count over the same hexes
