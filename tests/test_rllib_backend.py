@@ -95,3 +95,9 @@ def test_ffo_train_refuses_options_of_the_other_backend(capsys):
     assert ffo(["train", "--backend", "sb3", "--config", str(ROOT / "configs/train_rllib_smoke.yaml")]) == 2
     err = capsys.readouterr().err
     assert err.count("error:") == 3 and "Traceback" not in err
+
+
+def test_shipped_rllib_configs_load():
+    for name in ("train_rllib_smoke.yaml", "train_rllib.yaml"):
+        cfg = load_config(ROOT / "configs" / name)
+        assert cfg.iterations >= 1
