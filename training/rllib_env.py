@@ -10,7 +10,7 @@ sent the AEC env's PettingZoo-classic rule applies (the offender loses).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
@@ -21,7 +21,7 @@ from ffo_env.envs.aec import AGENTS, raw_env
 __all__ = ["FFOMultiAgentEnv"]
 
 
-class FFOMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
+class FFOMultiAgentEnv(MultiAgentEnv):
     """``config``: the keyword arguments of :class:`ffo_env.envs.aec.raw_env` (``setup``, ``reward``, ...)."""
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
@@ -29,8 +29,8 @@ class FFOMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
         kwargs = dict(config or {})
         kwargs["observation_format"] = "flat"
         self.env = raw_env(**kwargs)
-        flat = self.env.observation_space("french")["observation"]
-        n = self.env.action_space("french").n
+        flat = cast(gym.spaces.Dict, self.env.observation_space("french"))["observation"]
+        n = int(cast(gym.spaces.Discrete, self.env.action_space("french")).n)
         space = gym.spaces.Dict({
             "observations": flat,
             "action_mask": gym.spaces.Box(0.0, 1.0, shape=(n,), dtype=np.float32),
@@ -48,7 +48,7 @@ class FFOMultiAgentEnv(MultiAgentEnv):  # type: ignore[misc]
         agent = self.env.agent_selection
         return {agent: self._obs_of(agent)}, {}
 
-    def step(self, action_dict: dict[str, Any]) -> tuple[dict, dict, dict, dict, dict]:
+    def step(self, action_dict: dict[Any, Any]) -> tuple[dict, dict, dict, dict, dict]:  # type: ignore[override]
         agent = self.env.agent_selection
         self.env.step(action_dict[agent])
         # RLlib wants a reward for every agent that acted and observes again (0.0 on most turns)

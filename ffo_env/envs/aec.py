@@ -190,7 +190,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self.render_mode = render_mode
         self.render_scale = render_scale
         self.possible_agents = list(AGENTS)
-        self.agents = []
+        self.agents: list[str] = []
         self._encoder = encoder_for(self.game)
         self.illegal_action = illegal_action
         self.observation_format = observation_format
@@ -230,7 +230,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         return self._flat.flatten(obs)
 
     def __str__(self) -> str:
-        return self.metadata["name"]
+        return str(self.metadata["name"])
 
     # ------------------------------------------------------------- reset / step
 
@@ -265,7 +265,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self._cumulative_rewards = dict.fromkeys(AGENTS, 0.0)
         self.terminations = dict.fromkeys(AGENTS, False)
         self.truncations = dict.fromkeys(AGENTS, False)
-        self.infos = {a: {} for a in AGENTS}
+        self.infos: dict[str, dict[str, Any]] = {a: {} for a in AGENTS}
         if self._state.is_terminal():
             self._finish_infos()
             self.terminations = dict.fromkeys(AGENTS, True)

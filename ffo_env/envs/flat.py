@@ -22,6 +22,7 @@ flattened; the values are exactly the structured ones (``uint8`` planes as float
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from gymnasium import spaces
@@ -91,13 +92,14 @@ def flat_layout(game: Game) -> FlatLayout:
     if hit is not None:
         return hit
     d = observation_dict_space(game)
-    shapes = {name: tuple(int(x) for x in d[name].shape) for name in BLOCKS}
+    shapes = {name: tuple(int(x) for x in (d[name].shape or ())) for name in BLOCKS}
     offsets, k = {}, 0
     for name in BLOCKS:
         offsets[name] = k
         k += int(np.prod(shapes[name]))
-    low = np.concatenate([np.asarray(d[name].low, dtype=np.float32).reshape(-1) for name in BLOCKS])
-    high = np.concatenate([np.asarray(d[name].high, dtype=np.float32).reshape(-1) for name in BLOCKS])
+    boxes = [cast(spaces.Box, d[name]) for name in BLOCKS]
+    low = np.concatenate([np.asarray(b.low, dtype=np.float32).reshape(-1) for b in boxes])
+    high = np.concatenate([np.asarray(b.high, dtype=np.float32).reshape(-1) for b in boxes])
     layout = FlatLayout(shapes=shapes, offsets=offsets, size=k, low=low, high=high)
     _LAYOUTS[n_units] = layout
     return layout

@@ -67,7 +67,7 @@ def _info(num_seeds: int) -> pyspiel.GameInfo:
     )
 
 
-class FranceFightsOnGame(pyspiel.Game):  # type: ignore[misc]
+class FranceFightsOnGame(pyspiel.Game):
     def __init__(self, params: dict[str, Any] | None = None) -> None:
         params = {**_GAME_TYPE.parameter_specification, **(params or {})}
         self.num_seeds = int(params["num_seeds"])
@@ -85,7 +85,7 @@ class FranceFightsOnGame(pyspiel.Game):  # type: ignore[misc]
         return FogObserver(self.core)
 
 
-class FranceFightsOnState(pyspiel.State):  # type: ignore[misc]
+class FranceFightsOnState(pyspiel.State):
     def __init__(self, game: FranceFightsOnGame) -> None:
         super().__init__(game)
         self._ffo_game = game

@@ -60,7 +60,7 @@ from ffo_env.envs.spaces import action_space, observation_dict_space
 __all__ = ["FFOSingleAgentEnv"]
 
 
-class FFOSingleAgentEnv(gym.Env):  # type: ignore[type-arg]
+class FFOSingleAgentEnv(gym.Env):
     metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(
@@ -200,7 +200,7 @@ class FFOSingleAgentEnv(gym.Env):  # type: ignore[type-arg]
             m[s.legal_actions()] = True
         return m
 
-    def render(self) -> str | np.ndarray | None:
+    def render(self) -> Any:
         if self.render_mode is None or self.state is None:
             return None
         if self._renderer is None:
