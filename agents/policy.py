@@ -5,10 +5,11 @@ A policy file is a pair:
 - ``<name>.pt``: the ``state_dict`` of the MaskablePPO policy, written with ``torch.save``
   and read back with ``torch.load(weights_only=True)`` (no pickle of code);
 - ``<name>.json``: metadata — side, environment name and version, observation spec and
-  its hash, action count, network configuration, and free-form ``extra`` (timesteps…).
+  its hash, action count, network version and configuration, and free-form ``extra`` (timesteps…).
 
 :func:`load_policy` refuses, with a message saying what differs, a policy whose
-environment version or observation spec does not match this installation. The loaded
+environment version, observation spec or network version (``agents.policy_net.NETWORK_VERSION``)
+does not match this installation. The loaded
 :class:`PolicyAgent` works everywhere an agent does: ``act_state(state)`` (harness,
 single-agent wrapper opponents, ``ffo play``) and ``act(observation, action_mask)``
 (AEC loops).
@@ -17,11 +18,14 @@ single-agent wrapper opponents, ``ffo play``) and ``act(observation, action_mask
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from ffo_env.atomic import atomic_write_bytes, atomic_write_text
 
 ENV_NAME = "france_fights_on_v0"
 
@@ -59,9 +63,13 @@ def export_policy(model: Any, path: str | Path, side: str, extra: dict[str, Any]
     """Write ``model.policy``'s weights and metadata next to each other; returns the ``.pt`` path."""
     import torch
 
+    from agents.policy_net import NETWORK_VERSION
+
     pt, meta_path = _paths(path)
     pt.parent.mkdir(parents=True, exist_ok=True)
-    torch.save(model.policy.state_dict(), pt)
+    buf = io.BytesIO()
+    torch.save(model.policy.state_dict(), buf)
+    atomic_write_bytes(pt, buf.getvalue())  # a crash mid-write must not leave a torn policy file
     fe = model.policy.features_extractor
     spec = observation_spec()
     net_arch = model.policy.net_arch
@@ -76,6 +84,7 @@ def export_policy(model: Any, path: str | Path, side: str, extra: dict[str, Any]
         "observation_spec": spec,
         "n_actions": int(model.action_space.n),
         "network": {
+            "version": NETWORK_VERSION,
             "policy": type(model.policy).__name__,
             "features_extractor": type(fe).__name__,
             "cnn_dim": int(fe.cnn_dim),
@@ -85,7 +94,7 @@ def export_policy(model: Any, path: str | Path, side: str, extra: dict[str, Any]
         },
         "extra": extra or {},
     }
-    meta_path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    atomic_write_text(meta_path, json.dumps(meta, indent=1) + "\n")
     return pt
 
 
@@ -128,9 +137,9 @@ def load_policy(path: str | Path, deterministic: bool = True, device: str = "cpu
     import torch
     from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
 
+    from agents.policy_net import NETWORK_VERSION, HexFeatures, HexPolicy
     from ffo_env.core.game import Game
     from ffo_env.envs.spaces import action_space, observation_dict_space
-    from training.policy_net import HexFeatures, HexPolicy
 
     pt, meta_path = _paths(path)
     if not pt.exists() or not meta_path.exists():
@@ -157,6 +166,11 @@ def load_policy(path: str | Path, deterministic: bool = True, device: str = "cpu
     if meta.get("n_actions") != act_space.n:
         raise PolicyLoadError(f"{meta_path}: policy has {meta.get('n_actions')} actions, the env {act_space.n}")
     net = meta.get("network", {})
+    if not isinstance(net, dict) or net.get("version", 1) != NETWORK_VERSION:
+        got = net.get("version", 1) if isinstance(net, dict) else None
+        raise PolicyLoadError(f"{meta_path}: written for policy network version {got}, this installation's "
+                              f"network is version {NETWORK_VERSION} (agents/policy_net.py changed); retrain the "
+                              "policy with 'ffo train'")
     classes = {"HexPolicy": HexPolicy, "MaskableMultiInputActorCriticPolicy": MaskableMultiInputActorCriticPolicy}
     cls = classes.get(net.get("policy", ""))
     if cls is None or not isinstance(net.get("net_arch"), dict):

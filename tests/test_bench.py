@@ -110,3 +110,19 @@ def test_script_entry_point(tmp_path):
     subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench.py"), *args], check=True, cwd=tmp_path)
     assert json.loads(out.read_text())["results"]["aec_steps_per_s"]["median"] > 0
     subprocess.run([sys.executable, "-m", "ffo_env.cli", "bench", *args], check=True, cwd=tmp_path)
+
+
+def test_table_shows_the_training_figures_and_the_ratio_to_the_wrapper():
+    rate = {"median": 2000.0, "min": 1900.0, "max": 2100.0, "repeats": [2000.0]}
+    report = {
+        "results": {
+            "single_agent_steps_per_s": rate,
+            "train": {"samples_per_s": 500.0, "timesteps": 5000, "seconds": 10.0, "config": "q.yaml"},
+            "ratio_train_to_single_agent": 0.25,
+            "imitation_fit": {"samples_per_s": 900.0, "samples": 9000, "seconds": 10.0, "batch_size": 64,
+                              "config": "q.yaml"},
+        }
+    }
+    table = bench.format_table(report)
+    assert "MaskablePPO: 500 samples/s" in table and "= 0.25" in table
+    assert "imitation fit: 900 samples/s" in table and "batch 64" in table

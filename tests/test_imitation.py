@@ -97,3 +97,11 @@ def test_fit_brings_the_policy_to_the_teachers_choices(tmp_path: Path) -> None:
     after = agreement(model.policy, ds, idx)["all"]  # type: ignore[attr-defined]
     # a sign error or a misaligned label would leave it at chance (~0.2)
     assert after >= max(0.6, before + 0.4), (before, after, losses)
+
+
+def test_imitation_speed_figure_fits_real_teacher_decisions() -> None:
+    from training.imitation import measure_imitation_speed
+
+    r = measure_imitation_speed(seconds=0.1, decisions=64)
+    assert r["samples"] >= 64 and r["samples_per_s"] > 0 and r["batch_size"] == 64
+    assert r["config"].endswith("train_quick.yaml")

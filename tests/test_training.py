@@ -12,6 +12,7 @@ pytest.importorskip("sb3_contrib")
 
 from agents import make_agent  # noqa: E402
 from agents.policy import PolicyLoadError, load_policy  # noqa: E402
+from agents.policy_net import NETWORK_VERSION  # noqa: E402
 from ffo_env.cli import main as ffo  # noqa: E402
 from training.config import ConfigError, load_config  # noqa: E402
 
@@ -153,6 +154,17 @@ def test_mismatched_policy_is_refused_with_a_clear_message(run_dir: Path, tmp_pa
     meta[field] = value
     (tmp_path / "p.json").write_text(json.dumps(meta))
     with pytest.raises(PolicyLoadError, match=message):
+        load_policy(tmp_path / "p.pt")
+
+
+def test_policy_of_an_older_network_is_refused_with_what_to_do(run_dir: Path, tmp_path: Path) -> None:
+    src = run_dir / "policies"
+    (tmp_path / "p.pt").write_bytes((src / "french.pt").read_bytes())
+    meta = json.loads((src / "french.json").read_text())
+    assert meta["network"]["version"] == NETWORK_VERSION
+    del meta["network"]["version"]  # files written before the network had a version: the U-Net (version 1)
+    (tmp_path / "p.json").write_text(json.dumps(meta))
+    with pytest.raises(PolicyLoadError, match=r"network version 1.*retrain the policy"):
         load_policy(tmp_path / "p.pt")
 
 

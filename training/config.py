@@ -37,11 +37,11 @@ class PPOConfig:
 
 @dataclass
 class PolicyConfig:
-    """Network sizes (see training/policy_net.py)."""
+    """Network sizes (see agents/policy_net.py)."""
 
-    cnn_dim: int = 256
-    channels: int = 32
-    spatial: int = 8  # channels of the per-hex map fed to the spatial hex head (0: flat head)
+    cnn_dim: int = 256  # board summary from the 4x4-pooled context
+    channels: int = 32  # k: channels of the coarse context and of the local features
+    spatial: int = 8  # hidden width of the per-hex logit, computed at the legal hexes (0: flat head)
     net_arch: list[int] = field(default_factory=lambda: [256])  # critic MLP (and actor MLP with the flat head)
 
 
@@ -94,7 +94,11 @@ class TrainConfig:
     snapshot_keep: int = 5  # most recent frozen snapshots of the other side kept in the pool
     checkpoint_every: int = 10_000  # learner timesteps between checkpoints
     device: str = "cpu"
-    torch_threads: int = 1  # threads of the learner process (env workers use the other cores)
+    torch_threads: int = 1  # threads of the learner process while the env workers collect
+    # threads of the gradient steps (PPO updates, imitation fitting); 0 = every core. 1 by default: on a
+    # shared 2-core machine a 2-thread fit ran 2.5-4x slower than a 1-thread one (OpenMP threads waiting
+    # on cores other processes hold); on an idle machine 0 may be faster
+    learner_threads: int = 1
     ppo: PPOConfig = field(default_factory=PPOConfig)
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
@@ -158,6 +162,8 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
                 "torch_threads"):
         if getattr(cfg, key) < 1:
             raise bad(key, "an integer >= 1", getattr(cfg, key))
+    if cfg.learner_threads < 0:
+        raise bad("learner_threads", "an integer >= 0 (0: every core)", cfg.learner_threads)
     if set(cfg.side_scale) - set(SIDES) or any(v <= 0 for v in cfg.side_scale.values()):
         raise bad("side_scale", "a mapping of 'french'/'german' -> positive multiplier", cfg.side_scale)
     if cfg.vec_env not in ("subproc", "dummy"):
@@ -211,3 +217,10 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
             node = node.setdefault(part, {})
         node[parts[-1]] = value
     return validate(_build(TrainConfig, data, "", str(p)), str(p))
+
+
+def learner_threads(cfg: TrainConfig) -> int:
+    """Torch threads of the gradient steps: ``cfg.learner_threads``, or every core the process may use if 0."""
+    import os
+
+    return cfg.learner_threads or max(1, len(os.sched_getaffinity(0)))

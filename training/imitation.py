@@ -22,8 +22,8 @@ DAgger (Ross, Gordon & Bagnell 2011), iteration ``i`` of ``pretrain.iterations``
    value head on the return.
 
 Collection runs in ``pretrain.workers`` spawned processes, fitting in the learner process with
-every core. Metrics go to TensorBoard (``pretrain/*``) and to ``pretrain/<side>.json`` in the run
-folder: per iteration the teacher-agreement of the student on held-out decisions and the games
+``learner_threads`` torch threads. Metrics go to TensorBoard (``pretrain/*``) and to
+``pretrain/<side>.json`` in the run folder: per iteration the teacher-agreement of the student on held-out decisions and the games
 the collection played.
 """
 
@@ -173,7 +173,7 @@ def fit(policy: Any, data: Dataset, idx: np.ndarray, epochs: int, batch_size: in
     # a policy that fits its teacher closely has near-zero probabilities whose gradients underflow to
     # denormals, which the CPU handles many times slower; flushing them to zero changes no result
     th.set_flush_denormal(True)
-    opt = th.optim.Adam(policy.parameters(), lr=lr)
+    opt = th.optim.Adam(policy.parameters(), lr=lr, foreach=True)  # one fused update for all ~40 tensors
     policy.set_training_mode(True)
     gen = np.random.default_rng(seed)
     steps = epochs * ((len(idx) + batch_size - 1) // batch_size)
@@ -214,9 +214,9 @@ def agreement(policy: Any, data: Dataset, idx: np.ndarray, batch_size: int = 512
     overall and by the kind of the teacher's action (hex, unit, special) over decisions with a choice."""
     import torch as th
 
-    from training.policy_net import _hex_cells
+    from agents.policy_net import hex_cells
 
-    n_hex = len(_hex_cells())
+    n_hex = len(hex_cells())
     hits = {"all": 0, "hex": 0, "unit": 0, "special": 0}
     count = dict.fromkeys(hits, 0)
     policy.set_training_mode(False)
@@ -242,12 +242,11 @@ def pretrain(model: Any, cfg: Any, side: str, run_dir: Path, snapshots: list[str
              progress: bool = True) -> dict[str, Any]:
     """Run the DAgger schedule of ``cfg.pretrain`` on ``model.policy`` (in place); returns the metrics
     also written to ``run_dir/pretrain/<side>.json``."""
-    import os
-
     import torch
     from stable_baselines3.common.logger import configure
 
     from agents.policy import export_policy
+    from training.config import learner_threads
 
     pc = cfg.pretrain
     out = run_dir / "pretrain"
@@ -280,7 +279,7 @@ def pretrain(model: Any, cfg: Any, side: str, run_dir: Path, snapshots: list[str
         del results
         train_idx = np.setdiff1d(np.arange(data.n), np.concatenate(holdout))
         test_idx = np.concatenate(holdout)
-        torch.set_num_threads(max(1, len(os.sched_getaffinity(0))))
+        torch.set_num_threads(learner_threads(cfg))
         t1 = time.perf_counter()
         losses = fit(model.policy, data, train_idx, pc.epochs, pc.batch_size, pc.learning_rate, pc.value_coef,
                      seed=cfg.seed + it, desc=f"pretrain {side} {it + 1}/{pc.iterations}", progress=progress)
@@ -307,3 +306,39 @@ def pretrain(model: Any, cfg: Any, side: str, run_dir: Path, snapshots: list[str
     report["seconds"] = round(time.perf_counter() - t_start, 1)
     (out / f"{side}.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     return report
+
+
+def measure_imitation_speed(config: str | Path | None = None, seconds: float = 20.0,
+                            decisions: int = 512) -> dict[str, Any]:
+    """Behaviour-cloning fit samples/s with a config's network and ``pretrain`` batch size (default: the quick
+    config), over ``decisions`` teacher-labelled decisions gathered first (not timed), for ``bench``."""
+    import tempfile
+
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.config import load_config
+    from training.opponents import OpponentPool
+    from training.train import DEFAULT_CONFIG, build_model, make_env_fn
+
+    cfg = load_config(config or DEFAULT_CONFIG)
+    pc = cfg.pretrain
+    job = CollectJob(side="german", teacher=pc.teacher or "heuristic", opponents={"random": 1.0}, snapshots=[],
+                     setup=cfg.setup, reward=cfg.reward, max_steps=cfg.max_steps, gamma=cfg.ppo.gamma,
+                     decisions=decisions, seed=cfg.seed, student=None, beta=1.0)
+    data = Dataset()
+    data.add(collect(job))
+    idx = np.arange(data.n)
+    with tempfile.TemporaryDirectory() as tmp:
+        env = DummyVecEnv([make_env_fn(cfg, "german", OpponentPool("french", {"random": 1.0}), 0)])
+        model = build_model(cfg, env, Path(tmp) / "tb", cfg.seed)
+        fit(model.policy, data, idx[:pc.batch_size], 1, pc.batch_size, pc.learning_rate, pc.value_coef,
+            seed=0, progress=False)  # warm-up
+        t0 = time.perf_counter()
+        n = 0
+        while time.perf_counter() - t0 < seconds:
+            fit(model.policy, data, idx, 1, pc.batch_size, pc.learning_rate, pc.value_coef, seed=n, progress=False)
+            n += len(idx)
+        dt = time.perf_counter() - t0
+        env.close()
+    return {"samples_per_s": n / dt, "samples": n, "seconds": dt, "batch_size": pc.batch_size,
+            "config": str(config or DEFAULT_CONFIG.relative_to(DEFAULT_CONFIG.parent.parent))}

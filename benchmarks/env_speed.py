@@ -1,0 +1,108 @@
+"""Random legal play on the rules core, the AEC env, PettingZoo peers and the single-agent wrapper."""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ffo_env.core.game import Game, RulesOptions
+
+
+def core_random(seconds: float, seed0: int = 0) -> tuple[dict[str, int], float]:
+    """Random legal play on the core: (decisions, games) in ``seconds``.
+
+    Decisions are counted continuously; ``games`` counts the games finished in the time."""
+    game = Game(options=RulesOptions(setup="random"))
+    rng = random.Random(seed0)
+    decisions = 0
+    games = 0
+    seed = seed0
+    s = game.new_initial_state(seed)
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        if s.is_terminal():
+            games += 1
+            seed += 1
+            s = game.new_initial_state(seed)
+            continue
+        legal = s.legal_actions()
+        s.apply_action(legal[rng.randrange(len(legal))])
+        decisions += 1
+    return {"decisions": decisions, "games": games}, time.perf_counter() - t0
+
+
+# ---------------------------------------------------------- AEC environments
+
+
+def aec_random(make_env: Callable[[], Any], seconds: float, seed: int = 0) -> tuple[int, float]:
+    """Steps of random legal play through an AEC env, reading the observation and mask every step
+    (``last()`` + ``step()``: what a PettingZoo training loop does)."""
+    env = make_env()
+    rng = np.random.default_rng(seed)
+    steps = 0
+    episode = 0
+    env.reset(seed=seed)
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        obs, _r, term, trunc, _info = env.last()
+        if term or trunc:
+            action = None
+        else:
+            legal = np.flatnonzero(obs["action_mask"])
+            action = int(legal[rng.integers(legal.size)])
+        env.step(action)
+        steps += 1
+        if not env.agents:
+            episode += 1
+            env.reset(seed=seed + episode)
+    return steps, time.perf_counter() - t0
+
+
+def _ffo_env() -> Any:
+    import ffo_env
+
+    return ffo_env.env()
+
+
+def _ffo_raw_env() -> Any:
+    import ffo_env
+
+    return ffo_env.raw_env()
+
+
+def _chess_env() -> Any:
+    from pettingzoo.classic import chess_v6
+
+    return chess_v6.env()
+
+
+def _c4_env() -> Any:
+    from pettingzoo.classic import connect_four_v3
+
+    return connect_four_v3.env()
+
+
+PEERS: dict[str, Callable[[], Any]] = {"chess_v6": _chess_env, "connect_four_v3": _c4_env}
+
+
+def single_agent_random(seconds: float, seed: int = 0) -> tuple[int, float]:
+    """Learner steps of the single-agent wrapper (random learner vs random opponent; the
+    opponent's decisions are extra and not counted)."""
+    from ffo_env.envs.single_agent import FFOSingleAgentEnv
+
+    env = FFOSingleAgentEnv(side="french", opponent=None)
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    steps = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        legal = np.flatnonzero(env.action_masks())
+        _obs, _r, term, trunc, _info = env.step(int(legal[rng.integers(legal.size)]))
+        steps += 1
+        if term or trunc:
+            env.reset()
+    return steps, time.perf_counter() - t0

@@ -1,0 +1,202 @@
+"""The ``ffo bench`` report: every figure in one run, machine and versions, and the printed table."""
+
+from __future__ import annotations
+
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from benchmarks.env_speed import PEERS, _ffo_env, _ffo_raw_env, aec_random, core_random, single_agent_random
+from benchmarks.timing import _interleaved, _pin_one_core, _repeat, _stats, _unpin
+from benchmarks.traced_memory import memory
+from benchmarks.training_speed import imitation_samples, train_samples
+
+FORMAT, VERSION = "ffo-bench", 3
+
+
+def _versions() -> dict[str, str]:
+    import importlib.metadata as md
+
+    out = {"python": platform.python_version()}
+    for pkg in (
+        "ffo_env",
+        "numpy",
+        "gymnasium",
+        "pettingzoo",
+        "torch",
+        "stable_baselines3",
+        "sb3_contrib",
+        "chess",
+    ):
+        try:
+            out[pkg] = md.version(pkg)
+        except md.PackageNotFoundError:
+            out[pkg] = "not installed"
+    return out
+
+
+def _loadavg() -> list[float] | None:
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except (AttributeError, OSError):
+        return None
+
+
+def _machine() -> dict[str, Any]:
+    cpu = platform.processor()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "platform": platform.platform(),
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "machine": platform.machine(),
+    }
+
+
+def run_bench(
+    seconds: float = 3.0,
+    repeats: int = 3,
+    warmup: float = 1.0,
+    skip_train: bool = False,
+    skip_peers: bool = False,
+    train_config: str | None = None,
+    progress: bool = True,
+    memory_steps: int = 300,
+    pin: bool = True,
+) -> dict[str, Any]:
+    """All figures; returns the JSON-ready report (see :func:`format_table`)."""
+    load_before = _loadavg()
+    pin_desc, previous = _pin_one_core() if pin else ("not pinned (pin=False)", None)
+    results: dict[str, Any] = {}
+    t_start = time.perf_counter()
+
+    def say(msg: str) -> None:
+        if progress:
+            print(msg, file=sys.stderr, flush=True)
+
+    try:
+        say("core: random play ...")
+        core_runs: list[tuple[dict[str, int], float]] = []
+
+        def core_fn(sec: float) -> tuple[int, float]:
+            counts, dt = core_random(sec)
+            core_runs.append((counts, dt))
+            return counts["decisions"], dt
+
+        results["core_decisions_per_s"] = _repeat(core_fn, seconds, repeats, warmup)
+        results["core_games_per_s"] = _stats([c["games"] / dt for c, dt in core_runs[-repeats:]])
+        figures: dict[str, Callable[[float], tuple[int, float]]] = {
+            "aec": lambda s: aec_random(_ffo_env, s),
+            "aec_raw": lambda s: aec_random(_ffo_raw_env, s),
+        }
+        peers_ok: list[str] = []
+        if not skip_peers:
+            for name, make in PEERS.items():
+                try:
+                    make().close()
+                except Exception as e:  # noqa: BLE001 - a missing optional peer must not stop the bench
+                    results[f"{name}_steps_per_s"] = {"error": f"{type(e).__name__}: {e}"}
+                    continue
+                figures[name] = (lambda mk: lambda s: aec_random(mk, s))(make)
+                peers_ok.append(name)
+        say(f"AEC env with observations and masks, interleaved with {', '.join(peers_ok) or 'no peers'} ...")
+        rates = _interleaved(figures, seconds, repeats, warmup)
+        results["aec_steps_per_s"] = _stats(rates["aec"])
+        results["aec_raw_steps_per_s"] = _stats(rates["aec_raw"])
+        for name in peers_ok:
+            results[f"{name}_steps_per_s"] = _stats(rates[name])
+            ratios = [a / p for a, p in zip(rates["aec"], rates[name], strict=True) if p > 0]
+            results[f"ratio_aec_to_{name}"] = statistics.median(ratios)
+            results[f"ratio_aec_to_{name}_spread"] = [min(ratios), max(ratios)]
+        say("single-agent wrapper ...")
+        results["single_agent_steps_per_s"] = _repeat(single_agent_random, seconds, repeats, warmup)
+        say("memory ...")
+        results["memory_mib"] = {
+            "one_env": memory(1, memory_steps),
+            "eight_envs": memory(8, memory_steps),
+            "steps_per_env": memory_steps,
+        }
+        if not skip_train:
+            say("MaskablePPO training samples/s ...")
+            results["train"] = train_samples(max(10.0, seconds * repeats), train_config)
+            r_single = results["single_agent_steps_per_s"]["median"]
+            if r_single > 0:
+                results["ratio_train_to_single_agent"] = results["train"]["samples_per_s"] / r_single
+            say("imitation (behaviour cloning) fit samples/s ...")
+            results["imitation_fit"] = imitation_samples(max(10.0, seconds * repeats), train_config)
+    finally:
+        _unpin(previous)
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "settings": {"seconds": seconds, "repeats": repeats, "warmup": warmup, "affinity": pin_desc},
+        "versions": _versions(),
+        "machine": {**_machine(), "loadavg_before": load_before, "loadavg_after": _loadavg()},
+        "wall_seconds": time.perf_counter() - t_start,
+        "results": results,
+    }
+
+
+def format_table(report: dict[str, Any]) -> str:
+    r = report["results"]
+    rows = [("figure", "median", "min", "max")]
+
+    def rate(name: str, key: str, fmt: str = ",.0f") -> None:
+        v = r.get(key)
+        if v and "median" in v:
+            rows.append((name, f"{v['median']:{fmt}}", f"{v['min']:{fmt}}", f"{v['max']:{fmt}}"))
+        elif v and "error" in v:
+            rows.append((name, "n/a", "", v["error"][:40]))
+
+    rate("core decisions/s (random play)", "core_decisions_per_s")
+    rate("core full games/s", "core_games_per_s", ".2f")
+    rate("AEC env() steps/s (obs + mask)", "aec_steps_per_s")
+    rate("AEC raw_env steps/s (obs + mask)", "aec_raw_steps_per_s")
+    rate("single-agent wrapper steps/s", "single_agent_steps_per_s")
+    rate("chess_v6 steps/s (same run)", "chess_v6_steps_per_s")
+    rate("connect_four_v3 steps/s (same run)", "connect_four_v3_steps_per_s")
+    w = max(len(x[0]) for x in rows)
+    lines = [f"{a:<{w}}  {b:>10}  {c:>10}  {d:>10}" for a, b, c, d in rows]
+    for peer in PEERS:
+        k = f"ratio_aec_to_{peer}"
+        if k in r:
+            lo, hi = r[f"{k}_spread"]
+            lines.append(f"AEC / {peer} = {r[k]:.2f}x (per repeat {lo:.2f}-{hi:.2f})")
+    if "memory_mib" in r:
+        m = r["memory_mib"]
+        lines.append(
+            f"peak traced memory: {m['one_env']:.1f} MiB for 1 env, {m['eight_envs']:.1f} MiB for 8 envs"
+        )
+    if "train" in r:
+        t = r["train"]
+        lines.append(
+            f"MaskablePPO: {t['samples_per_s']:,.0f} samples/s ({t['timesteps']} samples in {t['seconds']:.1f} s, "
+            f"config {t['config']})"
+        )
+        if "ratio_train_to_single_agent" in r:
+            lines.append(f"MaskablePPO samples/s / single-agent wrapper steps/s = {r['ratio_train_to_single_agent']:.2f}")
+    if "imitation_fit" in r:
+        t = r["imitation_fit"]
+        lines.append(
+            f"imitation fit: {t['samples_per_s']:,.0f} samples/s ({t['samples']} samples in {t['seconds']:.1f} s, "
+            f"batch {t['batch_size']}, config {t['config']})"
+        )
+    m = report.get("machine", {})
+    s = report.get("settings", {})
+    lines.append(
+        f"{s.get('seconds')} s x {s.get('repeats')} repeats, {s.get('affinity')}; load average "
+        f"{m.get('loadavg_before')} before, {m.get('loadavg_after')} after; {m.get('cpu')}"
+    )
+    return "\n".join(lines)
