@@ -11,6 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from benchmarks.env_memory import env_churn_rss_mib
 from benchmarks.env_speed import PEERS, _ffo_env, _ffo_raw_env, aec_random, core_random, single_agent_random
 from benchmarks.timing import _interleaved, _pin_one_core, _repeat, _stats, _unpin
 from benchmarks.traced_memory import memory
@@ -127,6 +128,8 @@ def run_bench(
             "eight_envs": memory(8, memory_steps),
             "steps_per_env": memory_steps,
         }
+        say("env churn memory (1,000 envs created, reset, closed) ...")
+        results["env_churn_rss_mib"] = env_churn_rss_mib(1000)
         if not skip_train:
             say("MaskablePPO training samples/s ...")
             results["train"] = train_samples(max(10.0, seconds * repeats), train_config)
@@ -179,6 +182,8 @@ def format_table(report: dict[str, Any]) -> str:
         lines.append(
             f"peak traced memory: {m['one_env']:.1f} MiB for 1 env, {m['eight_envs']:.1f} MiB for 8 envs"
         )
+    if "env_churn_rss_mib" in r:
+        lines.append(f"RSS growth after 1,000 envs created, reset and closed: {r['env_churn_rss_mib']:.1f} MiB")
     if "train" in r:
         t = r["train"]
         lines.append(

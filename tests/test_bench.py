@@ -59,6 +59,7 @@ def test_quick_bench_report_structure(tmp_path):
     assert (
         r["memory_mib"]["one_env"] > 0 and r["memory_mib"]["eight_envs"] >= r["memory_mib"]["one_env"] * 0.5
     )
+    assert 0 <= r["env_churn_rss_mib"] < 40  # issue bar: 1,000 envs grow a process by < 40 MiB
     for peer in bench.PEERS:
         v = r[f"{peer}_steps_per_s"]
         if "error" in v:
