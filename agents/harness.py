@@ -70,6 +70,7 @@ class GameSpec:
     german_name: str
     setup: str
     record_dir: str | None
+    html: bool = False  # also write the HTML replay viewer beside the record
 
 
 def _make(spec: AgentSpec, side: str, seed: int) -> Any:
@@ -120,6 +121,11 @@ def play_game(g: GameSpec) -> dict[str, Any]:
         record["agents"] = {"french": g.french_name, "german": g.german_name}
         save_record(record, path)
         row["record"] = str(path)
+        if g.html:
+            from ffo_env.render.html_viewer import write_viewer
+
+            write_viewer(record, path.with_suffix(".html"))
+            row["viewer"] = str(path.with_suffix(".html"))
     return row
 
 
@@ -214,6 +220,7 @@ def run_tournament(
     out: str | Path | None = None,
     save_records: int = 0,
     progress: bool = True,
+    html: bool = False,
     cli_args: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Play ``games`` games of every ``(french, german)`` pairing and summarise them.
@@ -241,7 +248,7 @@ def run_tournament(
         labels.append((fn, gn))
         for i in range(games):
             specs.append(GameSpec(p, i, seed + i, f, g, fn, gn, setup,
-                                  str(rec_dir) if rec_dir is not None and i < save_records else None))
+                                  str(rec_dir) if rec_dir is not None and i < save_records else None, html))
     t0 = time.perf_counter()
     rows = _run_all(specs, workers, progress)
     wall = time.perf_counter() - t0
@@ -374,6 +381,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="output folder for results.json, pairings.csv, games.csv, ratings.csv (default runs/eval)")
     p.add_argument("--save-records", type=int, default=0, metavar="K",
                    help="save the game records of the first K games of each pairing under DIR/records")
+    p.add_argument("--html", action="store_true",
+                   help="with --save-records or --record-seed: also write an HTML replay viewer beside each record")
     p.add_argument("--record-seed", type=int, metavar="S",
                    help="only replay the game with seed S of the first pairing and save its record under DIR/records")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
@@ -429,12 +438,12 @@ def run(args: argparse.Namespace) -> int:
         f, g = pairings[0]
         rec_dir = out / "records"
         rec_dir.mkdir(parents=True, exist_ok=True)
-        row = play_game(GameSpec(0, 0, args.record_seed, f, g, f, g, args.setup, str(rec_dir)))
+        row = play_game(GameSpec(0, 0, args.record_seed, f, g, f, g, args.setup, str(rec_dir), args.html))
         print(f"seed {row['seed']}: {row['winner']} victory, French VP {row['vp']} after GT{row['turn']};"
               f" record written to {row['record']}")
         return 0
     summary = run_tournament(pairings, games=args.games, seed=args.seed, workers=args.workers, setup=args.setup,
-                             out=out, save_records=args.save_records, progress=not args.no_progress,
+                             out=out, save_records=args.save_records, progress=not args.no_progress, html=args.html,
                              cli_args={k: v for k, v in vars(args).items() if k != "func"})
     if not args.quiet:
         print(format_table(summary))

@@ -16,6 +16,10 @@ def _cmd_map(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
+    if "human" in (args.french, args.german):
+        from webplay.command import run as run_web  # a person plays: the local web UI
+
+        return run_web(args)
     from agents import make_agent
     from ffo_env.core.game import Game, RulesOptions
     from ffo_env.core.record import Recorder, save_record
@@ -49,9 +53,16 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from ffo_env.core.record import RecordError, load_record, replay
 
     try:
-        state = replay(load_record(args.record))
+        record = load_record(args.record)
+        if args.html:
+            from ffo_env.render.html_viewer import write_viewer
+
+            size = write_viewer(record, args.html)  # replays the record itself, with the same checks
+            print(f"viewer written to {args.html} ({size / 1e6:.1f} MB); open it in a browser (works offline)")
+            return 0
+        state = replay(record)
     except RecordError as e:
-        print(f"error: {e}", file=sys.stderr)
+        print(f"error: {args.record}: {e}" if str(args.record) not in str(e) else f"error: {e}", file=sys.stderr)
         return 2
     print(state)
     return 0
@@ -71,18 +82,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     pp = sub.add_parser("play", help="play one full game between two agents and print the result",
                         description="Play one full game between two agents; print the result and VP breakdown.")
-    pp.add_argument("--french", default="random", help="agent for the French side (default: random)")
-    pp.add_argument("--german", default="random", help="agent for the German side (default: random)")
+    pp.add_argument("--french", default="random",
+                    help="agent for the French side, or 'human' to play it in the browser (default: random)")
+    pp.add_argument("--german", default="random",
+                    help="agent for the German side, or 'human' to play it in the browser (default: random)")
     pp.add_argument("--seed", type=int, default=0, help="game seed (dice and random choices; default 0)")
     pp.add_argument("--setup", default="random", choices=("decide", "random", "fixed"),
                     help="setup mode (R2): agents place units, random placement, or the fixed deployment")
     pp.add_argument("--record", metavar="PATH", help="write the game record (JSON) here")
     pp.add_argument("--json", action="store_true", help="also print the result as one JSON line")
+    pp.add_argument("--port", type=int, default=0,
+                    help="with a human side: port of the local web UI on 127.0.0.1 (default: a free port)")
+    pp.add_argument("--open-browser", action="store_true",
+                    help="with a human side: open the web UI in the default browser")
     pp.set_defaults(func=_cmd_play)
 
     pr = sub.add_parser("replay", help="replay a game record and print the final position",
                         description="Replay a game record, check it against the engine and print the final position.")
     pr.add_argument("record", help="path of a game record written by 'ffo play --record'")
+    pr.add_argument("--html", metavar="PATH",
+                    help="write a self-contained HTML viewer of the game (step, play, scrub; no network needed)")
     pr.set_defaults(func=_cmd_replay)
 
     # subcommands that live in higher layers; each module offers add_arguments(parser) and run(args)

@@ -1,0 +1,208 @@
+"""The one adapter between the core and the viewers: game records -> compact per-decision frames.
+
+Only public State attributes and methods are read here (``stacks``, ``loc``, ``status``, ``control``,
+``refugees``, ``revealed``, ``vp``, ``vp_log``, ``dice_log``, ``turn``, ``phase``, ``decision``,
+``current_agent``, ``attacked``, ``units``, ``game.layout``, ``legal_actions``, ``action_to_string``,
+``decision_string``, ``cf``, ``is_full``; never ``state.ctx``):
+the HTML replay viewer and the web play app both draw what this module hands them.
+
+A replay has one frame for the initial position and one after each agent decision (the engine applies
+the automatic decisions that follow an agent decision inside ``apply_action``, so they share its frame).
+Frames are deltas against the previous frame, so a 2,000-decision game stays a few hundred kB.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ffo_env.core import hexgrid as hg
+from ffo_env.core.game import ENGINE_VERSION, Game, RulesOptions
+from ffo_env.core.record import RecordError
+from ffo_env.core.scenario import default_scenario
+from ffo_env.core.state import STATUS_NAMES, State
+
+__all__ = ["unit_table", "snapshot", "delta", "replay_frames", "viewer_data", "BattleTracker"]
+
+HIDDEN = -1  # a unit of an enemy stack the viewer may not identify (rule 3.6, R3)
+
+
+def unit_table(state: State) -> list[dict[str, Any]]:
+    """Static facts of every counter (what is printed on it)."""
+    return [{"id": u.id, "name": u.name, "side": u.side.agent, "nat": u.nationality, "type": u.type,
+             "size": u.size, "cf": [u.cf_full, u.cf_reduced], "steps": u.steps} for u in state.units]
+
+
+def snapshot(state: State, hidden_hexes: frozenset[int] | set[int] = frozenset(),
+             hidden_side: str | None = None) -> dict[str, Any]:
+    """The visible position: stacks (bottom -> top), unit status/CF, control, refugees, VP, turn/phase.
+
+    Fog of war is the caller's (rendering depends on the core only; ``ffo_env.encoding.fog`` decides it):
+    every stack of ``hidden_side`` on a hex in ``hidden_hexes`` keeps only its top unit, the units under it
+    become :data:`HIDDEN` and their CF is not sent (rule 3.6, R3).
+    """
+    units = state.units
+    stacks: dict[str, list[int]] = {}
+    secret: set[int] = set()
+    for h, st in state.stacks.items():
+        if hidden_side is not None and h in hidden_hexes and units[st[-1]].side.agent == hidden_side:
+            stacks[str(h)] = [HIDDEN] * (len(st) - 1) + [st[-1]]
+            secret.update(st[:-1])
+        else:
+            stacks[str(h)] = list(st)
+    return {
+        "stacks": stacks,
+        "status": [STATUS_NAMES[s] for s in state.status],  # public (fog.py: unit status is public)
+        "cfv": [None if u in secret else [state.cf(u), bool(state.is_full(u))] for u in range(len(units))],
+        "control": [int(c) for c in state.control],
+        "refugees": {str(h): bool(f) for h, f in state.refugees.items()},
+        "vp": state.vp,
+        "turn": state.turn,
+        "phase": state.phase.name,
+        "player": state.current_agent if not state.is_terminal() else "",
+        "decision": state.decision.name,
+        "at": state.decision_string(),
+        "n_dice": len(state.dice_log),
+        "n_vp": len(state.vp_log),
+        "terminal": state.is_terminal(),
+        "winner": None if state.winner is None else ("french" if state.winner == 0 else "german"),
+    }
+
+
+def delta(prev: dict[str, Any], cur: dict[str, Any]) -> dict[str, Any]:
+    """What changed from snapshot ``prev`` to ``cur`` (scalars always; lists/dicts as sparse updates)."""
+    out: dict[str, Any] = {k: cur[k] for k in ("vp", "turn", "phase", "player", "decision", "at", "n_dice",
+                                                "n_vp", "terminal", "winner")}
+    st = {h: v for h, v in cur["stacks"].items() if prev["stacks"].get(h) != v}
+    st.update({h: [] for h in prev["stacks"] if h not in cur["stacks"]})
+    if st:
+        out["stacks"] = st
+    for key in ("status", "cfv", "control"):
+        ch = {str(i): v for i, (a, v) in enumerate(zip(prev[key], cur[key], strict=True)) if a != v}
+        if ch:
+            out[key] = ch
+    rf = {h: v for h, v in cur["refugees"].items() if prev["refugees"].get(h) != v}
+    rf.update({h: None for h in prev["refugees"] if h not in cur["refugees"]})
+    if rf:
+        out["refugees"] = rf
+    return out
+
+
+class BattleTracker:
+    """Follows the battle being declared from the decisions made (target, attackers, support, lowering).
+
+    Fed with every agent decision *before* it is applied. The strengths shown are the raw combat factors
+    of the attackers and of the defending stack (public once the attack is declared, R3), not the odds
+    column: ``State.battle_preview`` (being added to the core) should replace :meth:`view`'s sums.
+    """
+
+    def __init__(self) -> None:
+        self.cur: dict[str, Any] | None = None
+        self._phase = ""
+
+    def before(self, state: State, action: int) -> None:
+        dec = state.decision.name
+        kind = state.game.layout.kind(action)
+        if state.phase.name != self._phase:
+            self.cur, self._phase = None, state.phase.name
+        if dec == "ATTACK_TARGET":
+            # attackers are read from State.attacked (R23) so that automatic additions count too
+            self.cur = ({"hex": action, "side": state.current_agent, "extra": [], "picked": [],
+                         "before": [u for u, a in enumerate(state.attacked) if a]} if kind == "hex" else None)
+        elif self.cur is None:
+            return
+        elif dec == "ATTACK_ADD" and kind == "unit":
+            self.cur["picked"].append(action - state.game.layout.unit_base)
+        elif dec in ("SUPPORT_ATTACK", "SUPPORT_DEFENCE", "LOWER") and action not in (
+                state.game.layout.special(0),):
+            self.cur["extra"].append(state.action_to_string(action))
+
+    def view(self, state: State) -> dict[str, Any] | None:
+        """The current battle with raw strengths, or None (plug ``State.battle_preview`` in here)."""
+        if self.cur is None or state.phase.name != self._phase:
+            return None
+        h = self.cur["hex"]
+        before = set(self.cur["before"])
+        att = list(self.cur["picked"])
+        att += [u for u, a in enumerate(state.attacked) if a and u not in before and u not in att]
+        if not self.cur.get("defs"):  # the defenders as declared: they may retreat or die in the battle
+            self.cur["defs"] = [u for u in state.stacks.get(h, []) if state.units[u].side.agent != self.cur["side"]]
+        cf: dict[int, int] = self.cur.setdefault("cf", {})
+        for u in att + self.cur["defs"]:  # strengths as committed, before the result is applied
+            if u not in cf and state.loc[u] >= 0:
+                cf[u] = state.cf(u)
+        defs = list(self.cur["defs"])
+        return {"hex": h, "side": self.cur["side"], "att": att, "def": defs,
+                "att_cf": sum(cf.get(u, 0) for u in att), "def_cf": sum(cf.get(u, 0) for u in defs),
+                "extra": list(self.cur["extra"])}
+
+def replay_frames(record: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]], State]:
+    """Replay ``record`` with the core: (first snapshot, deltas, final state).
+
+    Delta ``k`` follows agent decision ``k`` and carries ``"d": [i, j]``, the record decisions it covers
+    (the agent decision ``i`` and the automatic ones up to ``j - 1``). Raises :class:`RecordError` when the
+    record does not replay (the same checks as :func:`ffo_env.core.record.replay`).
+    """
+    if record.get("engine") != ENGINE_VERSION:
+        raise RecordError(f"record was made by engine {record.get('engine')}, this is {ENGINE_VERSION}")
+    try:
+        game = Game(scenario=default_scenario(), options=RulesOptions.from_dict(record["options"]))
+        state = game.new_initial_state(record["seed"])
+        decisions = record["decisions"]
+    except (KeyError, TypeError, ValueError) as e:
+        raise RecordError(f"not a replayable game record: {e}") from e
+    first = snapshot(state)
+    first["d"] = [0, len(state.history)]
+    prev = first
+    frames: list[dict[str, Any]] = []
+    battles = BattleTracker()
+    for i, d in enumerate(decisions):
+        if d.get("auto"):
+            continue
+        if state.is_terminal() or d["action"] not in state.legal_actions():
+            raise RecordError(f"replay diverges from the record at decision {i}")
+        start = len(state.history)
+        battles.before(state, d["action"])
+        pre = battles.view(state)  # strengths as declared, before the battle is resolved
+        state.apply_action(d["action"])
+        cur = snapshot(state)
+        dl = delta(prev, cur)
+        dl["d"] = [start, len(state.history)]
+        post = battles.view(state)
+        if post is not None or pre is not None:
+            dl["battle"] = post if post is not None else pre
+        frames.append(dl)
+        prev = cur
+    got = [[s, a, bool(auto)] for s, a, auto in state.history]
+    want = [[0 if d["player"] == "french" else 1, d["action"], bool(d["auto"])] for d in decisions]
+    if got != want:
+        raise RecordError("replay diverges from the record (automatic decisions differ)")
+    if state.dice_log != record.get("dice"):
+        raise RecordError("replay rolled different dice from the record")
+    return first, frames, state
+
+
+def _decision_rows(record: dict[str, Any]) -> list[list[Any]]:
+    """[player (0/1), auto (0/1), text, at] per record decision (auto decisions have no text: say so)."""
+    rows = []
+    for d in record["decisions"]:
+        text = d.get("text") or ("automatic" if d.get("auto") else f"action {d['action']}")
+        rows.append([0 if d["player"] == "french" else 1, int(bool(d.get("auto"))), text, d.get("at", "")])
+    return rows
+
+
+def viewer_data(record: dict[str, Any]) -> dict[str, Any]:
+    """Everything the HTML viewer needs besides the board: units, frames, decisions, dice, VP log, result."""
+    first, frames, state = replay_frames(record)
+    return {
+        "units": unit_table(state),
+        "first": first,
+        "frames": frames,
+        "decisions": _decision_rows(record),
+        "dice": [[x.get("die", x.get("pick")), x.get("of", 6) if "pick" in x else 6, x.get("for", ""),
+                  x.get("turn", 0), x.get("phase", "")] for x in record.get("dice", [])],
+        "vp_log": [[v["turn"], v["phase"], v["kind"], v["vp"], v["detail"]] for v in record.get("vp_log", [])],
+        "result": record.get("result", {}),
+        "agents": record.get("agents", {}),
+        "seed": record.get("seed"),
+        "hex_names": [hg.hex_name(i) for i in range(hg.N_HEX)],
+    }
