@@ -238,7 +238,7 @@ class FrenchHeuristic(HeuristicBot):
     def _d_rail_unit(self, state: State, legal: list[int]) -> int | None:
         if not self.params.use_rail:
             return self.pass_action()
-        rail: dict[int, list[int]] = state.ctx["rail"]
+        rail = state.rail_options()
         dmap = self.port_map(state)
         roles = self.roles(state)
         best = None
@@ -261,7 +261,7 @@ class FrenchHeuristic(HeuristicBot):
         return self.L.unit_action(best[1])
 
     def _d_rail_dest(self, state: State, legal: list[int]) -> int | None:
-        u = state.ctx["unit"]
+        u = state.selected_unit()
         dmap = self.port_map(state)
         ok = [c for c in self.hexes_in(legal) if state.units[u].free_stacking or kn.counted_own(state, c) == 0]
         return min(ok or self.hexes_in(legal), key=lambda c: (dmap[c], c))
@@ -284,8 +284,8 @@ class FrenchHeuristic(HeuristicBot):
         return self.L.unit_action(u)
 
     def _d_move_dest(self, state: State, legal: list[int]) -> int | None:
-        u = state.ctx["unit"]
-        dests = state.ctx["dests"]
+        u = state.selected_unit()
+        dests = state.move_destinations()
         here = state.loc[u]
         goal = self._goal_map(state, u)
         p = self.params

@@ -255,7 +255,7 @@ class GermanHeuristic(HeuristicBot):
         return self.L.unit_action(min(units, key=key))
 
     def _d_move_dest(self, state: State, legal: list[int]) -> int | None:
-        u = state.ctx["unit"]
+        u = state.selected_unit()
         here = state.loc[u]
         mech = state.units[u].mechanized
         pot = self.potential(state, mech)
@@ -287,13 +287,7 @@ class GermanHeuristic(HeuristicBot):
     def would_end_game(self, state: State, target: int) -> bool:
         """True if wiping out ``target`` could remove the last French unit while French cities remain
         to be taken: the game would end then and count them for France (rules 4.1, 4.3, R21)."""
-        if state.turn >= state.game.scenario.tables.last_turn:
-            return False
-        s = kn.seen_stack(state, GERMAN, target)
-        left = sum(len(x.known) + x.hidden for x in self._french(state))
-        if s is None or left > len(s.known) + s.hidden:
-            return False
-        return any(state.control[h] == FRENCH for h in state.game.tables.city_hexes)
+        return state.destroying_ends_game(target)
 
     def _d_attack_target(self, state: State, legal: list[int]) -> int | None:
         best = None
@@ -357,7 +351,7 @@ class GermanHeuristic(HeuristicBot):
         return best[1]
 
     def _d_reinforce_hex(self, state: State, legal: list[int]) -> int | None:
-        u = state.ctx["entering"][0]
+        u = state.decision_unit()
         pot = self.potential(state, state.units[u].mechanized)
         return min(self.hexes_in(legal), key=lambda h: (pot[h], h))
 

@@ -15,6 +15,7 @@ city die) and of the die, with the attacker's best lowering (rule 13.19).
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
@@ -22,6 +23,7 @@ from typing import Any
 from agents import knowledge as kn
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.actions import Special
+from ffo_env.core.combat_odds import city_die_applies, known_shifts
 from ffo_env.core.state import ON_MAP, State
 
 FRENCH, GERMAN = 0, 1
@@ -260,8 +262,11 @@ class HeuristicBot:
 
     # ------------------------------------------------- shared battle decisions
 
-    def _battle(self, state: State) -> dict[str, Any]:
-        return state.ctx["battle"]
+    def _battle(self, state: State) -> Mapping[str, Any]:
+        b = state.battle
+        if b is None:
+            raise RuntimeError(f"no battle is being fought at {state.decision_string()}")
+        return b
 
     def _d_attack_add(self, state: State, legal: list[int]) -> int | None:
         b = self._battle(state)
@@ -281,19 +286,16 @@ class HeuristicBot:
     def _current_setup(self, state: State) -> tuple[kn.BattleSetup, BattleValues]:
         b = self._battle(state)
         defs = [u for u in b["defenders"] if state.status[u] == ON_MAP]
-        bs = kn.battle_setup(state, b["attackers"], b["target"], defs, 0, 0.0, b["attacker"])
-        if b["air"]:
-            mt = state.game.tables
-            bs.fixed_shift = 0
-            if mt.mountain[b["target"]]:
-                if any(not state.units[u].mechanized for u in defs):
-                    bs.fixed_shift += mt.defence_shift[b["target"]]
-            elif not mt.city[b["target"]]:
-                bs.fixed_shift += mt.defence_shift[b["target"]]
-            if any(not state.is_supplied(u) for u in defs):
-                bs.fixed_shift += state.game.scenario.tables.shifts["defender_oos"]
-            bs.att_cf = 0.0
-        bs.att_cf += b.get("att_support", 0)
+        target, support = b["target"], b.get("att_support", 0)
+        if b["air"]:  # the engine's shifts of an air strike (R26): terrain and defender supply only
+            shifts = known_shifts(state, target, [], defs, air=True, attacker_side=b["attacker"], att_oos=False,
+                                  def_oos=bool(b["def_oos"]), att_supplied_mech=False, origins=[])
+            bs = kn.BattleSetup(target, b["attacker"], [], float(support), float(sum(state.cf(u) for u in defs)),
+                                sum(shifts.values()), city_die_applies(state, target, defs))
+        else:
+            pv = state.battle_preview(target, list(b["attackers"]), att_support=support)
+            bs = kn.BattleSetup(target, b["attacker"], list(b["attackers"]), float(pv.att_cf), float(pv.def_cf),
+                                sum(s.columns for s in pv.shifts), pv.city_die)
         vals = self.battle_values(state, b["attacker"], b["attackers"], b["target"], defs, 0, air=b["air"])
         return bs, vals
 

@@ -21,31 +21,12 @@ from functools import cache
 
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.state import ON_MAP, State
+from ffo_env.core.visibility import SeenStack, seen_stack
 
 INF = 10**6
 
 
 # ------------------------------------------------------------------ visibility
-
-
-@dataclass(frozen=True)
-class SeenStack:
-    """An enemy (or own) stack as ``side`` sees it: the known units and how many are hidden."""
-
-    hex: int
-    side: int
-    known: tuple[int, ...]
-    hidden: int
-
-
-def seen_stack(state: State, viewer: int, h: int) -> SeenStack | None:
-    st = state.stacks.get(h)
-    if not st:
-        return None
-    owner = state.units[st[0]].side
-    if owner == viewer or h in state.revealed[viewer]:
-        return SeenStack(h, owner, tuple(st), 0)
-    return SeenStack(h, owner, (st[-1],), len(st) - 1)  # rule 3.6: top unit only
 
 
 def enemy_stacks(state: State, viewer: int) -> list[SeenStack]:

@@ -23,6 +23,6 @@ class PassAgent:
         a = state.game.layout.special(Special.PASS)
         if a in legal:
             return a
-        if state.decision.name == "MOVE_DEST" and state.loc[state.ctx["unit"]] in legal:
-            return state.loc[state.ctx["unit"]]  # staying put is "pass" for a destination
+        if state.decision.name == "MOVE_DEST" and state.loc[state.selected_unit()] in legal:
+            return state.loc[state.selected_unit()]  # staying put is "pass" for a destination
         return legal[0]

@@ -91,7 +91,7 @@ def fight(s: State, target: str, attackers: tuple[str, ...] | list[str] = (), *,
     if s.decision == Decision.SUPPORT_DEFENCE:
         s.apply_action(def_support if def_support is not None else L.special(Special.PASS))
     assert s.decision == Decision.LOWER, s.decision
-    b = dict(s.ctx["battle"])
+    b = dict(s.battle)
     assert sorted(b["attackers"]) == sorted(U(x) for x in attackers), "attackers differ"
     n = len(s.dice_log)
     s.apply_action(L.lower(lower))

@@ -40,7 +40,7 @@ _SUPPLY_KEYS = ((0, False), (1, False), (1, True))
 def _step_record(s: State, legal: list[int], a: int) -> list[Any]:
     rec: list[Any] = [int(s.decision), int(s.player), legal, a]
     if s.decision == Decision.MOVE_DEST:
-        rec.append(sorted((h, r.vp, r.mp, list(r.path), list(r.overrun)) for h, r in s.ctx["dests"].items()))
+        rec.append(sorted((h, r.vp, r.mp, list(r.path), list(r.overrun)) for h, r in s.move_destinations().items()))
     rec.append([bytes(s._supply_mask(side, west)).hex() for side, west in _SUPPLY_KEYS])
     return rec
 

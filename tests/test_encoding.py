@@ -102,7 +102,7 @@ def test_decision_context_is_private_to_the_decider():
     assert (mine["planes"][P["dest_mp"]] > 0).sum() == len(s.legal_actions())
     # R13: VP cost of every destination is shown
     flat = mine["planes"][P["dest_vp"]].reshape(-1)
-    for h, r in s.ctx["dests"].items():
+    for h, r in s.move_destinations().items():
         assert flat[FLAT[h]] == r.vp
 
 

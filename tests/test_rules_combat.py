@@ -250,11 +250,11 @@ def test_13_19_r26_attacker_may_lower_before_the_die():
     s.apply_action(ua("de-IV"))  # no other candidate: supply judged, no support left (stuka used)
     assert s.decision == Decision.LOWER
     n = len(s.dice_log)
-    col = s.ctx["battle"]["column"]
+    col = s.battle["column"]
     assert s.legal_actions() == [s.game.layout.lower(k) for k in range(col + 1)]
     assert len(s.dice_log) == n  # nothing rolled yet
     s.apply_action(s.game.layout.lower(5))
-    assert s.dice_log[-1]["for"].startswith("combat") and s.ctx["log"][-1]["column"] == col - 5
+    assert s.dice_log[-1]["for"].startswith("combat") and s.battles_fought()[-1]["column"] == col - 5
 
 
 def test_13_20_zero_factor_units_attack_but_naval_garrisons_do_not():
@@ -285,11 +285,11 @@ def test_r22_order_of_a_battle():
     assert H("4912") in s.revealed[1]  # (1) declared and revealed
     assert s.legal_actions() == [ua("de-III")]  # at least one attacker: no withdrawal
     s.apply_action(ua("de-III"))  # the only candidate: (2) done
-    assert s.decision == Decision.SUPPORT_ATTACK and "att_supplied" in s.ctx["battle"]  # (3) supply judged
+    assert s.decision == Decision.SUPPORT_ATTACK and "att_supplied" in s.battle  # (3) supply judged
     n = len(s.dice_log)
     s.apply_action(s.game.layout.special(Special.STUKA))  # (4) 2d now
     assert s.decision == Decision.LOWER  # (5) French has no naval in range, (6) city die rolled
-    b = s.ctx["battle"]
+    b = s.battle
     assert b["att_support"] == 5 and b["shifts"] == {"city": -2}
     s.apply_action(s.game.layout.lower(0))  # (8)
     kinds = [e["for"].split(" (")[0] for e in s.dice_log[n:n + 4]]

@@ -27,7 +27,7 @@ def test_3_6_scare_candidates_include_a_revealed_stack():
     text = "turn 3 phase PANZER_SCARE\ngerman: de-XXXIX@4414 de-1Mtn@4414 de-XV@4000\nrolls: 2"
     s = position(text, P, run=False)
     s.revealed[Side.FRENCH].add(H("4414"))
-    s._run()
+    s._run_automatic_steps()
     assert s.decision == Decision.SCARE_UNIT
     assert s.legal_actions() == sorted([ua("de-XXXIX"), ua("de-XV")])
 

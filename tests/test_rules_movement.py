@@ -26,15 +26,15 @@ def test_11_1_11_2_perft_open_ground():
     # MF 4 on open clear ground: every hex within 4 (6 + 12 + 18 + 24 = 60), plus staying put
     s = fmove("french: fr-I@4414")
     act(s, ua("fr-I"))
-    assert len(s.ctx["dests"]) == 60 and len(s.legal_actions()) == 61
-    assert all(r.mp == hg.distance(H("4414"), h) for h, r in s.ctx["dests"].items())
+    assert len(s.move_destinations()) == 60 and len(s.legal_actions()) == 61
+    assert all(r.mp == hg.distance(H("4414"), h) for h, r in s.move_destinations().items())
 
 
 def test_6_6_11_4_perft_enemy_hex_never_entered():
     # a German unit in 4415: 4415 is out, and 4418 (4 hexes straight behind it) needs 5 MP around it
     s = fmove("french: fr-I@4414\ngerman: de-III@4415")
     act(s, ua("fr-I"))
-    d = hexes(s.ctx["dests"])
+    d = hexes(s.move_destinations())
     assert len(d) == 58 and "4415" not in d and "4418" not in d and "4417" in d
 
 
@@ -46,8 +46,8 @@ def test_perft_rivers_refugees_and_oos_die():
     g = custom_game(plain=True, rivers=[("4414", "4415"), ("4414", "4514")], options=RulesOptions(skip_forced=False))
     s = fmove("french: fr-I@4414\ndead: garrisons\nrefugees: 4313\nrolls: 2", g)
     act(s, ua("fr-I"))
-    assert s.ctx["mp"] == 2
-    dests = s.ctx["dests"]
+    assert s.moving_mp() == 2
+    dests = s.move_destinations()
     assert hexes(dests) == {"4415", "4514", "4513", "4413", "4313", "4314", "4512", "4613", "4614", "4412",
                             "4312", "4315", "4214", "4215", "4213"}
     assert len(s.legal_actions()) == 16
@@ -68,7 +68,7 @@ def test_perft_concentric_attack_targets_and_attackers():
     assert len(s.legal_actions()) == 4  # three more candidates and "done"
     act(s, ua("de-IV"))
     act(s, PASS)
-    assert s.ctx["battle"]["shifts"] == {"concentric": 1}  # E and W
+    assert s.battle["shifts"] == {"concentric": 1}  # E and W
 
 
 def test_perft_evacuation_ports():
@@ -114,7 +114,7 @@ def test_6_4_11_3_units_move_one_at_a_time_and_once():
 def test_6_7_moving_through_friendly_units():
     s = fmove("french: fr-I@4414 fr-III@4415 fr-VI@4416")
     act(s, ua("fr-I"))
-    r = s.ctx["dests"][H("4417")]
+    r = s.move_destinations()[H("4417")]
     assert r.mp == 3 and r.path == (H("4415"), H("4416"), H("4417"))
 
 
@@ -123,7 +123,7 @@ def test_11_5_tec_costs():
                     rivers=[("4414", "4513")], options=RulesOptions(skip_forced=False))
     s = fmove("french: fr-GC@4414", g)
     act(s, ua("fr-GC"))
-    d = s.ctx["dests"]
+    d = s.move_destinations()
     assert [d[H(h)].mp for h in ("4415", "4413", "4514", "4513", "4314", "4313")] == [2, 2, 3, 2, 1, 1]
 
 
@@ -131,7 +131,7 @@ def test_r14_city_hex_nullifies_rivers_for_movement():
     g = custom_game(plain=True, rivers=[("4912", "4913")], options=RulesOptions(skip_forced=False))
     s = fmove("french: fr-GC@4913", g)
     act(s, ua("fr-GC"))
-    assert s.ctx["dests"][H("4912")].mp == 1
+    assert s.move_destinations()[H("4912")].mp == 1
 
 
 def test_11_4_r15_minimum_move_of_one_hex():
@@ -139,10 +139,10 @@ def test_11_4_r15_minimum_move_of_one_hex():
                     options=RulesOptions(skip_forced=False))
     s = fmove("french: fr-I@4414\ngerman: de-III@4413\ndead: garrisons\nrolls: 1", g)
     act(s, ua("fr-I"))
-    assert s.ctx["mp"] == 1
+    assert s.moving_mp() == 1
     # 1 MP: clear neighbours normally, the mountain by the guarantee; never the enemy or the blocked side
-    assert hexes(s.ctx["dests"]) == {"4415", "4514", "4313", "4314"}
-    assert s.ctx["dests"][H("4415")].mp == 1
+    assert hexes(s.move_destinations()) == {"4415", "4514", "4313", "4314"}
+    assert s.move_destinations()[H("4415")].mp == 1
 
 
 def test_r15_minimum_move_never_into_the_sea():
@@ -152,7 +152,7 @@ def test_r15_minimum_move_never_into_the_sea():
     if s.decision == Decision.RAIL_UNIT:
         act(s, "no rail move")
     act(s, ua("fr-I"))
-    assert all(mt.land[h] for h in s.ctx["dests"])
+    assert all(mt.land[h] for h in s.move_destinations())
 
 
 def test_11_3_advances_and_retreats_spend_no_mp():
@@ -172,7 +172,7 @@ def test_11_7_r17_rail_move():
     assert s.dice_log[-1]["die"] == 5 and s.decision == Decision.RAIL_DEST
     d = hexes(s.legal_actions())
     assert len(d) == 20 - 3 and "4219" not in d and "4016" not in d and "4912" not in d
-    act(s, "rail to 1815")
+    act(s, H("1815"))
     assert s.loc[U("fr-I")] == H("1815") and ua("fr-I") not in s.legal_actions()  # no further move
     assert s.no_attack[U("fr-I")]
 
@@ -198,7 +198,7 @@ def test_r16_rail_ignores_refugees():
     s = fmove("french: fr-I@4912\nrefugees: " + " ".join(hg.hex_name(n) for n in hg.NEIGHBOR_LISTS[H("4912")])
               + "\nrolls: 1")
     act(s, ua("fr-I"))
-    act(s, "rail to 1815")
+    act(s, H("1815"))
     assert s.vp == 0
 
 
@@ -212,7 +212,7 @@ def test_r13_overrun_only_destination_costs_vp():
     ring = " ".join(hg.hex_name(n) for n in hg.NEIGHBOR_LISTS[H("4414")])
     s = fmove(f"french: fr-I@4414\nrefugees: {ring}\nrolls: 1")
     act(s, ua("fr-I"))
-    d = s.ctx["dests"]
+    d = s.move_destinations()
     assert (d[H("4415")].vp, d[H("4415")].mp) == (0, 2)
     far = H("4418")  # 4 hexes east: 4 MP only by overrunning 4415
     assert (d[far].vp, d[far].mp) == (1, 4)
@@ -223,7 +223,7 @@ def test_r13_overrun_only_destination_costs_vp():
 def test_r15_minimum_move_respects_rows():
     s = fmove("french: fr-I@4001\ndead: garrisons\nrolls: 1")
     act(s, ua("fr-I"))
-    assert not any(s.game.tables.row[h] for h in s.ctx["dests"])
+    assert not any(s.game.tables.row[h] for h in s.move_destinations())
 
 
 def test_11_6_r20_german_adjacent_or_once_german_port_closed():
@@ -242,7 +242,7 @@ def test_2_9_garrisons_never_move():
 def test_r19_the_51st_is_mechanized():
     s = fmove("french: br-51@4414")
     act(s, ua("br-51"))
-    assert s.ctx["mp"] == 6 and s.units[U("br-51")].mechanized and s.units[U("br-51")].free_stacking
+    assert s.moving_mp() == 6 and s.units[U("br-51")].mechanized and s.units[U("br-51")].free_stacking
 
 
 def _rail_route(s, uid: str, dest: str) -> list[str]:
@@ -259,7 +259,7 @@ def test_r17_3_7_rail_route_takes_control_of_every_hex_it_enters():
                if P.tables.rail_ok[h] and hg.hex_name(h) not in route and hg.distance(h, H("4220")) > 3)
     s = fmove(f"french: fr-I@4912\ngerman: de-III@4220\ngerman_control: {mid} {off}\nrolls: 5")
     act(s, ua("fr-I"))
-    act(s, "rail to 1815")
+    act(s, H("1815"))
     assert s.control[H(mid)] == 0  # rule 3.7, R17: the route entered it: French
     assert s.control[H(off)] == 1  # not on the route: still German
     assert all(s.control[H(h)] == 0 for h in route)
@@ -299,3 +299,10 @@ def test_r17_r13_rail_route_ties_go_through_the_lowest_index_predecessor():
     assert rail_route(P.tables.open_nb, a, goal, everything) == (middles[0], goal)
     assert rail_route(P.tables.open_nb, a, goal, everything & ~(1 << middles[0])) == (middles[1], goal)
     assert rail_route(P.tables.open_nb, a, goal, 0) == ()
+
+
+def test_r17_rail_destination_text_names_the_route():
+    s = fmove("french: fr-I@4912\ngerman: de-III@4220\nrolls: 5")
+    act(s, ua("fr-I"))
+    route = _rail_route(s, "fr-I", "1815")
+    assert s.action_to_string(H("1815")) == f"rail fr-I to 1815 via {' - '.join(['4912', *route])}"

@@ -77,7 +77,7 @@ def test_13_6_r28_stacked_units_retreat_separately_free_stacker_may_join_a_unit(
     s = g_attack("de-III@4415 de-IV@4514", "fr-I@4414 br-51@4414 fr-III@4314", "2")
     fight(s, "4414", ["de-III", "de-IV"])  # 10 - 6 = +4, die 2: DR
     assert s.decision == Decision.RETREAT
-    first = s.ctx["battle"]["retreat_queue"][0]
+    first = s.battle["retreat_queue"][0]
     assert first == U("br-51")  # the top unit first
     assert "4314" in hexes(s.legal_actions())  # free-stacking (rule 6.3)
     act(s, "retreat to 4314")

@@ -118,7 +118,7 @@ def test_3_7_hex_control():
     assert all(s.control[h] == Side.GERMAN for h in mt.green + mt.yellow)
     assert s.control[H("4416")] == Side.FRENCH
     act(s, ua("de-III"))
-    r = s.ctx["dests"][H("4417")]
+    r = s.move_destinations()[H("4417")]
     act(s, "move de-III to 4417 (3 MP)")
     assert all(s.control[h] == Side.GERMAN for h in r.path)  # README: control changes along the path
     assert s.ever_german[H("4417")]
@@ -130,7 +130,7 @@ def test_r04_red_row_starts_french_and_changes_control():
     assert all(s.control[h] == Side.FRENCH for h in mt.red)
     assert not any(mt.city[h] for h in mt.red + mt.green + mt.yellow)
     act(s, ua("de-III"))
-    r = s.ctx["dests"][H("5810")]
+    r = s.move_destinations()[H("5810")]
     assert any(mt.row[h] == ColoredRow.RED for h in r.path)
     act(s, "move de-III to 5810 (2 MP)")
     assert any(s.control[h] == Side.GERMAN for h in mt.red)
@@ -141,7 +141,7 @@ def test_5_5_r05_r06_french_movement_rows():
     mt = s.game.tables
     for uid in ("fr-GC", "fr-I"):
         act(s, ua(uid))
-        for h in s.ctx["dests"]:
+        for h in s.move_destinations():
             assert mt.row[h] in (ColoredRow.NONE,) and not mt.adj_green_or_yellow[h]
         act(s, s.loc[U(uid)])  # stay
 
@@ -149,8 +149,8 @@ def test_5_5_r05_r06_french_movement_rows():
 def test_5_5_german_never_ends_in_the_red_row():
     s = position("turn 3 phase GERMAN_MOVEMENT\ngerman: de-XXXIX@5810", P)
     act(s, ua("de-XXXIX"))
-    assert not any(s.game.tables.row[h] == ColoredRow.RED for h in s.ctx["dests"])
-    assert any(s.game.tables.row[h] == ColoredRow.GREEN for h in s.ctx["dests"])  # main force may go back
+    assert not any(s.game.tables.row[h] == ColoredRow.RED for h in s.move_destinations())
+    assert any(s.game.tables.row[h] == ColoredRow.GREEN for h in s.move_destinations())  # main force may go back
 
 
 def test_5_5_r05_french_attack_into_yellow_but_no_advance():
@@ -167,11 +167,11 @@ def test_5_3_r07_gt1_french_must_leave_the_red_row():
     assert sorted(s.legal_actions()) == sorted([ua("fr-I"), ua("fr-III")])  # no END yet
     act(s, ua("fr-I"))
     assert H("5910") not in s.legal_actions()  # may not stay
-    assert s.ctx["dests"] and all(not mt.adj_red[h] and mt.row[h] != ColoredRow.RED for h in s.ctx["dests"])
-    act(s, max(s.ctx["dests"], key=lambda h: -mt.row[h]))
+    assert s.move_destinations() and all(not mt.adj_red[h] and mt.row[h] != ColoredRow.RED for h in s.move_destinations())
+    act(s, max(s.move_destinations(), key=lambda h: -mt.row[h]))
     assert PASS not in s.legal_actions()
     act(s, ua("fr-III"))
-    act(s, next(iter(s.ctx["dests"])))
+    act(s, next(iter(s.move_destinations())))
     assert PASS in s.legal_actions()
 
 
@@ -193,7 +193,7 @@ def test_5_4_r07_gt1_german_must_leave_green_and_red():
     assert PASS not in s.legal_actions()
     act(s, ua("de-III"))
     mt = s.game.tables
-    assert all(mt.row[h] not in (ColoredRow.GREEN, ColoredRow.RED) for h in s.ctx["dests"])
+    assert all(mt.row[h] not in (ColoredRow.GREEN, ColoredRow.RED) for h in s.move_destinations())
     assert H("6010") not in s.legal_actions()
     g = custom_game(plain=True, blocked=[("6010", nb) for nb in ("6009", "6011", "5909", "5910")],
                     options=RulesOptions(skip_forced=False))
@@ -209,7 +209,7 @@ def test_9_2_r07_18th_army_must_leave_then_stay_out():
     assert PASS not in s.legal_actions()
     act(s, ua("de-X"))
     mt = s.game.tables
-    assert all(mt.row[h] == ColoredRow.NONE for h in s.ctx["dests"])
+    assert all(mt.row[h] == ColoredRow.NONE for h in s.move_destinations())
     act(s, "move de-X to 5810 (2 MP)")
     assert s.left_green[U("de-X")] and not s.must_leave[U("de-X")]
     assert PASS in s.legal_actions()
@@ -229,7 +229,7 @@ def test_9_5_west_group_yellow_row():
     s = position("turn 6 phase GERMAN_MOVEMENT\ngerman: de-I@4000", P)
     act(s, ua("de-I"))
     mt = s.game.tables
-    d = s.ctx["dests"]
+    d = s.move_destinations()
     yellow = [h for h in d if mt.row[h] == ColoredRow.YELLOW]
     assert yellow, "may maneuver within the yellow row"
     for h in yellow:  # never leaving the yellow row and coming back in one move
@@ -238,7 +238,7 @@ def test_9_5_west_group_yellow_row():
     assert s.entered_map[U("de-I")]
     s = position("turn 6 phase GERMAN_MOVEMENT\ngerman: de-I@4001", P)
     act(s, ua("de-I"))
-    assert not any(mt.row[h] == ColoredRow.YELLOW for h in s.ctx["dests"])  # never back
+    assert not any(mt.row[h] == ColoredRow.YELLOW for h in s.move_destinations())  # never back
 
 
 def test_9_5_no_return_search_never_re_enters_yellow():
@@ -246,7 +246,7 @@ def test_9_5_no_return_search_never_re_enters_yellow():
     s = position("turn 6 phase GERMAN_MOVEMENT\ngerman: de-XV@3900", g)
     act(s, ua("de-XV"))
     mt = s.game.tables
-    for h, r in s.ctx["dests"].items():
+    for h, r in s.move_destinations().items():
         rows = [mt.row[x] == ColoredRow.YELLOW for x in r.path]
         assert rows == sorted(rows, reverse=True), hg.hex_name(h)  # yellow first, then the map only
 

@@ -64,21 +64,21 @@ def test_7_1_7_3_r12_oos_movement_die_when_chosen():
     n = len(s.dice_log)
     act(s, ua("fr-I"))
     assert len(s.dice_log) == n + 1 and "OOS movement" in s.dice_log[-1]["for"]
-    assert s.ctx["mp"] == 4  # 5, but at most 4 for non-mechanized
+    assert s.moving_mp() == 4  # 5, but at most 4 for non-mechanized
     act(s, "fr-I stays in 4414")
     act(s, ua("br-51"))
-    assert len(s.dice_log) == n + 1 and s.ctx["mp"] == 5  # R12: the roll of the hex is shared
+    assert len(s.dice_log) == n + 1 and s.moving_mp() == 5  # R12: the roll of the hex is shared
     act(s, "br-51 stays in 4414")
     act(s, ua("fr-GC"))
-    assert s.ctx["mp"] == 6 and len(s.dice_log) == n + 2
+    assert s.moving_mp() == 6 and len(s.dice_log) == n + 2
 
 
 def test_7_1_supplied_unit_rolls_nothing_and_has_its_mf():
     s = position("turn 3 phase FRENCH_MOVEMENT\nfrench: fr-I@4414 fr-GC@4614", P)
     n = len(s.dice_log)
     act(s, ua("fr-GC"))
-    assert s.ctx["mp"] == 6 and len(s.dice_log) == n
-    assert max(r.mp for r in s.ctx["dests"].values()) == 6
+    assert s.moving_mp() == 6 and len(s.dice_log) == n
+    assert max(r.mp for r in s.move_destinations().values()) == 6
 
 
 def test_7_4_defender_oos_shift_is_in_test_rules_combat():
@@ -137,7 +137,7 @@ def test_7_9_scare_moves_as_oos_defends_normally_and_is_removed_in_2h():
                  "scare: de-XXXIX\nrolls: 3", P)
     n = len(s.dice_log)
     act(s, ua("de-XXXIX"))
-    assert len(s.dice_log) == n + 1 and s.ctx["mp"] == 3
+    assert len(s.dice_log) == n + 1 and s.moving_mp() == 3
     assert s.is_supplied(U("de-XXXIX"))  # on defence it is supplied (no +1 column for the French)
     s = position("turn 3 phase SCARE_REMOVAL\ngerman: de-XXXIX@4414\nscare: de-XXXIX", P)
     assert s.scare_unit == -1 and s.turn == 4
@@ -146,7 +146,7 @@ def test_7_9_scare_moves_as_oos_defends_normally_and_is_removed_in_2h():
 def test_7_9_no_scare_on_game_turn_1():
     s = position("turn 1 phase PANZER_SCARE\ngerman: de-XXXIX@4414\nrolls: 1", P, run=False)
     n = len(s.dice_log)
-    s._run()
+    s._run_automatic_steps()
     assert len(s.dice_log) == n and s.scare_unit == -1
 
 

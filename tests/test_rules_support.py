@@ -46,7 +46,7 @@ def test_12_8_4_4_r18_naval_attack_coastal_two_dice_and_vp_loss():
     act(s, ua("fr-I"))
     assert s.decision == Decision.SUPPORT_ATTACK and sorted(s.legal_actions()) == sorted([NAV_F, NAV_B, PASS])
     act(s, NAV_F)
-    b = s.ctx["battle"]
+    b = s.battle
     assert b["att_support"] == 7 and s.vp == -5 and s.naval_used == [True, False]
     assert b["att_cf"] == 3 + 7
 
@@ -58,7 +58,7 @@ def test_12_8_naval_attack_inland_one_die_and_r18_option():
     act(s, f"attack {INLAND}")
     act(s, ua("fr-I"))
     act(s, NAV_B)
-    assert s.ctx["battle"]["att_support"] == 3 and s.vp == -4  # R18 option: die minus one
+    assert s.battle["att_support"] == 3 and s.vp == -4  # R18 option: die minus one
 
 
 def test_12_8_naval_defence_coastal_1d_inland_half():
@@ -69,7 +69,7 @@ def test_12_8_naval_defence_coastal_1d_inland_half():
         act(s, ua("de-III"))
         assert s.decision == Decision.SUPPORT_DEFENCE and s.current_agent == "french"
         act(s, NAV_B)
-        assert s.ctx["battle"]["def_support"] == want and s.vp == -2
+        assert s.battle["def_support"] == want and s.vp == -2
 
 
 def test_12_8_r32_each_marker_once_per_turn_never_both_in_one_battle():
@@ -92,7 +92,7 @@ def test_12_1_12_5_r32_stuka_defence_1d_then_spent_for_the_turn():
     act(s, ua("fr-I"))
     assert s.decision == Decision.SUPPORT_DEFENCE and s.current_agent == "german"
     act(s, STUKA)
-    assert s.ctx["battle"]["def_support"] == 4 and s.stuka_used
+    assert s.battle["def_support"] == 4 and s.stuka_used
     s = position("turn 3 phase LUFTWAFFE stuka_used\nfrench: fr-I@4415\ngerman: de-III@4414", P)
     assert s.phase != Phase.LUFTWAFFE  # no air strike: used this turn
     s = position("turn 3 phase GERMAN_COMBAT stuka_used\nfrench: fr-I@4415\ngerman: de-III@4414", P)
@@ -150,10 +150,10 @@ def test_12_4_r30_air_strike_terrain_and_city_apply_concentric_and_rivers_do_not
                     options=RulesOptions(skip_forced=False))
     s = position("turn 3 phase LUFTWAFFE\nfrench: fr-I@4414\nrolls: 1 1 1", g)
     act(s, "air strike on 4414")
-    assert s.ctx["battle"]["shifts"] == {"terrain": -2}
+    assert s.battle["shifts"] == {"terrain": -2}
     s = position("turn 3 phase LUFTWAFFE\nfrench: fr-I@4912\nrolls: 1 1 6 1", P)
     act(s, "air strike on 4912")
-    assert s.ctx["battle"]["shifts"] == {"city": -3}
+    assert s.battle["shifts"] == {"city": -3}
 
 
 def test_12_6_stuka_supports_the_west_group():

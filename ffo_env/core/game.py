@@ -48,6 +48,12 @@ class RulesOptions:
     mixed_stack: str = "any"
 
     def __post_init__(self) -> None:
+        for name, expected in _OPTION_TYPES.items():
+            value = getattr(self, name)
+            # bool is an int and "false" is truthy: only the exact type is accepted
+            if type(value) is not expected:
+                raise TypeError(f"rules option {name} must be a {expected.__name__}, found {value!r}"
+                                f" ({type(value).__name__})")
         if self.setup not in SETUP_MODES:
             raise ValueError(f"setup must be one of {SETUP_MODES}, got {self.setup!r}")
         if self.naval_vp_loss not in ("die", "die_minus_one"):
@@ -60,11 +66,17 @@ class RulesOptions:
 
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RulesOptions:
+        if not isinstance(d, dict):
+            raise TypeError(f"rules options must be a mapping of option name to value, found {type(d).__name__}")
         known = {f for f in cls.__dataclass_fields__}
         unknown = set(d) - known
         if unknown:
             raise ValueError(f"unknown rules options {sorted(unknown)}; known: {sorted(known)}")
         return cls(**d)
+
+
+_OPTION_TYPES: dict[str, type] = {"setup": str, "naval_vp_loss": str, "skip_forced": bool, "repeat_attacks": bool,
+                                  "mixed_stack": str}
 
 
 @dataclass(frozen=True, eq=False)

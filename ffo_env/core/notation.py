@@ -227,16 +227,16 @@ def position(text: str, game: Game | None = None, *, seed: int = 0, run: bool = 
         else:
             s.status[spec.index] = DEAD
     seen: set[int] = set()
-    for u, h in placed:
-        if u in seen:
-            raise ValueError(f"notation: {sc.units[u].id} placed twice")
-        seen.add(u)
-        if not game.tables.land[h]:
-            raise ValueError(f"notation: {hg.hex_name(h)} is not a land hex")
-        other = s.side_at(h)
-        if other >= 0 and other != sc.units[u].side:
-            raise ValueError(f"notation: opposing units in {hg.hex_name(h)} (rule 6.6)")
-        s._place(u, h)
+    for placed_unit, placed_hex in placed:
+        if placed_unit in seen:
+            raise ValueError(f"notation: {sc.units[placed_unit].id} placed twice")
+        seen.add(placed_unit)
+        if not game.tables.land[placed_hex]:
+            raise ValueError(f"notation: {hg.hex_name(placed_hex)} is not a land hex")
+        other = s.side_at(placed_hex)
+        if other >= 0 and other != sc.units[placed_unit].side:
+            raise ValueError(f"notation: opposing units in {hg.hex_name(placed_hex)} (rule 6.6)")
+        s._place(placed_unit, placed_hex)
     for spec in sc.units:
         if spec.port and spec.index not in seen and spec.index not in status_of:
             s._place(spec.index, sc.map.hex_of_city(spec.port))  # rule 3.3
@@ -264,12 +264,12 @@ def position(text: str, game: Game | None = None, *, seed: int = 0, run: bool = 
         arr = getattr(s, key)
         for u in us:
             arr[u] = True
-    for h, side in controls:
-        s.control[h] = side
-        if side == Side.GERMAN:
-            s.ever_german[h] = 1
-    for h in ever:
-        s.ever_german[h] = 1
+    for hc, controller in controls:
+        s.control[hc] = controller
+        if controller == Side.GERMAN:
+            s.ever_german[hc] = 1
+    for he in ever:
+        s.ever_german[he] = 1
     s.refugees = dict(sorted(refugees.items()))
     s.turn = scalars.get("turn", 1)
     s.vp = scalars.get("vp", 0)
@@ -294,7 +294,7 @@ def position(text: str, game: Game | None = None, *, seed: int = 0, run: bool = 
     s._cache = {}
     s._legal = None
     if run:
-        s._run()
+        s._run_automatic_steps()
     return s
 
 

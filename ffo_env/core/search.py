@@ -8,7 +8,7 @@ nothing here knows about phases.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Collection, Iterable, Iterator, KeysView, Mapping
+from collections.abc import Iterable, Iterator, KeysView, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import Any
@@ -206,7 +206,7 @@ class Reach(tuple):  # type: ignore[type-arg]
 
     @property
     def path(self) -> tuple[int, ...]:
-        p = self[3]
+        p: tuple[int, ...] | None = self[3]
         if p is None:
             parent = self[4]
             h = self[5]
@@ -259,7 +259,7 @@ class Dests(Mapping[int, Reach]):
         self._parent = parent
 
     def __getitem__(self, h: int) -> Reach:
-        return _new_tuple(Reach, (0, self._mp[h], (), None, self._parent, h))  # type: ignore[no-any-return]
+        return _new_tuple(Reach, (0, self._mp[h], (), None, self._parent, h))
 
     def __iter__(self) -> Iterator[int]:
         return iter(self._mp)
@@ -303,10 +303,10 @@ def reachable(
     mt: MapTables,
     start: int,
     mp: int,
-    blocked_hex: Collection[int] | bytearray,
+    blocked_hex: Sequence[int] | bytes | bytearray,
     refugees: Mapping[int, bool] | None,
     refugee_extra: int,
-    no_return: Collection[int] | bytes | bytearray | None = None,
+    no_return: Sequence[int] | bytes | bytearray | None = None,
     end_ok: bytes | bytearray | None = None,
 ) -> Mapping[int, Reach]:
     """Destinations of one unit's move (rules 11.2-11.5, 10.3-10.4, R13, R15).
@@ -339,7 +339,7 @@ def reachable(
         hot = [h for h, flipped in refugees.items() if not flipped]
         if hot:
             # 1 = may not enter, 2 = an unflipped refugee marker (leave for the label search)
-            blk = bytearray(blocked_hex)  # type: ignore[arg-type]
+            blk = bytearray(blocked_hex)
             for h in hot:
                 if not blk[h]:
                     blk[h] = 2
@@ -384,7 +384,7 @@ def reachable(
         out = {h: dist[h] for h in order}
     # rule 11.4, R15: one hex, spending everything, whatever it would cost
     for n, _w in steps[start]:
-        if blocked_hex[n] or n in out or (end_ok is not None and not end_ok[n]):  # type: ignore[index]
+        if blocked_hex[n] or n in out or (end_ok is not None and not end_ok[n]):
             continue
         out[n] = mp
         parent[n] = start
@@ -395,10 +395,10 @@ def _reachable_labels(
     mt: MapTables,
     start: int,
     mp: int,
-    blocked_hex: Collection[int] | bytearray,
+    blocked_hex: Sequence[int] | bytes | bytearray,
     refugees: Mapping[int, bool] | None,
     refugee_extra: int,
-    no_return: Collection[int] | bytes | bytearray | None,
+    no_return: Sequence[int] | bytes | bytearray | None,
     end_ok: bytes | bytearray | None,
 ) -> dict[int, Reach]:
     """:func:`reachable` over (hex, VP) labels, for moves that may overrun refugees (R13).
@@ -464,7 +464,7 @@ def _reachable_labels(
         out[h] = Reach(vp, used, tuple(reversed(path)), tuple(overrun))
     # rule 11.4, R15: one hex, spending everything, whatever it would cost
     for n, _w in steps[start]:
-        if blocked_hex[n]:  # type: ignore[index]
+        if blocked_hex[n]:
             continue
         cur = out.get(n)
         if cur is None or cur.vp > 0:
@@ -474,7 +474,7 @@ def _reachable_labels(
     return out
 
 
-def flood(open_nb: tuple[tuple[int, ...], ...], sources: Iterable[int], passable: Collection[int] | bytearray) -> bytearray:
+def flood(open_nb: tuple[tuple[int, ...], ...], sources: Iterable[int], passable: Sequence[int] | bytes | bytearray) -> bytearray:
     """Hexes connected to ``sources`` through passable hexes (sources must be passable). Returns a 0/1 mask."""
     seen = bytearray(hg.N_HEX)
     stack = []

@@ -19,15 +19,26 @@ import bisect
 import json
 from collections.abc import Mapping
 from enum import IntEnum
+from types import MappingProxyType
 from typing import Any
+
+import numpy as np
 
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.actions import IllegalActionError, Special
+from ffo_env.core.combat_odds import (
+    BattlePreview,
+    attack_strength,
+    battle_preview,
+    city_die_applies,
+    known_shifts,
+)
 from ffo_env.core.dice import Dice
 from ffo_env.core.game import ENGINE_VERSION, Game, RulesOptions
 from ffo_env.core.mapdata import ColoredRow
 from ffo_env.core.scenario import Side, UnitSpec
 from ffo_env.core.search import Reach, bits_to_mask, flood_bits, mask_to_bits, rail_route, reachable
+from ffo_env.core.visibility import SeenStack, seen_stack
 
 FRENCH = Side.FRENCH
 GERMAN = Side.GERMAN
@@ -155,7 +166,7 @@ class State:
         self._cache: dict[Any, tuple[Any, Any]] = {}
         self._legal: list[int] | None = None
         if _start:
-            self._run()
+            self._run_automatic_steps()
 
     # ------------------------------------------------------------- accessors
 
@@ -211,7 +222,7 @@ class State:
         # its side's position version
         kind = "onmap1" if side else "onmap0"
         key = self._pos_version[side]
-        hit = self._cache.get(kind)
+        hit: tuple[Any, list[int]] | None = self._cache.get(kind)
         if hit is not None and hit[0] == key:
             return list(hit[1])
         out = [u for u in self.game.side_unit_list[side] if st[u] == ON_MAP]
@@ -223,6 +234,97 @@ class State:
         for e in self.vp_log:
             out[e["kind"]] = out.get(e["kind"], 0) + e["vp"]
         return out
+
+    # ---------------------------------------------------------- rule queries
+    # Public questions about the state, answered by the engine's own code: encoder, bots, renderers and
+    # tests ask these instead of reading the phases' working data.
+
+    def controller(self, h: int) -> Side:
+        """The side controlling hex ``h`` (rule 3.7)."""
+        return Side(self.control[h])
+
+    def movement_points(self, u: int) -> int | None:
+        """MP unit ``u`` has to move with this phase: its MF if supplied, else the OOS die of its hex
+        (rules 7.1, 7.3, R11, R12); ``None`` while that die is not rolled yet."""
+        if self._supplied_for_action(u):
+            return self.mf(u)
+        return self.oos_roll.get(self.loc[u])
+
+    def french_units_left(self) -> int:
+        """French units on the map or still to come: when none is left the game ends (rule 4.1, R21)."""
+        status = self.status
+        return sum(1 for u in self.game.side_unit_list[FRENCH] if status[u] in (ON_MAP, RESERVE))
+
+    def destroying_ends_game(self, h: int) -> bool:
+        """Would wiping out the stack in ``h`` remove the last French unit before the last game turn,
+        with French cities still to count for France (rules 4.1, 4.3, R21)? Stack sizes are public (R3)."""
+        st = self.stacks.get(h)
+        if not st or self.game.unit_side[st[0]] != FRENCH or self.turn >= self.game.scenario.tables.last_turn:
+            return False
+        if len(st) < self.french_units_left():
+            return False
+        return any(self.control[c] == FRENCH for c in self.game.tables.city_hexes)
+
+    def seen_stack(self, viewer: int, h: int) -> SeenStack | None:
+        """The stack in ``h`` as ``viewer`` sees it (rule 3.6, R3); see :mod:`ffo_env.core.visibility`."""
+        return seen_stack(self, viewer, h)
+
+    def selected_unit(self) -> int:
+        """The unit chosen to be placed, moved or railed and awaiting its hex, else -1."""
+        return int(self.ctx.get("unit", -1))
+
+    def decision_unit(self) -> int:
+        """The unit the pending hex decision is about (placed, moved, railed, retreating, advancing on,
+        entering), else -1."""
+        d = self.decision
+        if d in (Decision.MOVE_DEST, Decision.RAIL_DEST, Decision.SETUP_HEX):
+            return self.selected_unit()
+        b = self.ctx.get("battle")
+        if d == Decision.RETREAT:
+            return int(b["retreat_queue"][0]) if b else -1
+        if d == Decision.ADVANCE_SECOND:
+            return int(b.get("second", -1)) if b else -1
+        if d == Decision.REINFORCE_HEX:
+            ent = self.ctx.get("entering")
+            return int(ent[0]) if ent else -1
+        return -1
+
+    def move_destinations(self) -> Mapping[int, Reach]:
+        """At MOVE_DEST: every destination of the unit moving, with its MP cost, refugee VP and path (R13)."""
+        return MappingProxyType(self.ctx.get("dests", {}))
+
+    def moving_mp(self) -> int | None:
+        """MP of the unit choosing its destination (MOVE_DEST), else ``None``."""
+        mp = self.ctx.get("mp")
+        return None if mp is None else int(mp)
+
+    def rail_options(self) -> Mapping[int, list[int]]:
+        """At RAIL_UNIT: units that may attempt a rail move and their destination cities (rule 11.7, R17)."""
+        return MappingProxyType(self.ctx.get("rail", {}))
+
+    def refugees_left(self) -> int:
+        """Refugee markers still to place this phase (rule 10.2)."""
+        return int(self.ctx.get("refugees_left", 0))
+
+    @property
+    def battle(self) -> Mapping[str, Any] | None:
+        """The battle being fought (public, read-only): target, attacker, air, attackers, defenders, and as
+        the battle goes on supply (R11), support, att_cf/def_cf/differential/shifts/column (R26), result."""
+        b = self.ctx.get("battle")
+        return None if b is None else MappingProxyType(b)
+
+    def last_battle_result(self) -> str | None:
+        """The CRT result of the last battle fought this phase, if any."""
+        lb = self.ctx.get("last_battle")
+        return lb.get("result") if lb else None
+
+    def battles_fought(self) -> tuple[Mapping[str, Any], ...]:
+        """The battles resolved this combat phase: target, final column, die, result, air (rules 13.12, 13.19)."""
+        return tuple(MappingProxyType(x) for x in self.ctx.get("log", ()))
+
+    def attacked_hexes(self) -> tuple[int, ...]:
+        """Hexes attacked so far this combat phase (R23)."""
+        return tuple(self.ctx.get("attacked_hexes", ()))
 
     # ------------------------------------------------------------- decisions
 
@@ -239,10 +341,11 @@ class State:
         return mask
 
     def apply_action(self, action: int) -> None:
-        """Make the current decision. Raises :class:`IllegalActionError` (state unchanged) if not legal."""
+        """Make the current decision. ``action`` must be an int or numpy integer (else ``TypeError``); out of
+        range or not legal raises :class:`IllegalActionError` (a ``ValueError``). Either way the state is unchanged."""
+        a = self._checked_action(action)
         if self.phase == Phase.GAME_OVER:
             raise IllegalActionError("the game is over; no action is legal")
-        a = int(action)
         legal = self.legal_actions()
         if not _contains(legal, a):
             raise IllegalActionError(
@@ -250,8 +353,27 @@ class State:
                 f" is not legal for {self.player.agent} at {self.decision.name} in {self._where()};"
                 f" {len(legal)} legal actions, e.g. {[self.action_to_string(x) for x in legal[:5]]}"
             )
-        self._do(a, auto=False)
-        self._run()
+        self._apply_decision(a, auto=False)
+        self._run_automatic_steps()
+
+    def _checked_action(self, action: object) -> int:
+        """``action`` as an int in the action space, or a clear error naming it and the decision.
+
+        Only integers are actions: ``int(1379.9)`` or ``int("1379")`` would silently play another action.
+        """
+        if type(action) is int and 0 <= action < self.game.layout.n_actions:  # the common case, fast
+            return action
+        if isinstance(action, np.ndarray) and action.ndim == 0:
+            action = action[()]
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (int, np.integer)):
+            raise TypeError(f"action {action!r} ({type(action).__name__}) is not an integer; an action is an int"
+                            f" in [0, {self.game.layout.n_actions}) ({self.player.agent} at {self.decision.name}"
+                            f" in {self._where()})")
+        a = int(action)
+        if not 0 <= a < self.game.layout.n_actions:
+            raise IllegalActionError(f"action {a} is outside the action space [0, {self.game.layout.n_actions})"
+                                     f" ({self.player.agent} at {self.decision.name} in {self._where()})")
+        return a
 
     def _unit_ids(self) -> tuple[str, ...]:
         return tuple(u.id for u in self.units)
@@ -259,14 +381,14 @@ class State:
     def _where(self) -> str:
         return f"turn {self.turn} {self.phase.name}"
 
-    def _do(self, a: int, auto: bool) -> None:
+    def _apply_decision(self, a: int, auto: bool) -> None:
         self.history.append((int(self.player), a, auto))
         self._legal = None
         handler = _APPLY[self.decision]
         handler(self, a)
         self._legal = None
 
-    def _run(self) -> None:
+    def _run_automatic_steps(self) -> None:
         """Run automatic steps until an agent decision is pending or the game is over."""
         skip = self.game.options.skip_forced
         while True:
@@ -285,7 +407,7 @@ class State:
             if not legal:
                 raise RuntimeError(f"engine error: no legal action at {d.name} in {self._where()}")
             if skip and len(legal) == 1:
-                self._do(legal[0], auto=True)
+                self._apply_decision(legal[0], auto=True)
                 continue
             return
 
@@ -432,7 +554,7 @@ class State:
 
     def _garrisoned_ports(self) -> tuple[int, ...]:
         key = self._port_version
-        hit = self._cache.get("ports")
+        hit: tuple[Any, tuple[int, ...]] | None = self._cache.get("ports")
         if hit is not None and hit[0] == key:
             return hit[1]
         out = []
@@ -447,7 +569,7 @@ class State:
         """Hexes holding units of ``side``, as an int bitset."""
         kind = "occ1" if side else "occ0"
         key = self._pos_version[side]
-        hit = self._cache.get(kind)
+        hit: tuple[Any, int] | None = self._cache.get(kind)
         if hit is not None and hit[0] == key:
             return hit[1]
         sides = self.game.unit_side
@@ -470,7 +592,7 @@ class State:
         else:
             kind = "sGw" if west else "sG"
             key = self._pos_version[FRENCH]
-        hit = self._cache.get(kind)
+        hit: tuple[Any, bytearray] | None = self._cache.get(kind)
         if hit is not None and hit[0] == key:
             return hit[1]
         game = self.game
@@ -708,8 +830,8 @@ class State:
             self._place(u, hexes[self._pick(len(hexes), f"random setup: hex of {self.units[u].id}")])
 
     def _legal_setup_unit(self) -> list[int]:
-        L = self.game.layout
-        return [L.unit_action(u) for u in self._setup_pending(self.player)]
+        layout = self.game.layout
+        return [layout.unit_action(u) for u in self._setup_pending(self.player)]
 
     def _apply_setup_unit(self, a: int) -> None:
         self.ctx["unit"] = a - self.game.layout.unit_base
@@ -754,21 +876,21 @@ class State:
         return True
 
     def _legal_evacuate_units(self) -> list[int]:
-        out = []
+        out: list[int] = []
         for h in self._evac_ports():
             out.extend(self.stacks.get(h, ()))
         return out
 
     def _legal_evacuate(self) -> list[int]:
-        L = self.game.layout
-        return [L.unit_action(u) for u in self._legal_evacuate_units()] + [L.special(Special.PASS)]
+        layout = self.game.layout
+        return [layout.unit_action(u) for u in self._legal_evacuate_units()] + [layout.special(Special.PASS)]
 
     def _apply_evacuate(self, a: int) -> None:
-        L = self.game.layout
-        if a == L.special(Special.PASS):
+        layout = self.game.layout
+        if a == layout.special(Special.PASS):
             self.decision = Decision.END_PHASE
             return
-        u = a - L.unit_base
+        u = a - layout.unit_base
         spec = self.units[u]
         h = self.loc[u]
         self.ctx["ports_used"].append(h)
@@ -814,10 +936,10 @@ class State:
         return [u for u in self.on_map_units(side) if not moved[u] and not immobile[u] and not static[u]]
 
     def _legal_move_unit(self) -> list[int]:
-        L = self.game.layout
-        out = [L.unit_action(u) for u in self._movers(self.player)]
+        layout = self.game.layout
+        out = [layout.unit_action(u) for u in self._movers(self.player)]
         if not any(not self.moved[u] and self.status[u] == ON_MAP and not self.immobile[u] for u in self.ctx["comply"]):
-            out.append(L.special(Special.PASS))  # R7: end only when every unit that must comply has moved
+            out.append(layout.special(Special.PASS))  # R7: end only when every unit that must comply has moved
         return out
 
     def _mp_for(self, u: int) -> int:
@@ -839,7 +961,7 @@ class State:
         green_red = side == GERMAN and self.left_green[u]
         kind = ("blk", side, yellow, green_red)
         key = self._pos_version[1 - side]
-        hit = self._cache.get(kind)
+        hit: tuple[Any, bytearray] | None = self._cache.get(kind)
         if hit is not None and hit[0] == key:
             return hit[1]
         mask = bytearray(self.game.forbidden[side])
@@ -908,11 +1030,11 @@ class State:
         return mt.row[h] not in (ColoredRow.GREEN, ColoredRow.RED)
 
     def _apply_move_unit(self, a: int) -> None:
-        L = self.game.layout
-        if a == L.special(Special.PASS):
+        layout = self.game.layout
+        if a == layout.special(Special.PASS):
             self.decision = Decision.END_PHASE
             return
-        u = a - L.unit_base
+        u = a - layout.unit_base
         mp = self._mp_for(u)
         dests = self.destinations(u, mp)
         self.ctx["unit"] = u
@@ -954,7 +1076,7 @@ class State:
     def _adj_enemy_mask(self, side: int) -> bytearray:
         kind = "adjE1" if side else "adjE0"
         key = self._pos_version[1 - side]
-        hit = self._cache.get(kind)
+        hit: tuple[Any, bytearray] | None = self._cache.get(kind)
         if hit is not None and hit[0] == key:
             return hit[1]
         mask = bytearray(hg.N_HEX)
@@ -1002,16 +1124,16 @@ class State:
         return out
 
     def _legal_rail_unit(self) -> list[int]:
-        L = self.game.layout
-        return [L.unit_action(u) for u in self.ctx["rail"]] + [L.special(Special.PASS)]
+        layout = self.game.layout
+        return [layout.unit_action(u) for u in self.ctx["rail"]] + [layout.special(Special.PASS)]
 
     def _apply_rail_unit(self, a: int) -> None:
-        L = self.game.layout
+        layout = self.game.layout
         rail = self.ctx.pop("rail")
-        if a == L.special(Special.PASS):
+        if a == layout.special(Special.PASS):
             self._set(Decision.MOVE_UNIT, FRENCH)
             return
-        u = a - L.unit_base
+        u = a - layout.unit_base
         self.moved[u] = True  # rule 11.7: it may not move farther this turn
         self.no_attack[u] = True  # rule 11.7: may not attack either way
         die = self._roll(f"rail move of {self.units[u].id} (rule 11.7)")
@@ -1125,17 +1247,17 @@ class State:
         return out
 
     def _legal_attack_add(self) -> list[int]:
-        L = self.game.layout
-        out = [L.unit_action(u) for u in self._attack_candidates()]
+        layout = self.game.layout
+        out = [layout.unit_action(u) for u in self._attack_candidates()]
         if self.ctx["battle"]["attackers"]:
-            out.append(L.special(Special.PASS))
+            out.append(layout.special(Special.PASS))
         return out
 
     def _apply_attack_add(self, a: int) -> None:
-        L = self.game.layout
+        layout = self.game.layout
         b = self.ctx["battle"]
-        if a != L.special(Special.PASS):
-            b["attackers"].append(a - L.unit_base)
+        if a != layout.special(Special.PASS):
+            b["attackers"].append(a - layout.unit_base)
             if self._attack_candidates():
                 return
         self._judge_battle_supply()
@@ -1157,20 +1279,20 @@ class State:
 
     def _support_options(self, for_attacker: bool) -> list[int]:
         b = self.ctx["battle"]
-        L = self.game.layout
+        layout = self.game.layout
         side = b["attacker"] if for_attacker else 1 - b["attacker"]
         target = b["target"]
         mt = self.game.tables
         out = []
         if side == GERMAN:
             if not self.stuka_used and not b["air"]:
-                out.append(L.special(Special.STUKA))  # rule 12.1, R32
+                out.append(layout.special(Special.STUKA))  # rule 12.1, R32
         else:
             if b.get("naval_kind") is None and (mt.coastal[target] or mt.inland1[target]):  # R32 range
                 if not self.naval_used[0]:
-                    out.append(L.special(Special.NAVAL_FRENCH))
+                    out.append(layout.special(Special.NAVAL_FRENCH))
                 if not self.naval_used[1]:
-                    out.append(L.special(Special.NAVAL_BRITISH))
+                    out.append(layout.special(Special.NAVAL_BRITISH))
         return out
 
     def _after_attack_support_choice(self, first: bool) -> None:
@@ -1190,19 +1312,19 @@ class State:
         return self._support_options(for_attacker) + [self.game.layout.special(Special.PASS)]
 
     def _apply_support(self, a: int) -> None:
-        L = self.game.layout
+        layout = self.game.layout
         b = self.ctx["battle"]
         for_attacker = self.decision == Decision.SUPPORT_ATTACK
         key = "att_support" if for_attacker else "def_support"
         mt = self.game.tables
         sup = self.game.scenario.tables.support
         target = b["target"]
-        if a == L.special(Special.STUKA):
+        if a == layout.special(Special.STUKA):
             self.stuka_used = True
             spec = sup["stuka_attack"] if for_attacker else sup["stuka_defence"]  # rule 12.5
             b[key] = self._support_dice(spec, "8th Fliegerkorps " + ("attack" if for_attacker else "defence") + " (rule 12.5)")
-        elif a in (L.special(Special.NAVAL_FRENCH), L.special(Special.NAVAL_BRITISH)):
-            which = 0 if a == L.special(Special.NAVAL_FRENCH) else 1
+        elif a in (layout.special(Special.NAVAL_FRENCH), layout.special(Special.NAVAL_BRITISH)):
+            which = 0 if a == layout.special(Special.NAVAL_FRENCH) else 1
             self.naval_used[which] = True
             b["naval_kind"] = which
             coastal = mt.coastal[target]
@@ -1223,7 +1345,7 @@ class State:
 
     def _support_dice(self, spec: Any, purpose: str) -> int:
         total = sum(self._roll(purpose) for _ in range(spec.dice))
-        return total // spec.divisor
+        return int(total // spec.divisor)
 
     def _qualifies(self, pred: list[bool]) -> bool:
         return (any(pred) if self.game.options.mixed_stack == "any" else all(pred)) if pred else False
@@ -1232,41 +1354,19 @@ class State:
         """Roll the city die (rule 13.16) and compute the column before lowering (R22.6, R26)."""
         b = self.ctx["battle"]
         target = b["target"]
-        mt = self.game.tables
         t = self.game.scenario.tables
         defenders = [u for u in b["defenders"] if self.status[u] == ON_MAP]
         b["defenders"] = defenders
         shifts: dict[str, int] = {}
-        if mt.city[target]:
-            # rule 13.16, R24: German panzer corps defend a city as clear terrain
-            if self._qualifies([not self.units[u].is_panzer for u in defenders]):
-                die = self._roll(f"city defence of {hg.hex_name(target)} (rule 13.16)")
-                shifts["city"] = -(die // t.city_die_divisor)
-        elif mt.mountain[target]:
-            # rule 13.17, R24: mechanized defenders defend mountains as clear
-            if self._qualifies([not self.units[u].mechanized for u in defenders]):
-                shifts["terrain"] = mt.defence_shift[target]
-        elif mt.defence_shift[target]:
-            shifts["terrain"] = mt.defence_shift[target]
-        att_cf = b.get("att_support", 0)
-        if not b["air"]:
-            for u in b["attackers"]:
-                c = self.cf(u)
-                if self.units[u].is_panzer and mt.mountain[target]:
-                    c //= 2  # rule 13.17
-                att_cf += c
-            # rule 13.15, R14: river shift only if every attacker attacks across a river hexside
-            if not mt.city[target] and all(
-                mt.river_side[target][_dir(target, self.loc[u])] for u in b["attackers"]
-            ):
-                shifts["river"] = t.river_shift
-            if b["att_oos"]:
-                shifts["attacker_oos"] = t.shifts["attacker_oos"]  # rule 7.4
-            c = self._concentric_shift(b)
-            if c:
-                shifts["concentric"] = c
-        if b["def_oos"]:
-            shifts["defender_oos"] = t.shifts["defender_oos"]  # rule 7.4, R30
+        if city_die_applies(self, target, defenders):
+            die = self._roll(f"city defence of {hg.hex_name(target)} (rule 13.16)")
+            shifts["city"] = -(die // t.city_die_divisor)
+        air = b["air"]
+        shifts.update(known_shifts(
+            self, target, b["attackers"], defenders, air=air, attacker_side=b["attacker"],
+            att_oos=bool(b.get("att_oos")), def_oos=bool(b["def_oos"]),
+            att_supplied_mech=bool(b.get("att_supplied_mech")), origins=b.get("origins", [])))
+        att_cf = b.get("att_support", 0) + (0 if air else attack_strength(self, target, b["attackers"]))
         def_cf = sum(self.cf(u) for u in defenders) + b.get("def_support", 0)
         diff = att_cf - def_cf
         crt = t.crt
@@ -1275,25 +1375,11 @@ class State:
         b.update(att_cf=att_cf, def_cf=def_cf, differential=diff, shifts=shifts, column=col)
         self._set(Decision.LOWER, b["attacker"])
 
-    def _concentric_shift(self, b: dict[str, Any]) -> int:
-        """Rule 13.13, 13.14, R25."""
-        target = b["target"]
-        if self.game.tables.city[target]:
-            return 0
-        sides = sorted({_dir(target, h) for h in b["origins"]})
-        conc = len(sides) >= 4 or any((s + 3) % 6 in sides for s in sides) or any(
-            all((s + k) % 6 in sides for k in (0, 2, 4)) for s in sides)
-        if not conc:
-            return 0
-        sh = self.game.scenario.tables.shifts
-        if b["attacker"] == GERMAN:
-            dg = self.game.dist_green
-            for u in b["defenders"]:
-                if self.status[u] == ON_MAP and dg[self.loc[u]] <= self.mf(u) and self.mf(u) > 0:
-                    return sh["concentric_surrender"]  # rule 13.14
-            if b["att_supplied_mech"]:
-                return sh["concentric_german_mech"]
-        return sh["concentric"]
+    def battle_preview(self, target: int, attackers: list[int], att_support: int = 0,
+                       def_support: int = 0) -> BattlePreview:
+        """Differential, column shifts by cause and rule, final column and the result distribution of
+        ``attackers`` attacking ``target`` now (R26; see :func:`combat_odds.battle_preview`)."""
+        return battle_preview(self, target, list(attackers), att_support, def_support)
 
     def _legal_lower(self) -> list[int]:
         col = self.ctx["battle"]["column"]
@@ -1370,9 +1456,9 @@ class State:
         self._start_advance()
 
     def _legal_step_loss(self) -> list[int]:
-        L = self.game.layout
+        layout = self.game.layout
         victim = self.ctx["battle"]["loss_queue"][0][1]
-        return [L.unit_action(u) for u in self._loss_candidates(victim)]
+        return [layout.unit_action(u) for u in self._loss_candidates(victim)]
 
     def _apply_step_loss(self, a: int) -> None:
         b = self.ctx["battle"]
@@ -1456,16 +1542,16 @@ class State:
             self._battle_done()
 
     def _legal_advance_unit(self) -> list[int]:
-        L = self.game.layout
-        return [L.unit_action(u) for u in self._advance_candidates()] + [L.special(Special.PASS)]
+        layout = self.game.layout
+        return [layout.unit_action(u) for u in self._advance_candidates()] + [layout.special(Special.PASS)]
 
     def _apply_advance_unit(self, a: int) -> None:
-        L = self.game.layout
+        layout = self.game.layout
         b = self.ctx["battle"]
-        if a == L.special(Special.PASS):
+        if a == layout.special(Special.PASS):
             self._battle_done()
             return
-        u = a - L.unit_base
+        u = a - layout.unit_base
         b["advanced"].append(u)
         self._move_to(u, b["target"])
         spec = self.units[u]
@@ -1557,8 +1643,8 @@ class State:
         return out
 
     def _legal_scare_unit(self) -> list[int]:
-        L = self.game.layout
-        return [L.unit_action(u) for u in self._scare_candidates()]
+        layout = self.game.layout
+        return [layout.unit_action(u) for u in self._scare_candidates()]
 
     def _apply_scare_unit(self, a: int) -> None:
         self.scare_unit = a - self.game.layout.unit_base
@@ -1577,8 +1663,8 @@ class State:
         return True
 
     def _legal_german_order(self) -> list[int]:
-        L = self.game.layout
-        return [L.special(Special.MOVE_FIRST), L.special(Special.FIGHT_FIRST)]
+        layout = self.game.layout
+        return [layout.special(Special.MOVE_FIRST), layout.special(Special.FIGHT_FIRST)]
 
     def _apply_german_order(self, a: int) -> None:
         self.german_move_first = a == self.game.layout.special(Special.MOVE_FIRST)  # rule 5.6
@@ -1607,13 +1693,13 @@ class State:
         return True
 
     def _legal_replacement(self) -> list[int]:
-        L = self.game.layout
-        return [L.unit_action(u) for u in self._replacement_candidates()] + [L.special(Special.PASS)]
+        layout = self.game.layout
+        return [layout.unit_action(u) for u in self._replacement_candidates()] + [layout.special(Special.PASS)]
 
     def _apply_replacement(self, a: int) -> None:
-        L = self.game.layout
-        if a != L.special(Special.PASS):
-            u = a - L.unit_base
+        layout = self.game.layout
+        if a != layout.special(Special.PASS):
+            u = a - layout.unit_base
             self.replacement_unit = u
             self.immobile[u] = True  # rule 8.2
             self.no_attack[u] = True
@@ -1647,7 +1733,7 @@ class State:
         # R3: the strike is declared on the hex, so its stack is revealed to the German player; his
         # STEP_LOSS choice among the French defenders of a BB (rule 13.7, R29) shows nothing new
         self.revealed[GERMAN].add(a)
-        b = {"target": a, "attacker": GERMAN, "air": True, "attackers": [], "defenders": list(self.stacks[a]),
+        b: dict[str, Any] = {"target": a, "attacker": GERMAN, "air": True, "attackers": [], "defenders": list(self.stacks[a]),
              "att_oos": False, "att_supplied": {}, "att_supplied_mech": False, "origins": []}
         b["def_oos"] = any(not self.is_supplied(u) for u in b["defenders"])
         self.ctx["battle"] = b
@@ -1708,7 +1794,7 @@ class State:
     def _refugee_base(self) -> list[int]:
         """Land hexes outside the colored rows, not German-occupied or adjacent to a German unit (R35)."""
         key = self._pos_version[GERMAN]
-        hit = self._cache.get("refB")
+        hit: tuple[Any, list[int]] | None = self._cache.get("refB")
         if hit is not None and hit[0] == key:
             return hit[1]
         adj = self._adj_enemy_mask(FRENCH)  # German-occupied or adjacent to a German unit
@@ -1753,9 +1839,9 @@ class State:
     def _legal_overstack(self) -> list[int]:
         # fog of war (rule 3.6, R3) does not hide these identities: rule 6.5 has the opposing player
         # remove "the units of his choice" from the over-stacked hex, so the rules show him the stack
-        L = self.game.layout
+        layout = self.game.layout
         h = self.ctx["overstack_hex"]
-        return [L.unit_action(u) for u in self.stacks[h] if not self.units[u].free_stacking]
+        return [layout.unit_action(u) for u in self.stacks[h] if not self.units[u].free_stacking]
 
     def _apply_overstack(self, a: int) -> None:
         u = a - self.game.layout.unit_base
@@ -1775,11 +1861,12 @@ class State:
 
     def action_to_string(self, a: int) -> str:
         """What action ``a`` does in the current decision."""
-        L = self.game.layout
-        kind = L.kind(a)
+        a = self._checked_action(a)
+        layout = self.game.layout
+        kind = layout.kind(a)
         d = self.decision
         if kind == "special":
-            s = a - L.special_base
+            s = a - layout.special_base
             if s >= int(Special.LOWER_0):
                 return f"lower the differential by {s - int(Special.LOWER_0)} column(s)"
             name = Special(s)
@@ -1799,7 +1886,7 @@ class State:
                     Special.STUKA: "commit the 8th Fliegerkorps", Special.NAVAL_FRENCH: "commit French naval gunfire",
                     Special.NAVAL_BRITISH: "commit British naval gunfire"}[name]
         if kind == "unit":
-            u = self.units[a - L.unit_base]
+            u = self.units[a - layout.unit_base]
             verb = {Decision.SETUP_UNIT: "place", Decision.EVACUATE: "evacuate", Decision.RAIL_UNIT: "rail",
                     Decision.MOVE_UNIT: "move", Decision.ATTACK_ADD: "attack with", Decision.STEP_LOSS: "lose a step of",
                     Decision.ADVANCE_UNIT: "advance", Decision.REPLACEMENT: "replace", Decision.SCARE_UNIT: "scare",
@@ -1814,6 +1901,10 @@ class State:
             r = self.ctx["dests"][a]
             extra = f", -{r.vp} VP refugees" if r.vp else ""
             return f"move {self.units[u].id} to {h} ({r.mp} MP{extra})"
+        if d == Decision.RAIL_DEST and "unit" in self.ctx and _contains(self.legal_actions(), a):
+            u = self.ctx["unit"]
+            route = " - ".join(hg.hex_name(x) for x in (self.loc[u], *self.rail_route_to(u, a)))
+            return f"rail {self.units[u].id} to {h} via {route}"  # R17: the route taken
         verb = {Decision.SETUP_HEX: "place in", Decision.RAIL_DEST: "rail to", Decision.ATTACK_TARGET: "attack",
                 Decision.RETREAT: "retreat to", Decision.ADVANCE_SECOND: "advance on to", Decision.AIR_TARGET: "air strike on",
                 Decision.REINFORCE_HEX: "enter at", Decision.REFUGEE_HEX: "refugees in"}.get(d, "hex")
@@ -1951,7 +2042,7 @@ class State:
         s.replacement_unit = d["replacement_unit"]
         s.german_move_first = d["german_move_first"]
         s.oos_roll = {int(h): r for h, r in d["oos_roll"].items()}
-        s.history = [tuple(x) for x in d["history"]]  # type: ignore[misc]
+        s.history = [(int(x[0]), int(x[1]), bool(x[2])) for x in d["history"]]
         s.rail_log = [dict(x) for x in d.get("rail_log", [])]
         s.winner = d["winner"]
         s._pos_version = list(d["pos_version"])

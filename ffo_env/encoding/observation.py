@@ -427,7 +427,6 @@ assert F["legal"] == F["ctx_unit"] + 1
 # unit x, y features per hex, exactly as column / 60 and (row + 1) / 26 were computed (float64, then float32)
 _X_NORM = (hg.HEX_X * (1.0 / 60.0)).astype(np.float32)
 _Y_NORM = ((hg.HEX_Y + 1) * (1.0 / 26.0)).astype(np.float32)
-_CTX_UNIT_DECISIONS = (Decision.MOVE_DEST, Decision.RAIL_DEST, Decision.SETUP_HEX)
 _TARGET_DECISIONS = (Decision.ATTACK_TARGET, Decision.AIR_TARGET)
 
 
@@ -599,8 +598,7 @@ class ObservationEncoder:
         sh = self._sync(state)
         view = self._view(state, sh, viewer, bool(omniscient))
         cells = sh.cells
-        ctx = state.ctx
-        b = ctx.get("battle")
+        b = state.battle
 
         # ---- planes: the view's buffer, then the battle (public) and the decision context (decider only)
         planes = view.planes[:, :N_CELLS].copy()
@@ -620,15 +618,7 @@ class ObservationEncoder:
             hx = la[la < self.unit_base]
             if hx.size:
                 planes[_P_LEGAL_HEX, FLAT[hx]] = 1
-            if d in _CTX_UNIT_DECISIONS:
-                ctx_u = ctx.get("unit", -1)
-            elif d == Decision.RETREAT:
-                ctx_u = b["retreat_queue"][0] if b else -1
-            elif d == Decision.ADVANCE_SECOND:
-                ctx_u = b.get("second", -1) if b else -1
-            elif d == Decision.REINFORCE_HEX:
-                ent = ctx.get("entering")
-                ctx_u = ent[0] if ent else -1
+            ctx_u = state.decision_unit()
             if ctx_u >= 0:
                 c = cells[ctx_u]
                 if c < N_CELLS:
@@ -646,9 +636,11 @@ class ObservationEncoder:
                 and view.french_cities > 0
             ):
                 # rule 4.1, 4.3, R21: wiping out this stack ends the game with French cities counted
-                planes[_P_TARGET_ENDS_GAME, FLAT[hx[sh.size_at[hx] >= sh.french_left]]] = 1
+                ends = [h for h in hx.tolist() if state.destroying_ends_game(h)]
+                if ends:
+                    planes[_P_TARGET_ENDS_GAME, FLAT[np.asarray(ends, dtype=np.int64)]] = 1
             if d == Decision.MOVE_DEST:
-                dests = ctx["dests"]
+                dests = state.move_destinations()
                 if dests:
                     n = len(dests)
                     dh = FLAT[np.fromiter(dests.keys(), dtype=np.int64, count=n)]
@@ -685,9 +677,10 @@ class ObservationEncoder:
         if ld:
             rec = ld[::-1][:8]
             g[_G_LAST_DICE : _G_LAST_DICE + len(rec)] = [v / 6.0 for v in rec]
-        if to_act and "mp" in ctx:
-            g[_G_MP] = ctx["mp"] / 6.0
-        g[_G_REFUGEES_LEFT] = ctx.get("refugees_left", 0) / 6.0
+        mp = state.moving_mp() if to_act else None
+        if mp is not None:
+            g[_G_MP] = mp / 6.0
+        g[_G_REFUGEES_LEFT] = state.refugees_left() / 6.0
         if b is not None:
             g[_G_BATTLE] = 1.0
             g[_G_BATTLE_AIR] = float(bool(b.get("air")))
@@ -702,9 +695,9 @@ class ObservationEncoder:
             g[_G_BATTLE_SUPPORT + 1] = b.get("def_support", 0) / 10.0
             g[_G_BATTLE_OOS] = float(bool(b.get("att_oos")))
             g[_G_BATTLE_OOS + 1] = float(bool(b.get("def_oos")))
-        lb = ctx.get("last_battle")
-        if lb and lb.get("result") in CRT_RESULTS:
-            g[_G_LAST_RESULT + CRT_RESULTS.index(lb["result"])] = 1.0
+        last_result = state.last_battle_result()
+        if last_result in CRT_RESULTS:
+            g[_G_LAST_RESULT + CRT_RESULTS.index(last_result)] = 1.0
         if to_act and legal is not None:
             g[_G_LEGAL_COUNT] = len(legal) / 100.0
         g[_G_STEP_FRACTION] = min(1.0, len(state.history) / 4000.0)
@@ -840,7 +833,7 @@ class ObservationEncoder:
             view.eg = bytes(eg)
         # public hex planes (rule 3.7, 7.8, 10.1, R23 and the markers)
         cells = sh.cells
-        done = state.ctx.get("attacked_hexes")
+        done = state.attacked_hexes()
         refugees = state.refugees
         pkey = (
             bytes(state.control),

@@ -34,7 +34,7 @@ def counters_of(state: State) -> list[Counter]:
                 side=spec.side.agent,
                 top_text=f"{state.cf(top)}{red}",
                 stack=len(st),
-                highlight=top == state.ctx.get("unit"),
+                highlight=top == state.selected_unit(),
             )
         )
     return out
