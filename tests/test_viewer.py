@@ -85,6 +85,15 @@ def test_viewer_data_carries_dice_vp_log_and_decision_texts(record: dict[str, An
     resolved = [b for b in battles if b["att"]]
     assert resolved and any(b["att_cf"] > 0 for b in resolved) and all(b["def"] for b in resolved)
     assert all(data["units"][u]["side"] == b["side"] for b in resolved for u in b["att"])
+    odds = [b["odds"] for b in resolved if b.get("odds")]
+    assert odds, "the engine's odds (State.battle_preview) are in the battle box"
+    for o in odds:
+        assert abs(sum(o["outcomes"].values()) - 1) < 1e-3 and set(o["outcomes"]) <= {"AE", "AS", "BB", "DR", "DE"}
+        assert o["diff"] == o["att_cf"] - o["def_cf"] and all(len(sh) == 3 and "rule" in sh[2] for sh in o["shifts"])
+    # the odds are those before the dice: the strengths the battle was fought with (no panzer in mountains here)
+    for b in resolved:
+        if b.get("odds") and not any(s[0] == "terrain" for s in b["odds"]["shifts"]):
+            assert b["odds"]["def_cf"] == b["def_cf"], b
 
 
 def test_html_is_one_self_contained_file(record: dict[str, Any], tmp_path: Path) -> None:

@@ -153,3 +153,10 @@ def test_battle_strengths_are_shown_before_the_attack_is_committed() -> None:
     s.act(unit["a"])  # the battle is not resolved yet if more attackers may join; the pick is shown
     battle = s.view()["battle"]
     assert unit["unit"] in battle["att"] and battle["att_cf"] == sum(s.state.cf(u) for u in battle["att"])
+    # the engine's odds, before any die (R22: the declaration revealed the stack, so the attacker may know them)
+    assert battle["odds"] is not None
+    if battle["att"] and all(s.state.loc[u] >= 0 for u in battle["att"]) and s.state.stacks.get(battle["hex"]):
+        pre = s.state.battle_preview(battle["hex"], battle["att"])
+        crt = s.state.game.scenario.tables.crt
+        assert battle["odds"]["column"] == crt.column_label(pre.column) and battle["odds"]["diff"] == pre.differential
+        assert abs(sum(battle["odds"]["outcomes"].values()) - 1) < 1e-3

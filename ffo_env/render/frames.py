@@ -90,9 +90,11 @@ def delta(prev: dict[str, Any], cur: dict[str, Any]) -> dict[str, Any]:
 class BattleTracker:
     """Follows the battle being declared from the decisions made (target, attackers, support, lowering).
 
-    Fed with every agent decision *before* it is applied. The strengths shown are the raw combat factors
-    of the attackers and of the defending stack (public once the attack is declared, R3), not the odds
-    column: ``State.battle_preview`` (being added to the core) should replace :meth:`view`'s sums.
+    Fed with every agent decision *before* it is applied. It shows the combat factors of the attackers
+    and of the defending stack and the engine's own odds (:meth:`State.battle_preview`: differential, each
+    column shift with its rule, the final column and the chance of each result). All of it is public once
+    the attack is declared (the declaration reveals the stack, rule 3.6, R3, R22), so the play UI may show
+    it to a player under fog of war; the odds are those before the supports' dice.
     """
 
     def __init__(self) -> None:
@@ -131,9 +133,28 @@ class BattleTracker:
             if u not in cf and state.loc[u] >= 0:
                 cf[u] = state.cf(u)
         defs = list(self.cur["defs"])
+        # only while the battle still stands before its dice: afterwards the cached preview is kept
+        pending = state.decision.name in ("ATTACK_ADD", "SUPPORT_ATTACK", "SUPPORT_DEFENCE", "LOWER")
+        if pending and att and all(state.loc[u] >= 0 for u in att) and defs and all(state.loc[u] == h for u in defs):
+            try:
+                self.cur["odds"] = odds_view(state, h, att)
+            except ValueError:  # not a ground battle the preview covers (e.g. an air-only strike)
+                pass
         return {"hex": h, "side": self.cur["side"], "att": att, "def": defs,
                 "att_cf": sum(cf.get(u, 0) for u in att), "def_cf": sum(cf.get(u, 0) for u in defs),
-                "extra": list(self.cur["extra"])}
+                "extra": list(self.cur["extra"]), "odds": self.cur.get("odds")}
+
+
+def odds_view(state: State, target: int, attackers: list[int]) -> dict[str, Any]:
+    """The engine's preview of a battle as plain JSON for the pages (rules 13.12-13.19, R25, R26)."""
+    p = state.battle_preview(target, attackers)
+    crt = state.game.scenario.tables.crt
+    return {
+        "att_cf": p.att_cf, "def_cf": p.def_cf, "diff": p.differential,
+        "base": crt.column_label(p.base_column), "column": crt.column_label(p.column),
+        "shifts": [[sh.cause, sh.columns, sh.rule] for sh in p.shifts], "city_die": p.city_die,
+        "outcomes": {k: round(v, 4) for k, v in sorted(p.outcomes.items())},
+    }
 
 def replay_frames(record: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]], State]:
     """Replay ``record`` with the core: (first snapshot, deltas, final state).

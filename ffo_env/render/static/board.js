@@ -187,7 +187,7 @@ FFO.clone = function (pos) {
     terminal: pos.terminal, winner: pos.winner };
 };
 
-// Battle box text: the declared battle with raw combat factors (State.battle_preview will give the odds).
+// Battle box text: the declared battle, its combat factors and the engine's odds (State.battle_preview).
 FFO.battleHtml = function (b, units, names, pos) {
   if (!b) return "";
   const cf = (u) => (pos && pos.cfv[u] ? pos.cfv[u][0] : units[u].cf[0]);
@@ -195,6 +195,15 @@ FFO.battleHtml = function (b, units, names, pos) {
   let html = `<b>Battle at ${names[b.hex]}</b> (${b.side} attacks)<br>attackers: ${list(b.att)}`
     + `<br>defenders: ${list(b.def)}<br>raw combat factors <b class="odds">${b.att_cf} : ${b.def_cf}</b>`;
   if (b.def_cf > 0 && b.att_cf > 0) html += ` (difference ${b.att_cf - b.def_cf >= 0 ? "+" : ""}${b.att_cf - b.def_cf})`;
+  const o = b.odds;
+  if (o) {
+    const sign = (n) => (n >= 0 ? "+" : "") + n;
+    const shifts = o.shifts.map((s) => `${s[0]} ${sign(s[1])} (${s[2]})`).join(", ") || "none";
+    const pct = Object.entries(o.outcomes).map(([r, p]) => `${r} ${Math.round(p * 100)}%`).join(" ");
+    html += `<br>odds: strengths ${o.att_cf} : ${o.def_cf}, differential ${sign(o.diff)} → column <b class="odds">${o.column}</b>`
+      + ` (from ${o.base}; shifts: ${FFO.esc(shifts)}${o.city_die ? "; city die still to come" : ""})`
+      + `<br>results: ${pct}`;
+  }
   if (b.extra && b.extra.length) html += "<br>" + b.extra.join("; ");
   return html;
 };
