@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ffo_env.core.game import Game, RulesOptions
+from ffo_env.core.game import ENGINE_VERSION, Game, RulesOptions
 from ffo_env.core.state import State
 from ffo_env.encoding.observation import encoder_for
 
@@ -113,6 +113,10 @@ def rebuild(rec: dict[str, Any]) -> tuple[State, list[int] | None]:
     """The stored state, with its supply masks served from the record (not recomputed by the core)."""
     d = dict(rec["state"])
     d["history"] = [[0, 0, False]] * d.pop("history_len")
+    # the stored positions were saved by ffo-engine-1; the encoder is pinned on the positions, which the
+    # engine-2 corrections (R17 rail routes, R38 retreats) do not change, so they load as engine-2 states
+    d["engine"] = ENGINE_VERSION
+    d.setdefault("rail_log", [])
     s = State.from_dict(_game(rec["setup"]), d)
     masks = {(int(k[0]), bool(int(k[1]))): _unpack_mask(v, rec["n_hex"]) for k, v in rec["supply"].items()}
     s._supply_mask = lambda side, west: masks[(int(side), bool(west))]  # type: ignore[method-assign]

@@ -115,6 +115,22 @@ def test_round_trip_byte_identical(md: MapData, tmp_path: Path) -> None:
     assert again.city == md.city
 
 
+def test_save_map_is_atomic(md: MapData, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import ffo_env.core.mapfile as mapfile_mod
+
+    out = tmp_path / "map.csv"
+    out.write_text("old contents\n", encoding="utf-8")
+
+    def boom(*_a: object, **_k: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(mapfile_mod.os, "replace", boom)
+    with pytest.raises(OSError):
+        save_map(md, out)
+    assert out.read_text(encoding="utf-8") == "old contents\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["map.csv"]
+
+
 def test_builder_projection_anchor() -> None:
     spec = importlib.util.spec_from_file_location("build_map", ROOT / "tools" / "build_map.py")
     assert spec and spec.loader

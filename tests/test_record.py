@@ -87,3 +87,119 @@ def test_cli_play_replay_and_map(recorded, tmp_path, capsys):
     assert main(["replay", str(p)]) == 2
     assert main(["map", "--text"]) == 0
     assert "Dijon" in capsys.readouterr().out
+
+
+def _copy(rec):
+    return json.loads(json.dumps(rec))
+
+
+def test_r37_edited_result_and_vp_are_refused(recorded):
+    rec = load_record(recorded)
+    bad = _copy(rec)
+    bad["result"]["winner"] = "french" if rec["result"]["winner"] == "german" else "german"
+    with pytest.raises(RecordError, match=r"result\.winner"):
+        replay(bad)
+    bad = _copy(rec)
+    bad["result"]["vp"] = rec["result"]["vp"] + 5
+    with pytest.raises(RecordError, match=r"result\.vp"):
+        replay(bad)
+    bad = _copy(rec)
+    assert bad["vp_log"], "the seeded game should score VP"
+    bad["vp_log"].pop()
+    with pytest.raises(RecordError, match="vp_log"):
+        replay(bad)
+
+
+def test_r37_divergence_names_the_decision(recorded):
+    rec = load_record(recorded)
+    bad = _copy(rec)
+    i = next(i for i, d in enumerate(bad["decisions"]) if not d["auto"] and i > 10)
+    bad["decisions"][i]["action"] = 10**6
+    with pytest.raises(RecordError, match=rf"^decision {i}: action 1000000 is illegal"):
+        replay(bad)
+    bad = _copy(rec)
+    bad["decisions"][i]["player"] = "german" if rec["decisions"][i]["player"] == "french" else "french"
+    with pytest.raises(RecordError, match=rf"^decision {i}: "):
+        replay(bad)
+    bad = _copy(rec)
+    del bad["decisions"][-1]
+    with pytest.raises(RecordError, match="decision"):
+        replay(bad)
+
+
+def test_r37_engine_and_data_versions_are_checked(recorded):
+    rec = load_record(recorded)
+    bad = _copy(rec)
+    bad["engine"] = "ffo-engine-1"
+    with pytest.raises(RecordError, match="made by engine 'ffo-engine-1'.*ffo-engine-2"):
+        replay(bad)
+    bad = _copy(rec)
+    bad["data_version"] = "someone-elses-map"
+    with pytest.raises(RecordError, match="someone-elses-map"):
+        replay(bad)
+
+
+def test_r17_rail_routes_are_verified(recorded):
+    rec = load_record(recorded)
+    assert "rail_routes" in rec
+    if not rec["rail_routes"]:
+        pytest.skip("seed 4 makes no rail move")
+    bad = _copy(rec)
+    bad["rail_routes"][0]["to"] = "nowhere"
+    with pytest.raises(RecordError, match=r"rail_routes\[0\]"):
+        replay(bad)
+
+
+@pytest.mark.parametrize("edit, where", [
+    (lambda r: r.pop("seed"), 'missing key "seed"'),
+    (lambda r: r.__setitem__("seed", "4"), 'key "seed": expected int'),
+    (lambda r: r.__setitem__("decisions", {}), 'key "decisions": expected list'),
+    (lambda r: r["decisions"].__setitem__(0, 5), r"decisions\[0\]: expected an object"),
+    (lambda r: r["decisions"][1].pop("auto"), r'decisions\[1\]: missing key "auto"'),
+    (lambda r: r["decisions"][2].__setitem__("action", 1.5), r"decisions\[2\]\.action: expected an integer"),
+    (lambda r: r["decisions"][2].__setitem__("action", True), r"decisions\[2\]\.action: expected an integer"),
+    (lambda r: r["decisions"][3].__setitem__("player", "italian"), r"decisions\[3\]\.player"),
+    (lambda r: r.__setitem__("dice", [0] * 300_000), 'key "dice": 300000 entries'),
+    (lambda r: r.__setitem__("options", {"no_such_option": 1}), 'key "options"'),
+])
+def test_r37_malformed_records_give_one_clear_error(recorded, edit, where):
+    bad = _copy(load_record(recorded))
+    edit(bad)
+    with pytest.raises(RecordError, match=where):
+        replay(bad)
+
+
+def test_r37_malformed_record_file_is_refused_on_load(recorded, tmp_path):
+    bad = _copy(load_record(recorded))
+    bad["decisions"][0]["action"] = "end"
+    p = tmp_path / "bad.json"
+    save_record(bad, p)
+    with pytest.raises(RecordError, match=r"bad\.json: decisions\[0\]\.action"):
+        load_record(p)
+
+
+def test_save_record_is_atomic(recorded, tmp_path, monkeypatch):
+    rec = load_record(recorded)
+    p = tmp_path / "game.json"
+    save_record(rec, p)
+    before = p.read_text(encoding="utf-8")
+
+    def boom(*_a, **_k):
+        raise OSError("disk full")
+
+    import ffo_env.core.record as record_mod
+    monkeypatch.setattr(record_mod.os, "replace", boom)
+    with pytest.raises(OSError):
+        save_record({**rec, "seed": 99}, p)
+    assert p.read_text(encoding="utf-8") == before
+    assert [x.name for x in tmp_path.iterdir()] == ["game.json"]  # no temp file left behind
+
+
+def test_r37_cli_replay_of_edited_record_prints_error(recorded, tmp_path, capsys):
+    bad = _copy(load_record(recorded))
+    bad["result"]["vp"] += 3
+    p = tmp_path / "edited.json"
+    save_record(bad, p)
+    assert main(["replay", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert "result.vp" in err and "Traceback" not in err

@@ -37,10 +37,10 @@ def test_10_2_r35_placement_hexes():
 def test_10_3_refugees_cost_french_one_mp_not_germans_and_not_rivers():
     s = position("turn 3 phase FRENCH_MOVEMENT\nfrench: fr-I@4414\nrefugees: 4415", P)
     act(s, ua("fr-I"))
-    assert (s.ctx["dests"][H("4415")].mp, s.ctx["dests"][H("4415")].vp) == (2, 0)
+    assert (s.move_destinations()[H("4415")].mp, s.move_destinations()[H("4415")].vp) == (2, 0)
     s = position("turn 3 phase GERMAN_MOVEMENT\ngerman: de-III@4414\nrefugees: 4415", P)
     act(s, ua("de-III"))
-    assert s.ctx["dests"][H("4415")].mp == 1
+    assert s.move_destinations()[H("4415")].mp == 1
 
 
 def test_10_4_4_5_overrun_costs_one_vp_per_hex_per_phase():
@@ -52,7 +52,7 @@ def test_10_4_4_5_overrun_costs_one_vp_per_hex_per_phase():
     assert s.vp_log[-1]["kind"] == "refugees"
     act(s, ua("fr-III"))
     # the flipped hex has been paid for this phase (rule 10.4)
-    assert (s.ctx["dests"][H("4415")].vp, s.ctx["dests"][H("4415")].mp) == (0, 1)
+    assert (s.move_destinations()[H("4415")].vp, s.move_destinations()[H("4415")].mp) == (0, 1)
     act(s, "move fr-III to 4416 (2 MP)")
     assert s.vp == -1
     act(s, PASS)
@@ -61,7 +61,7 @@ def test_10_4_4_5_overrun_costs_one_vp_per_hex_per_phase():
 
 def test_10_5_refugees_removed_in_phase_1d_after_the_first_turn():
     s = position("turn 3 phase REFUGEE_RECOVERY\nrefugees: 4414 4415*\nfrench: fr-I@3010", P, run=False)
-    s._run()
+    s._run_automatic_steps()
     assert s.refugees == {}
 
 

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import csv
 import io
+import os
 from pathlib import Path
 
 import numpy as np
@@ -107,7 +108,16 @@ def dumps_map(mapdata: MapData, version: str = MAP_VERSION) -> str:
 
 def save_map(mapdata: MapData, path: str | Path, version: str = MAP_VERSION) -> None:
     """Write ``mapdata`` as a map file; :func:`load_map` reads it back identically."""
-    Path(path).write_text(dumps_map(mapdata, version), encoding="utf-8", newline="\n")
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:  # atomic: a crash mid-write never leaves half a map file
+        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+            f.write(dumps_map(mapdata, version))
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def map_version(path: str | Path | None = None) -> str:

@@ -8,7 +8,10 @@ from the seed and the agent decisions alone and checks it against the record.
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -88,38 +91,196 @@ def result_summary(state: State) -> dict[str, Any]:
 
 
 def save_record(record: dict[str, Any], path: str | Path) -> None:
-    Path(path).write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    """Write ``record`` atomically: a crash mid-write leaves the old file (or none), never half a record."""
+    path = Path(path)
+    text = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or Path("."))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def load_record(path: str | Path) -> dict[str, Any]:
     try:
         rec = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise RecordError(f"{path}: cannot read a game record: {e}") from e
-    if rec.get("format") != RECORD_FORMAT:
-        raise RecordError(f"{path}: not a {RECORD_FORMAT} document")
+    if not isinstance(rec, dict) or rec.get("format") != RECORD_FORMAT:
+        raise RecordError(f"{path}: not a {RECORD_FORMAT} document (expected a JSON object with "
+                          f'"format": "{RECORD_FORMAT}")')
     if rec.get("record_version") != RECORD_VERSION:
-        raise RecordError(f"{path}: record_version {rec.get('record_version')} is not {RECORD_VERSION}")
+        raise RecordError(f"{path}: record_version {rec.get('record_version')!r} is not {RECORD_VERSION}")
+    try:
+        check_record_shape(rec)
+    except RecordError as e:
+        raise RecordError(f"{path}: {e}") from None
     return rec
 
 
+# ------------------------------------------------------------------ shape checks
+
+# a game has a few thousand decisions and dice; far larger lists are corrupt (and would only waste time)
+MAX_ENTRIES = 200_000
+
+_TOP_KEYS: dict[str, type | tuple[type, ...]] = {
+    "engine": str, "data_version": str, "seed": int, "options": dict, "decisions": list,
+    "dice": list, "vp_log": list, "result": dict,
+}
+
+
+def _is_int(x: object) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def check_record_shape(rec: object) -> None:
+    """Raise RecordError naming the first key whose presence or type is wrong; replay trusts the shape after."""
+    if not isinstance(rec, dict):
+        raise RecordError(f"a game record is a JSON object, found {type(rec).__name__}")
+    if rec.get("format") != RECORD_FORMAT:
+        raise RecordError(f'key "format": expected "{RECORD_FORMAT}", found {_short(rec.get("format"))}')
+    if rec.get("record_version") != RECORD_VERSION or isinstance(rec.get("record_version"), bool):
+        raise RecordError(f'key "record_version": expected {RECORD_VERSION}, found {_short(rec.get("record_version"))}')
+    for key, typ in _TOP_KEYS.items():
+        if key not in rec:
+            raise RecordError(f'missing key "{key}"')
+        val = rec[key]
+        ok = _is_int(val) if typ is int else isinstance(val, typ)
+        if not ok:
+            want = typ.__name__ if isinstance(typ, type) else typ
+            raise RecordError(f'key "{key}": expected {want}, found {type(val).__name__} {_short(val)}')
+    for key in ("decisions", "dice", "vp_log", "rail_routes"):
+        if key in rec and isinstance(rec[key], list) and len(rec[key]) > MAX_ENTRIES:
+            raise RecordError(f'key "{key}": {len(rec[key])} entries, more than any game has ({MAX_ENTRIES})')
+    if "rail_routes" in rec and not isinstance(rec["rail_routes"], list):
+        raise RecordError(f'key "rail_routes": expected list, found {type(rec["rail_routes"]).__name__}')
+    for i, d in enumerate(rec["decisions"]):
+        where = f"decisions[{i}]"
+        if not isinstance(d, dict):
+            raise RecordError(f"{where}: expected an object, found {type(d).__name__} {_short(d)}")
+        for key in ("player", "action", "auto"):
+            if key not in d:
+                raise RecordError(f'{where}: missing key "{key}"')
+        if d["player"] not in ("french", "german"):
+            raise RecordError(f'{where}.player: expected "french" or "german", found {_short(d["player"])}')
+        if not _is_int(d["action"]):
+            raise RecordError(f"{where}.action: expected an integer action, found {_short(d['action'])}")
+        if not isinstance(d["auto"], bool):
+            raise RecordError(f"{where}.auto: expected true or false, found {_short(d['auto'])}")
+
+
+def _short(x: object) -> str:
+    text = json.dumps(x, ensure_ascii=False, default=repr) if not isinstance(x, str) else repr(x)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _side(player: str) -> int:
+    return 0 if player == "french" else 1
+
+
+# ------------------------------------------------------------------ replay
+
 def replay(record: dict[str, Any], scenario: Scenario | None = None) -> State:
-    """Rebuild the game of ``record`` from its seed and agent decisions; check every automatic one and the dice."""
-    if record.get("engine") != ENGINE_VERSION:
-        raise RecordError(f"record was made by engine {record.get('engine')}, this is {ENGINE_VERSION}")
-    game = Game(scenario=scenario or default_scenario(), options=RulesOptions.from_dict(record["options"]))
+    """Rebuild the game of ``record`` from its seed and agent decisions and verify all of it.
+
+    Checked: the engine and data versions, every decision (agent and automatic) as it happens,
+    every die, the rail routes (R17), the VP log and the result. The first divergence raises a
+    :class:`RecordError` naming the decision index and what the record says against what the engine did.
+    """
+    check_record_shape(record)
+    if record["engine"] != ENGINE_VERSION:
+        raise RecordError(f"this record was made by engine {record['engine']!r} and this is {ENGINE_VERSION!r}: "
+                          f"its rules differ, so it cannot be replayed here; replay it with the ffo_env release "
+                          f"that made it, or play the game again to record it with {ENGINE_VERSION!r}")
+    scenario = scenario or default_scenario()
+    if record["data_version"] != scenario.version:
+        raise RecordError(f"this record was made with game data {record['data_version']!r}, "
+                          f"the loaded data is {scenario.version!r}; replay it with the same data files")
+    try:
+        options = RulesOptions.from_dict(record["options"])
+    except (TypeError, ValueError) as e:
+        raise RecordError(f'key "options": {e}') from None
+    game = Game(scenario=scenario, options=options)
     state = game.new_initial_state(record["seed"])
-    for _i, d in enumerate(record["decisions"]):
-        if d["auto"]:
+    decisions = record["decisions"]
+    for i, d in enumerate(decisions):
+        done = len(state.history)
+        if i < done:  # the engine already made this one automatically: it must match
+            _check_decision(i, d, state.history[i])
             continue
-        state.apply_action(d["action"])
-    got = [[s, a, bool(auto)] for s, a, auto in state.history]
-    want = [[0 if d["player"] == "french" else 1, d["action"], bool(d["auto"])] for d in record["decisions"]]
-    if got != want:
-        first = next((i for i, (x, y) in enumerate(zip(got, want, strict=False)) if x != y), min(len(got), len(want)))
-        raise RecordError(f"replay diverges from the record at decision {first}")
-    if state.dice_log != record["dice"]:
-        raise RecordError("replay rolled different dice from the record")
-    if "rail_routes" in record and state.rail_log != record["rail_routes"]:
-        raise RecordError("replay took different rail routes from the record (R17)")
+        if i > done:  # unreachable: history grows one agent decision at a time
+            raise RecordError(f"decision {i}: the replay has only {done} decisions")
+        if d["auto"]:
+            side = "french" if int(state.player) == 0 else "german"
+            raise RecordError(f"decision {i}: the record says the engine made automatic action {d['action']}, "
+                              f"but the engine waits for {side} to decide "
+                              f"({_decision_text(state)})")
+        if state.is_terminal():
+            raise RecordError(f"decision {i}: the record has action {d['action']} but the game is already over "
+                              f"after {done} decisions")
+        if _side(d["player"]) != int(state.player):
+            raise RecordError(f"decision {i}: the record says {d['player']} decides, but it is "
+                              f"{'french' if int(state.player) == 0 else 'german'}'s decision "
+                              f"({_decision_text(state)})")
+        try:
+            state.apply_action(d["action"])
+        except ValueError as e:
+            raise RecordError(f"decision {i}: action {d['action']} is illegal when replayed "
+                              f"({_decision_text(state)}): {e}") from None
+        _check_decision(i, d, state.history[i])
+    if len(state.history) != len(decisions):
+        i = len(decisions)
+        extra = state.history[i] if len(state.history) > i else None
+        raise RecordError(f"decision {i}: the record ends after {len(decisions)} decisions, the replay has "
+                          f"{len(state.history)} (next: {_fmt_entry(extra)})")
+    counted = record["result"].get("decisions")
+    if counted != len(state.history):
+        raise RecordError(f"decision {len(state.history)}: the record's decisions end after {len(state.history)} "
+                          f"but its result counts {_short(counted)}; the record is truncated or edited")
+    _check_list("dice", "die", record["dice"], state.dice_log)
+    if "rail_routes" in record:
+        _check_list("rail_routes", "rail move (R17)", record["rail_routes"], state.rail_log)
+    _check_list("vp_log", "VP entry", record["vp_log"], state.vp_log)
+    want = record["result"]
+    got = result_summary(state)
+    for key in sorted(set(want) | set(got)):
+        if json.dumps(want.get(key), sort_keys=True) != json.dumps(got.get(key), sort_keys=True):
+            raise RecordError(f'result.{key}: the record says {_short(want.get(key))}, '
+                              f'the replay gives {_short(got.get(key))}')
     return state
+
+
+def _decision_text(state: State) -> str:
+    try:
+        return state.decision_string()
+    except Exception:  # noqa: BLE001 - only decorates an error message
+        return f"turn {state.turn}"
+
+
+def _fmt_entry(entry: tuple[int, int, bool] | None) -> str:
+    if entry is None:
+        return "none"
+    side, action, auto = entry
+    return f"{'french' if side == 0 else 'german'} action {action}{' (automatic)' if auto else ''}"
+
+
+def _check_decision(i: int, d: dict[str, Any], got: tuple[int, int, bool]) -> None:
+    want = (_side(d["player"]), d["action"], d["auto"])
+    if (got[0], got[1], bool(got[2])) != want:
+        raise RecordError(f"decision {i}: the record has {_fmt_entry(want)}, "
+                          f"the replay made {_fmt_entry(got)}")
+
+
+def _check_list(key: str, what: str, want: list[Any], got: list[Any]) -> None:
+    for j, (w, g) in enumerate(zip(want, got, strict=False)):
+        # compared as JSON so that true never passes for 1 (Python's True == 1)
+        if w != g or json.dumps(w, sort_keys=True) != json.dumps(g, sort_keys=True):
+            raise RecordError(f"{key}[{j}]: the record has {what} {_short(w)}, the replay gives {_short(g)}")
+    if len(want) != len(got):
+        raise RecordError(f'key "{key}": the record has {len(want)} entries, the replay gives {len(got)}')

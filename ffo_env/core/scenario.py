@@ -8,6 +8,7 @@ was expected.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import IntEnum
@@ -198,6 +199,17 @@ class Scenario:
 # validation helpers
 
 
+# the highest movement factor or terrain cost a data file may give (rule 11.1; the board is ~60 hexes wide)
+MAX_MOVEMENT = 30
+_UNIT_KEYS = ("id", "name", "side", "nationality", "type", "size", "cf", "setup", "group", "port",
+              "free_stacking")
+_GAME_KEYS = ("last_turn", "victory_vp", "movement_factor", "setup_stack_limit", "stack_limit",
+              "rail_success_max", "rail_first_turn", "evacuation_first_turn", "replacement_first_turn",
+              "panzer_scare", "refugees")
+_SUPPORT_KEYS = ("stuka_defence", "stuka_attack", "naval_attack_coastal", "naval_attack_inland",
+                 "naval_defence_coastal", "naval_defence_inland")
+
+
 class _Reader:
     """Typed access to parsed YAML that names the file and key in every error."""
 
@@ -230,14 +242,21 @@ class _Reader:
             raise self.fail(where, f"one of {', '.join(sorted(options))}", obj)
         return obj
 
-    def int_map(self, obj: Any, where: str, keys: tuple[str, ...]) -> dict[str, int]:
+    def known(self, obj: Mapping[str, Any], where: str, keys: tuple[str, ...] | frozenset[str]) -> None:
+        """Refuse a key the loader would ignore (a misspelling), naming the nearest valid one."""
+        for k in obj:
+            if k not in keys:
+                near = difflib.get_close_matches(str(k), [str(x) for x in keys], n=1)
+                hint = f"; did you mean {near[0]!r}?" if near else f"; valid keys: {', '.join(sorted(keys))}"
+                raise DataError(f"{self.source}: {where + '.' if where else ''}{k}: unknown key{hint}")
+
+    def int_map(self, obj: Any, where: str, keys: tuple[str, ...], lo: int | None = None,
+                hi: int | None = None) -> dict[str, int]:
         m = self.mapping(obj, where)
+        self.known(m, where, keys)
         out: dict[str, int] = {}
         for k in keys:
-            out[k] = self.integer(self.key(m, k, where), f"{where}.{k}")
-        extra = set(m) - set(keys)
-        if extra:
-            raise self.fail(where, f"only the keys {', '.join(keys)}", sorted(extra))
+            out[k] = self.integer(self.key(m, k, where), f"{where}.{k}", lo, hi)
         return out
 
 
@@ -265,6 +284,7 @@ def load_units(path: Path | None = None) -> tuple[UnitSpec, ...]:
     r = _Reader(str(path))
     doc = r.mapping(_read_yaml(path), "document")
     _check_version(r, doc)
+    r.known(doc, "", ("version", "units"))
     raw = r.key(doc, "units", "")
     if not isinstance(raw, list) or not raw:
         raise r.fail("units", "a non-empty list of units", raw)
@@ -273,6 +293,7 @@ def load_units(path: Path | None = None) -> tuple[UnitSpec, ...]:
     for i, item in enumerate(raw):
         where = f"units[{i}]"
         m = r.mapping(item, where)
+        r.known(m, where, _UNIT_KEYS)
         uid = r.key(m, "id", where)
         if not isinstance(uid, str) or not uid:
             raise r.fail(f"{where}.id", "a non-empty string", uid)
@@ -330,9 +351,13 @@ def load_tables(path: Path | None = None) -> Tables:
     r = _Reader(str(path))
     doc = r.mapping(_read_yaml(path), "document")
     _check_version(r, doc)
+    r.known(doc, "", ("version", "game", "tec", "crt", "shifts", "support", "vp", "entry"))
     game = r.mapping(r.key(doc, "game", ""), "game")
+    r.known(game, "game", _GAME_KEYS)
+    # a factor of 0 or less leaves units unable to move; above MAX_MOVEMENT the reach search would
+    # explore the whole map many times over (rule 11.1)
     mf = r.int_map(r.key(game, "movement_factor", "game"), "game.movement_factor",
-                   ("mechanized", "non_mechanized", "static"))
+                   ("mechanized", "non_mechanized", "static"), 0, MAX_MOVEMENT)
     scare = r.int_map(r.key(game, "panzer_scare", "game"), "game.panzer_scare",
                       ("first_turn", "first_max", "later_max"))
     refugees = r.int_map(r.key(game, "refugees", "game"), "game.refugees", ("first_turn", "max_markers"))
@@ -341,12 +366,16 @@ def load_tables(path: Path | None = None) -> Tables:
         return r.integer(r.key(game, key, "game"), f"game.{key}", lo, hi)
 
     tec = r.mapping(r.key(doc, "tec", ""), "tec")
+    r.known(tec, "tec", ("move_cost", "defence_shift", "river_move_extra", "refugee_move_extra", "river_shift",
+                         "city_die_divisor"))
+    # rule 11.1: entering a hex always costs at least one movement point
     move_cost = r.int_map(r.key(tec, "move_cost", "tec"), "tec.move_cost",
-                          ("clear", "rough", "marsh", "mountain", "city"))
+                          ("clear", "rough", "marsh", "mountain", "city"), 1, MAX_MOVEMENT)
     defence_shift = r.int_map(r.key(tec, "defence_shift", "tec"), "tec.defence_shift",
                               ("clear", "rough", "marsh", "mountain"))
 
     crt_doc = r.mapping(r.key(doc, "crt", ""), "crt")
+    r.known(crt_doc, "crt", ("columns", "results"))
     cols_raw = r.key(crt_doc, "columns", "crt")
     if not isinstance(cols_raw, list) or len(cols_raw) < 2:
         raise r.fail("crt.columns", "a list of [low, high] differential ranges", cols_raw)
@@ -371,9 +400,9 @@ def load_tables(path: Path | None = None) -> Tables:
                        ("attacker_oos", "defender_oos", "concentric", "concentric_german_mech",
                         "concentric_surrender"))
     sup_doc = r.mapping(r.key(doc, "support", ""), "support")
+    r.known(sup_doc, "support", _SUPPORT_KEYS)
     support: dict[str, SupportDice] = {}
-    for k in ("stuka_defence", "stuka_attack", "naval_attack_coastal", "naval_attack_inland",
-              "naval_defence_coastal", "naval_defence_inland"):
+    for k in _SUPPORT_KEYS:
         d = r.int_map(r.key(sup_doc, k, "support"), f"support.{k}", ("dice", "divisor"))
         if d["dice"] < 1 or d["divisor"] < 1:
             raise r.fail(f"support.{k}", "dice >= 1 and divisor >= 1", d)
@@ -384,9 +413,11 @@ def load_tables(path: Path | None = None) -> Tables:
                     "evacuated_step_mechanized", "evacuated_step_non_mechanized", "evacuated_step_static",
                     "city_at_end", "refugee_overrun"))
     entry_doc = r.mapping(r.key(doc, "entry", ""), "entry")
+    r.known(entry_doc, "entry", ("18", "4", "K"))
     entry: dict[str, EntrySchedule] = {}
     for g in ("18", "4", "K"):
         e = r.mapping(r.key(entry_doc, g, "entry"), f"entry.{g}")
+        r.known(e, f"entry.{g}", ("row", "schedule"))
         row = r.choice(r.key(e, "row", f"entry.{g}"), f"entry.{g}.row", ("green", "yellow"))
         sched = r.mapping(r.key(e, "schedule", f"entry.{g}"), f"entry.{g}.schedule")
         pairs = sorted((r.integer(t, f"entry.{g}.schedule key", 1, 99),
@@ -433,12 +464,16 @@ def load_fixed_setup(units: tuple[UnitSpec, ...], mapdata: MapData, path: Path |
     r = _Reader(str(path))
     doc = r.mapping(_read_yaml(path), "document")
     _check_version(r, doc)
+    r.known(doc, "", ("version", "placement"))
     place = r.mapping(r.key(doc, "placement", ""), "placement")
     ids = {u.id: u for u in units}
     out: dict[str, int] = {}
     for uid, hx in place.items():
         if uid not in ids:
             raise r.fail(f"placement.{uid}", "a unit id from units.yaml", uid)
+        if ids[uid].setup in ("reinforcement", "port"):  # rule 3.3, rule 9: placed by the engine, never here
+            raise r.fail(f"placement.{uid}", f"only units that start on the map; {uid} is a "
+                         f"{ids[uid].setup} unit", hx)
         try:
             out[uid] = hg.hex_index(str(hx).zfill(4) if isinstance(hx, int) else str(hx))
         except ValueError as e:
@@ -466,7 +501,70 @@ def load_scenario(data_dir: Path | None = None) -> Scenario:
             if not mapdata.port[h]:
                 raise DataError(f"{d / 'units.yaml'}: unit {u.id}.port: {u.port} is not a port on the map")
     fixed = load_fixed_setup(units, mapdata, d / "setup_fixed.yaml")
-    return Scenario(map=mapdata, units=units, tables=tables, fixed_setup=fixed)
+    scenario = Scenario(map=mapdata, units=units, tables=tables, fixed_setup=fixed)
+    check_fixed_setup(scenario, d / "setup_fixed.yaml")
+    return scenario
+
+
+def check_fixed_setup(scenario: Scenario, source: Path | str) -> None:
+    """Every fixed placement must be one the setup rules allow (rules 3.3, 3.4, 6.2, R2).
+
+    The placements are played, in file order, through a ``setup="decide"`` game: each is legal iff its
+    action is among ``legal_actions()`` there, so the legality is the engine's own and not re-derived here.
+    """
+    from ffo_env.core import hexgrid as hg
+    from ffo_env.core.game import Game, RulesOptions
+
+    state = Game(scenario=scenario, options=RulesOptions(setup="decide")).new_initial_state(0)
+    layout = state.game.layout
+    order = list(scenario.fixed_setup.items())
+    index = {u.id: u.index for u in scenario.units}
+    while state.decision.name in ("SETUP_UNIT", "SETUP_HEX"):
+        if state.decision.name == "SETUP_HEX":
+            # the engine chose the unit itself (the side's last one): it is the one listed unit left
+            left = [(uid, h) for uid, h in order if int(scenario.units[index[uid]].side) == int(state.player)]
+            if len(left) != 1:
+                raise DataError(f"{source}: placement: expected one hex for every unit that starts on the map")
+            uid, h = left[0]
+            if layout.hex_action(h) not in state.legal_actions():
+                raise DataError(f"{source}: placement.{uid}: hex {hg.hex_name(h)} is not a legal setup hex "
+                                f"for {uid} (rules 3.3, 3.4, 6.2)")
+            state.apply_action(layout.hex_action(h))
+            order.remove((uid, h))
+            _drop_auto_placed(state, order, index, source)
+            continue
+        legal = set(state.legal_actions())
+        ready = [(uid, h) for uid, h in order if layout.unit_action(index[uid]) in legal]
+        if not ready:
+            side = "French" if int(state.player) == 0 else "German"
+            raise DataError(f"{source}: placement: the {side} setup still has units to place "
+                            f"but none listed here")
+        # the placement order changes which hexes are free (stacking, fortress hexes), so take the
+        # first listed placement that is legal now; if none is, the first listed one is at fault
+        for uid, h in ready:
+            trial = state.clone()
+            trial.apply_action(layout.unit_action(index[uid]))
+            if trial.decision.name != "SETUP_HEX":  # one legal hex: the engine placed it automatically
+                placed = trial.loc[index[uid]] == h
+            elif layout.hex_action(h) in trial.legal_actions():
+                trial.apply_action(layout.hex_action(h))
+                placed = True
+            else:
+                placed = False
+            if placed:
+                state = trial
+                order.remove((uid, h))
+                _drop_auto_placed(state, order, index, source)
+                break
+        else:
+            uid, h = ready[0]
+            raise DataError(f"{source}: placement.{uid}: hex {hg.hex_name(h)} is not a legal setup hex "
+                            f"for {uid} (rules 3.3, 3.4, 6.2: own setup row, on land, within the "
+                            f"stacking limit); expected one of the hexes the setup rules allow")
+    _drop_auto_placed(state, order, index, source)
+    if order:
+        raise DataError(f"{source}: placement.{order[0][0]}: this unit is not placed at setup "
+                        f"(a reinforcement or naval garrison); expected only units that start on the map")
 
 
 _DEFAULT: Scenario | None = None
@@ -478,3 +576,18 @@ def default_scenario() -> Scenario:
     if _DEFAULT is None:
         _DEFAULT = load_scenario()
     return _DEFAULT
+
+
+def _drop_auto_placed(state: Any, order: list[tuple[str, int]], index: dict[str, int], source: Path | str) -> None:
+    """Units the engine placed itself (a single legal choice is applied automatically) must sit where listed."""
+    from ffo_env.core import hexgrid as hg
+
+    for uid, h in list(order):
+        at = state.loc[index[uid]]
+        if at == -1:
+            continue
+        if at != h:
+            raise DataError(f"{source}: placement.{uid}: hex {hg.hex_name(h)} is not a legal setup hex for "
+                            f"{uid}; the setup rules leave it only {hg.hex_name(at)}")
+        order.remove((uid, h))
+

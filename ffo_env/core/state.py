@@ -2019,6 +2019,11 @@ class State:
 
     @classmethod
     def from_dict(cls, game: Game, d: dict[str, Any]) -> State:
+        """The state saved by :meth:`to_dict`, after :func:`~ffo_env.core.state_check.check_state_dict` has
+        checked every invariant it can (a damaged or crafted dict is one ``StateError`` naming the key)."""
+        from ffo_env.core.state_check import check_state_dict
+
+        check_state_dict(game, d)
         s = cls(game, _blank=True)
         s.seed = d["seed"]
         s.dice = Dice(state=int(d["dice_state"]))
@@ -2053,7 +2058,13 @@ class State:
 
     @classmethod
     def from_json(cls, game: Game, text: str) -> State:
-        return cls.from_dict(game, json.loads(text))
+        from ffo_env.core.state_check import StateError
+
+        try:
+            d = json.loads(text)
+        except (json.JSONDecodeError, TypeError) as e:
+            raise StateError(f"saved state: not valid JSON: {e}") from e
+        return cls.from_dict(game, d)
 
 
 # ----------------------------------------------------------------- helpers
