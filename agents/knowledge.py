@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import cache
 
 from ffo_env.core import hexgrid as hg
+from ffo_env.core.combat_odds import direction  # noqa: F401 - re-exported for the bots
 from ffo_env.core.state import ON_MAP, State
 from ffo_env.core.visibility import SeenStack, seen_stack
 
@@ -120,14 +121,6 @@ def dice_dist(n: int, divisor: int = 1) -> tuple[tuple[int, float], ...]:
     if n <= 0:
         return ((0, 1.0),)
     return _die_dist(n, divisor)
-
-
-def direction(a: int, b: int) -> int:
-    row = hg.NEIGHBORS[a]
-    for d in range(6):
-        if row[d] == b:
-            return d
-    return -1
 
 
 @dataclass

@@ -79,7 +79,8 @@ from ffo_env.envs.flat import flat_layout
 from ffo_env.envs.render import Renderer
 from ffo_env.envs.spaces import action_mask_space, action_space, observation_dict_space
 
-__all__ = ["AGENTS", "IllegalActionError", "as_action", "env", "make_game", "parallel_env", "raw_env"]
+__all__ = ["AGENTS", "IllegalActionError", "apply_or_reason", "as_action", "env", "make_game", "parallel_env",
+           "raw_env"]
 
 AGENTS = ("french", "german")
 _SIDE = {"french": 0, "german": 1}
@@ -118,6 +119,21 @@ def as_action(action: Any, n_actions: int) -> int:
     if not 0 <= a < n_actions:
         raise ValueError(f"action {a} is out of range 0..{n_actions - 1}")
     return a
+
+
+def apply_or_reason(state: State, action: Any, who: str, mode: str) -> str | None:
+    """Apply ``action`` if it is a legal action number and return None; otherwise the state is unchanged and
+    either :class:`IllegalActionError` is raised (``mode="raise"``) or the reason is returned (the env then
+    ends the game, PettingZoo's classic convention). One definition for the AEC and single-agent envs."""
+    try:
+        state.apply_action(as_action(action, state.game.num_distinct_actions))
+    except (IllegalActionError, TypeError, ValueError) as e:
+        if mode == "raise":
+            if isinstance(e, IllegalActionError):
+                raise
+            raise IllegalActionError(f"{who} at {state.decision_string()}: {e}") from e
+        return str(e)
+    return None
 
 
 def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
@@ -279,17 +295,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             self._was_dead_step(action)
             return
         s = self.game_state
-        try:
-            a = as_action(action, self._encoder.n_actions)
-            shaped = self.reward_mode == "shaped"
-            vp0 = shaped_vp(s) if shaped else 0
-            s.apply_action(a)  # IllegalActionError leaves the state unchanged
-        except (IllegalActionError, TypeError, ValueError) as e:
-            if self.illegal_action == "raise":
-                if isinstance(e, IllegalActionError):
-                    raise
-                raise IllegalActionError(f"{agent} at {s.decision_string()}: {e}") from e
-            self._end_on_illegal(agent, action, str(e))
+        shaped = self.reward_mode == "shaped"
+        vp0 = shaped_vp(s) if shaped else 0
+        reason = apply_or_reason(s, action, agent, self.illegal_action)
+        if reason is not None:
+            self._end_on_illegal(agent, action, reason)
             return
         self.num_steps += 1
         self._cumulative_rewards[agent] = 0.0

@@ -39,7 +39,6 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from ffo_env.core.actions import IllegalActionError
 from ffo_env.core.state import State
 from ffo_env.encoding.observation import encoder_for
 from ffo_env.envs.aec import (
@@ -49,7 +48,7 @@ from ffo_env.envs.aec import (
     RENDER_MODES,
     REWARDS,
     VIEWS,
-    as_action,
+    apply_or_reason,
     make_game,
     shaped_vp,
 )
@@ -160,18 +159,12 @@ class FFOSingleAgentEnv(gym.Env):
             raise RuntimeError("the episode is over; call reset()")
         shaped = self.reward_mode == "shaped"
         vp0 = shaped_vp(s) if shaped else 0
-        try:
-            a = as_action(action, self.encoder.n_actions)
-            s.apply_action(a)  # IllegalActionError leaves the state unchanged
-        except (IllegalActionError, TypeError, ValueError) as e:
-            if self.illegal_action == "raise":
-                if isinstance(e, IllegalActionError):
-                    raise
-                raise IllegalActionError(f"{self.side} at {s.decision_string()}: {e}") from e
+        reason = apply_or_reason(s, action, self.side, self.illegal_action)
+        if reason is not None:
             self._over = True
             info = self._info()
             info["illegal_action"] = action
-            info["reason"] = str(e)
+            info["reason"] = reason
             info["winner"] = AGENTS[1 - self.learner]
             info["episode_stats"] = {**self._episode(s), "winner": AGENTS[1 - self.learner]}
             return self._obs(), self.penalty, True, False, info
