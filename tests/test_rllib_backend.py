@@ -44,7 +44,8 @@ def test_ffo_train_runs_the_smoke_config_and_exports_loadable_policies(tmp_path)
     assert ffo(["train", "--config", str(ROOT / "configs/train_rllib_smoke.yaml"), "--out", str(tmp_path),
                 "--no-progress"]) == 0
     (run,) = tmp_path.iterdir()
-    for name in ("config.yaml", "command.json", "progress.json", "metrics.csv", "results.json"):
+    for name in ("config.yaml", "command.txt", "seed.txt", "command.json", "progress.json", "metrics.csv",
+                 "results.json", "eval/results.json"):
         assert (run / name).is_file(), name
     res = json.loads((run / "results.json").read_text())
     assert res["iterations"] == 3 and res["env_steps"] >= 3 * 512

@@ -9,10 +9,12 @@ RLlib's current API stack (RLModule + Learner, EnvRunners): every side is its ow
 (``ActionMaskingTorchRLModule``). Episodes come from ``--num-env-runners`` EnvRunner actors, which Ray
 places on any node of the cluster.
 
-The run folder has the layout of the SB3 path: ``config.yaml`` (resolved), ``command.json``,
-``progress.json`` (iterations done, metrics), ``metrics.csv``, ``policies/<side>.pt`` + ``.json`` (the
-weights-only format that ``policy:PATH`` loads in ``ffo play`` / ``ffo eval``) and ``results.json`` (the
-final evaluation against ``random``). Every file is written atomically; policies are exported after every
+The run folder has the layout of the SB3 path where the two backends have the same things:
+``config.yaml`` (resolved), ``command.txt``, ``seed.txt``, ``progress.json`` (iterations done, metrics),
+``policies/<side>.pt`` + ``.json`` (the weights-only format that ``policy:PATH`` loads in ``ffo play`` /
+``ffo eval``) and ``eval/results.json`` (the final evaluation against ``random``, also ``results.json``);
+RLlib adds ``metrics.csv`` and ``command.json`` (with the cluster address). It has no ``checkpoints/``:
+an RLlib run cannot be resumed yet (RLlib's own checkpoints use pickle). Every file is written atomically; policies are exported after every
 ``export_every`` iterations, so a killed run keeps its last export.
 
 On a multi-node cluster: start Ray on the head node (``ray start --head``) and on every worker node
@@ -219,6 +221,8 @@ def train_rllib(cfg: RllibConfig, out: Path, address: str | None = None, command
 
     run_dir = _new_run_dir(out, cfg.run_name)
     atomic_write_text(run_dir / "config.yaml", yaml.safe_dump({"backend": "rllib", **asdict(cfg)}, sort_keys=False))
+    atomic_write_text(run_dir / "command.txt", " ".join(command or sys.argv) + "\n")
+    atomic_write_text(run_dir / "seed.txt", f"{cfg.seed}\n")
     atomic_write_text(run_dir / "command.json", json.dumps({"argv": command or sys.argv, "address": address}) + "\n")
     init: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "ignore_reinit_error": True}
     if address:
@@ -261,6 +265,7 @@ def train_rllib(cfg: RllibConfig, out: Path, address: str | None = None, command
     if cfg.eval_games:
         results["vs_random"] = _evaluate(run_dir, cfg.eval_games, 10_000 + cfg.seed)
     atomic_write_text(run_dir / "results.json", json.dumps(results, indent=1) + "\n")
+    atomic_write_text(run_dir / "eval" / "results.json", json.dumps(results, indent=1) + "\n")  # as ffo train
     return run_dir
 
 
