@@ -25,8 +25,8 @@ def _job(**kw: object) -> CollectJob:
 def _model(tmp_path: Path) -> object:
     from stable_baselines3.common.vec_env import DummyVecEnv
 
+    from training.model import build_model, make_env_fn
     from training.opponents import OpponentPool
-    from training.train import build_model, make_env_fn
 
     cfg = TrainConfig(n_envs=1, vec_env="dummy")
     cfg.policy.cnn_dim, cfg.policy.channels, cfg.policy.net_arch = 32, 8, [32]

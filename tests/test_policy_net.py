@@ -20,8 +20,8 @@ from training.config import TrainConfig  # noqa: E402
 def model(tmp_path_factory: pytest.TempPathFactory) -> object:
     from stable_baselines3.common.vec_env import DummyVecEnv
 
+    from training.model import build_model, make_env_fn
     from training.opponents import OpponentPool
-    from training.train import build_model, make_env_fn
 
     cfg = TrainConfig(n_envs=1, vec_env="dummy")
     cfg.policy.cnn_dim, cfg.policy.channels, cfg.policy.spatial, cfg.policy.net_arch = 32, 8, 4, [16]

@@ -317,8 +317,9 @@ def measure_imitation_speed(config: str | Path | None = None, seconds: float = 2
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from training.config import load_config
+    from training.model import build_model, make_env_fn
     from training.opponents import OpponentPool
-    from training.train import DEFAULT_CONFIG, build_model, make_env_fn
+    from training.train import DEFAULT_CONFIG
 
     cfg = load_config(config or DEFAULT_CONFIG)
     pc = cfg.pretrain

@@ -37,74 +37,9 @@ from typing import Any
 import yaml
 
 from training.config import SIDES, ConfigError, TrainConfig, load_config
+from training.model import build_model, build_vec_env, make_env_fn, other_side
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "train_quick.yaml"
-
-
-def _other(side: str) -> str:
-    return "german" if side == "french" else "french"
-
-
-def make_env_fn(cfg: TrainConfig, side: str, pool: Any, rank: int) -> Any:
-    """A picklable factory of one training environment (used by SubprocVecEnv)."""
-
-    def _init() -> Any:
-        from ffo_env.envs.single_agent import FFOSingleAgentEnv
-
-        pool.reseed(cfg.seed * 1000 + rank)
-        env = FFOSingleAgentEnv(side=side, opponent_sampler=pool, setup=cfg.setup, reward=cfg.reward,
-                             max_steps=cfg.max_steps)
-        env.reset(seed=cfg.seed * 1000 + rank)
-        return env
-
-    return _init
-
-
-def build_vec_env(cfg: TrainConfig, side: str, snapshots: list[str]) -> Any:
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
-
-    from training.opponents import OpponentPool
-
-    fns = []
-    for rank in range(cfg.n_envs):
-        pool = OpponentPool(_other(side), cfg.opponents, snapshots[-cfg.snapshot_keep:], seed=cfg.seed + rank)
-        fns.append(make_env_fn(cfg, side, pool, rank))
-    if cfg.vec_env == "subproc" and cfg.n_envs > 1:
-        vec = SubprocVecEnv(fns, start_method="spawn")
-    else:
-        vec = DummyVecEnv(fns)
-    return VecMonitor(vec, info_keywords=("winner", "vp", "opponent"))
-
-
-def policy_spec(cfg: TrainConfig) -> tuple[Any, dict[str, Any]]:
-    """The policy class and its kwargs for a config (also written into exported policies)."""
-    from agents.policy_net import HexFeatures, HexPolicy
-
-    fe = {"cnn_dim": cfg.policy.cnn_dim, "channels": cfg.policy.channels, "spatial": cfg.policy.spatial}
-    if cfg.policy.spatial > 0:
-        # foreach: one multi-tensor Adam update instead of a loop over the ~40 parameter tensors
-        return HexPolicy, {"features_extractor_class": HexFeatures, "features_extractor_kwargs": fe,
-                           "net_arch": {"pi": [], "vf": list(cfg.policy.net_arch)},
-                           "optimizer_kwargs": {"foreach": True}}
-    return "MultiInputPolicy", {"features_extractor_class": HexFeatures, "features_extractor_kwargs": fe,
-                                "net_arch": {"pi": list(cfg.policy.net_arch), "vf": list(cfg.policy.net_arch)}}
-
-
-def build_model(cfg: TrainConfig, env: Any, tb_dir: Path, seed: int) -> Any:
-    import torch
-    from sb3_contrib import MaskablePPO
-
-    # the env workers take the other cores: torch's OpenMP threads spinning beside them thrash
-    torch.set_num_threads(cfg.torch_threads)
-    torch.set_flush_denormal(True)  # underflowing gradients of a sharp policy are slow on a CPU
-    policy, policy_kwargs = policy_spec(cfg)
-    p = cfg.ppo
-    return MaskablePPO(
-        policy, env, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
-        n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef,
-        vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, policy_kwargs=policy_kwargs, tensorboard_log=str(tb_dir),
-        seed=seed, device=cfg.device, verbose=0,
-    )
 
 
 def _callbacks(cfg: TrainConfig, side: str, run_dir: Path, total: int, progress: bool) -> Any:
@@ -209,7 +144,7 @@ def _pretrain_side(cfg: TrainConfig, side: str, run_dir: Path, progress: dict[st
     # as many (idle) envs as the PPO stage will use, so the model takes that env without reloading
     probe = DummyVecEnv([make_env_fn(cfg, side, _probe_pool(side), r) for r in range(cfg.n_envs)])
     model = build_model(cfg, probe, run_dir / "tb", cfg.seed + (0 if side == "french" else 1))
-    pretrain(model, cfg, side, run_dir, progress["snapshots"][_other(side)], progress=progress_bar)
+    pretrain(model, cfg, side, run_dir, progress["snapshots"][other_side(side)], progress=progress_bar)
     probe.close()
     model.save(run_dir / "checkpoints" / f"{side}.zip")
     snap = run_dir / "snapshots" / f"{side}_pretrain.pt"
@@ -221,7 +156,7 @@ def _pretrain_side(cfg: TrainConfig, side: str, run_dir: Path, progress: dict[st
 def _probe_pool(side: str) -> Any:
     from training.opponents import OpponentPool
 
-    return OpponentPool(_other(side), {"random": 1.0})
+    return OpponentPool(other_side(side), {"random": 1.0})
 
 
 def train(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress_bar: bool = True) -> dict[str, Any]:
@@ -251,7 +186,7 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress_bar: b
             key = f"r{rnd}:{side}"
             if key in progress["done"]:
                 continue
-            env = build_vec_env(cfg, side, progress["snapshots"][_other(side)])
+            env = build_vec_env(cfg, side, progress["snapshots"][other_side(side)])
             ckpt = run_dir / "checkpoints" / f"{side}.zip"
             model = models.get(side)
             if model is None and ckpt.exists():
@@ -297,30 +232,6 @@ def evaluate(cfg: TrainConfig, run_dir: Path, progress_bar: bool = True) -> dict
             pairings.append((me, opp) if side == "french" else (opp, me))
     return run_tournament(pairings=pairings, games=cfg.eval.games, seed=cfg.seed + 10_000, setup=cfg.setup,
                           workers=cfg.eval.workers, out=run_dir / "eval", progress=progress_bar)
-
-
-def measure_training_speed(config: str | None = None, seconds: float = 20.0) -> dict[str, Any]:
-    """MaskablePPO samples/s with a config (default: the quick one), single dummy env, for ``bench``."""
-    import tempfile
-
-    cfg = load_config(config or DEFAULT_CONFIG)
-    cfg.n_envs = 1
-    cfg.vec_env = "dummy"
-    cfg.opponents = {"random": 1.0}
-    cfg.ppo.batch_size = min(cfg.ppo.batch_size, cfg.ppo.n_steps)
-    with tempfile.TemporaryDirectory() as tmp:
-        env = build_vec_env(cfg, "french", [])
-        model = build_model(cfg, env, Path(tmp) / "tb", cfg.seed)
-        model.learn(total_timesteps=cfg.ppo.n_steps)  # warm-up: one rollout + one update
-        t0 = time.perf_counter()
-        n0 = model.num_timesteps
-        while time.perf_counter() - t0 < seconds:
-            model.learn(total_timesteps=cfg.ppo.n_steps, reset_num_timesteps=False)
-        dt = time.perf_counter() - t0
-        n = model.num_timesteps - n0
-        env.close()
-    return {"samples_per_s": n / dt, "timesteps": n, "seconds": dt,
-            "config": str(config or DEFAULT_CONFIG.relative_to(DEFAULT_CONFIG.parent.parent))}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
