@@ -10,7 +10,11 @@ recorded seeds, in parallel worker processes, and writes to ``--out``:
 * ``pairings.csv``: the same per pairing, one row each;
 * ``games.csv``: one row per game (seed, winner, VP, breakdown, turns, decisions);
 * ``ratings.csv``: one row per agent-side (``name@french`` / ``name@german``);
-* ``records/``: game records of the first ``--save-records`` games of each pairing.
+* ``records/``: game records of the first ``--save-records`` games of each pairing;
+* ``tournament.json`` (what is being played) and ``games.jsonl`` (one line per finished game, written as
+  games finish): a killed tournament keeps every finished game, and ``ffo eval --resume DIR`` plays only
+  the games still missing. Without ``--out``, each tournament gets a new folder ``runs/eval-<timestamp>``;
+  an ``--out`` that already holds a tournament is refused unless ``--resume`` or ``--force``.
 
 Game ``i`` of every pairing uses seed ``--seed + i`` (the agents get
 ``2*seed+1`` and ``2*seed+2``), so results do not depend on the number of
@@ -25,6 +29,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import io
 import json
 import math
 import multiprocessing as mp
@@ -191,7 +196,7 @@ def rate(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
         for k in (f, g):
             if k not in ratings:
                 ratings[k] = model.rating(name=k)
-        ranks = [1, 2] if r["winner"] == "french" else [2, 1]
+        ranks: list[float] = [1.0, 2.0] if r["winner"] == "french" else [2.0, 1.0]
         (rf,), (rg,) = model.rate([[ratings[f]], [ratings[g]]], ranks=ranks)
         ratings[f], ratings[g] = rf, rg
     return {k: {"mu": v.mu, "sigma": v.sigma, "ordinal": v.ordinal()} for k, v in sorted(ratings.items())}
@@ -222,36 +227,52 @@ def run_tournament(
     progress: bool = True,
     html: bool = False,
     cli_args: dict[str, Any] | None = None,
+    resume: bool = False,
+    overwrite: bool = False,
 ) -> dict[str, Any]:
     """Play ``games`` games of every ``(french, german)`` pairing and summarise them.
 
     Agents are registry names or factories ``factory(side, seed) -> agent`` (give a
     factory an ``agent_name`` attribute to name it in the tables; factories must be
     picklable for ``workers > 1``, e.g. module-level functions or ``functools.partial``).
-    Returns the summary dict that ``results.json`` holds; writes the files if ``out``.
+    Returns the summary dict that ``results.json`` holds; writes the files if ``out``. With ``out``, every
+    finished game is appended to ``games.jsonl`` at once; ``resume=True`` keeps the finished games of the same
+    tournament in ``out`` and plays the rest. An ``out`` holding another tournament raises
+    :class:`TournamentExists` unless ``overwrite=True``.
     """
     if games < 1:
         raise ValueError(f"games must be >= 1, got {games}")
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
     out_dir = Path(out) if out is not None else None
+    labels = [(_name_of(f), _name_of(g)) for f, g in pairings]
+    plan = {"format": "ffo-tournament", "version": 1, "pairings": [list(lab) for lab in labels], "games": games,
+            "seed": seed, "setup": setup, "save_records": save_records, "html": html}
+    done: list[dict[str, Any]] = []
     rec_dir = None
     if out_dir is not None:
-        out_dir.mkdir(parents=True, exist_ok=True)
+        done = _open_tournament(out_dir, plan, resume, overwrite)
         if save_records > 0:
             rec_dir = out_dir / "records"
             rec_dir.mkdir(exist_ok=True)
+    finished = {(r["pairing"], r["game"]) for r in done}
     specs = []
-    labels = []
     for p, (f, g) in enumerate(pairings):
-        fn, gn = _name_of(f), _name_of(g)
-        labels.append((fn, gn))
+        fn, gn = labels[p]
         for i in range(games):
-            specs.append(GameSpec(p, i, seed + i, f, g, fn, gn, setup,
-                                  str(rec_dir) if rec_dir is not None and i < save_records else None, html))
+            if (p, i) not in finished:
+                specs.append(GameSpec(p, i, seed + i, f, g, fn, gn, setup,
+                                      str(rec_dir) if rec_dir is not None and i < save_records else None, html))
     t0 = time.perf_counter()
-    rows = _run_all(specs, workers, progress)
-    wall = time.perf_counter() - t0
+    log = _GameLog(out_dir / GAMES_LOG) if out_dir is not None else None
+    try:
+        rows = _run_all(specs, workers, progress, on_row=log.append if log is not None else None,
+                        already=len(done))
+    finally:
+        if log is not None:
+            log.close()
+    wall = time.perf_counter() - t0  # this session's games only, when resumed
+    rows = done + rows
     rows.sort(key=lambda r: (r["pairing"], r["game"]))
     summary = {
         "config": {
@@ -263,6 +284,7 @@ def run_tournament(
             "workers": workers,
             "pairings": [{"french": f, "german": g} for f, g in labels],
             "cli_args": cli_args,
+            "resumed_games": len(done),
         },
         "pairings": [summarize_pairing([r for r in rows if r["pairing"] == p]) for p in range(len(pairings))],
         "ratings": rate(rows),
@@ -273,19 +295,105 @@ def run_tournament(
     return summary
 
 
-def _run_all(specs: list[GameSpec], workers: int, progress: bool) -> list[dict[str, Any]]:
+TOURNAMENT_FILE = "tournament.json"
+GAMES_LOG = "games.jsonl"
+
+
+class TournamentExists(ValueError):
+    """``--out`` already holds a tournament: resume it, overwrite it, or choose another folder."""
+
+
+def _open_tournament(out_dir: Path, plan: dict[str, Any], resume: bool, overwrite: bool) -> list[dict[str, Any]]:
+    """Prepare ``out_dir``; return the rows of the games a resumed tournament already finished."""
+    from ffo_env.atomic import atomic_write_text
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    plan_path, log_path = out_dir / TOURNAMENT_FILE, out_dir / GAMES_LOG
+    existing = [p for p in (plan_path, log_path, out_dir / "results.json") if p.exists()]
+    if resume:
+        if not plan_path.exists():
+            raise TournamentExists(f"{out_dir}: nothing to resume (no {TOURNAMENT_FILE}); start the tournament "
+                                   "without --resume")
+        old = _read_plan(plan_path)
+        for key in sorted(set(plan) | set(old)):
+            if old.get(key) != plan.get(key):
+                raise TournamentExists(f"{plan_path}: {key} is {old.get(key)!r}, this tournament's is "
+                                       f"{plan.get(key)!r}; resume with the same settings or use another --out")
+        return _read_log(log_path, plan)
+    if existing and not overwrite:
+        raise TournamentExists(f"{out_dir}: already holds a tournament ({existing[0].name}); continue it with "
+                               "--resume, replace it with --force, or choose another --out")
+    for p in (log_path, out_dir / "results.json"):
+        p.unlink(missing_ok=True)
+    atomic_write_text(plan_path, json.dumps(plan, indent=1) + "\n")
+    return []
+
+
+def _read_plan(path: Path) -> dict[str, Any]:
+    try:
+        plan = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise TournamentExists(f"{path}: cannot read ({e})") from e
+    if not isinstance(plan, dict) or plan.get("format") != "ffo-tournament":
+        raise TournamentExists(f"{path}: not an ffo-tournament file")
+    return plan
+
+
+def _read_log(path: Path, plan: dict[str, Any]) -> list[dict[str, Any]]:
+    """The finished games; a last line torn by a kill is dropped (that game is played again)."""
+    if not path.exists():
+        return []
+    rows: dict[tuple[int, int], dict[str, Any]] = {}
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    for n, line in enumerate(lines, 1):
+        try:
+            row = json.loads(line)
+            key = (int(row["pairing"]), int(row["game"]))
+            ok = 0 <= key[0] < len(plan["pairings"]) and 0 <= key[1] < plan["games"]
+        except (json.JSONDecodeError, KeyError, TypeError, ValueError):
+            ok = False
+        if not ok:
+            if n == len(lines):
+                break
+            raise TournamentExists(f"{path}:{n}: not a game row of this tournament; the log is damaged")
+        rows[key] = row
+    return [rows[k] for k in sorted(rows)]
+
+
+class _GameLog:
+    """``games.jsonl``: one JSON line per finished game, flushed and fsynced before the next game counts."""
+
+    def __init__(self, path: Path) -> None:
+        import os
+
+        self._os = os
+        self.f = open(path, "a", encoding="utf-8")  # noqa: SIM115 - held open for the whole tournament
+
+    def append(self, row: dict[str, Any]) -> None:
+        self.f.write(json.dumps(row, separators=(",", ":")) + "\n")
+        self.f.flush()
+        self._os.fsync(self.f.fileno())
+
+    def close(self) -> None:
+        self.f.close()
+
+
+def _run_all(specs: list[GameSpec], workers: int, progress: bool,
+             on_row: Callable[[dict[str, Any]], None] | None = None, already: int = 0) -> list[dict[str, Any]]:
     bar = None
     if progress:
         try:
             from tqdm import tqdm
 
-            bar = tqdm(total=len(specs), desc="games", unit="game", file=sys.stderr)
+            bar = tqdm(total=len(specs) + already, initial=already, desc="games", unit="game", file=sys.stderr)
         except ImportError:  # pragma: no cover
             bar = None
     rows = []
     if workers == 1 or len(specs) == 1:
         for s in specs:
             rows.append(play_game(s))
+            if on_row is not None:
+                on_row(rows[-1])
             if bar is not None:
                 bar.update(1)
     else:
@@ -295,6 +403,8 @@ def _run_all(specs: list[GameSpec], workers: int, progress: bool) -> list[dict[s
         with ctx.Pool(workers, initializer=_init_worker) as pool:
             for r in pool.imap_unordered(play_game, specs, chunksize=max(1, min(8, len(specs) // (workers * 8) or 1))):
                 rows.append(r)
+                if on_row is not None:
+                    on_row(r)
                 if bar is not None:
                     bar.update(1)
     if bar is not None:
@@ -327,23 +437,37 @@ def pairing_row(p: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_outputs(out: Path, summary: dict[str, Any], rows: list[dict[str, Any]]) -> None:
-    (out / "results.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
-    with open(out / "pairings.csv", "w", newline="", encoding="utf-8") as f:
+    from ffo_env.atomic import atomic_write_text
+
+    def csv_text(write: Callable[[Any], None]) -> str:
+        buf = io.StringIO(newline="")
+        write(buf)
+        return buf.getvalue()
+
+    def pairings_csv(f: Any) -> None:
         w = csv.DictWriter(f, fieldnames=PAIRING_COLUMNS)
         w.writeheader()
         for p in summary["pairings"]:
             w.writerow(pairing_row(p))
+
     game_cols = ["pairing", "game", "seed", "french", "german", "winner", "vp", *(f"vp_{k}" for k in VP_KINDS),
                  "turn", "decisions", "agent_decisions", "seconds"]
-    with open(out / "games.csv", "w", newline="", encoding="utf-8") as f:
+
+    def games_csv(f: Any) -> None:
         w = csv.DictWriter(f, fieldnames=game_cols, extrasaction="ignore")
         w.writeheader()
         w.writerows(rows)
-    with open(out / "ratings.csv", "w", newline="", encoding="utf-8") as f:
+
+    def ratings_csv(f: Any) -> None:
         w = csv.writer(f)
         w.writerow(["agent_side", "mu", "sigma", "ordinal"])
         for k, v in summary["ratings"].items():
             w.writerow([k, round(v["mu"], 3), round(v["sigma"], 3), round(v["ordinal"], 3)])
+
+    atomic_write_text(out / "pairings.csv", csv_text(pairings_csv))
+    atomic_write_text(out / "games.csv", csv_text(games_csv))
+    atomic_write_text(out / "ratings.csv", csv_text(ratings_csv))
+    atomic_write_text(out / "results.json", json.dumps(summary, indent=1) + "\n")  # last: the run is complete
 
 
 def format_table(summary: dict[str, Any]) -> str:
@@ -377,8 +501,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--workers", type=int, default=2, help="parallel worker processes (default 2)")
     p.add_argument("--setup", default="random", choices=("random", "fixed", "decide"),
                    help="setup mode for every game (R2; default random)")
-    p.add_argument("--out", default="runs/eval", metavar="DIR",
-                   help="output folder for results.json, pairings.csv, games.csv, ratings.csv (default runs/eval)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="output folder for results.json, pairings.csv, games.csv, ratings.csv (default: a new folder "
+                        "runs/eval-<timestamp>); an existing tournament there is refused unless --resume or --force")
+    p.add_argument("--resume", metavar="DIR",
+                   help="continue the killed tournament in DIR: its pairings, games, seed and setup come from "
+                        "DIR/tournament.json; finished games are kept")
+    p.add_argument("--force", action="store_true", help="replace a tournament already in --out")
     p.add_argument("--save-records", type=int, default=0, metavar="K",
                    help="save the game records of the first K games of each pairing under DIR/records")
     p.add_argument("--html", action="store_true",
@@ -404,7 +533,11 @@ def parse_pairings(args: argparse.Namespace) -> list[tuple[str, str]]:
             out.append((f, g))
     else:
         names = [a.strip() for a in args.agents.split(",") if a.strip()]
+        if not names:
+            raise ValueError(f"--agents {args.agents!r} names no agent; give e.g. --agents random,heuristic")
         out = round_robin(names)  # type: ignore[assignment]
+    if not out:
+        raise ValueError(f"--pairings {args.pairings!r} names no pairing; give e.g. --pairings heuristic:random")
     for f, g in out:
         for n in (f, g):
             if not _known(n):
@@ -427,13 +560,56 @@ def _split_pair(item: str) -> tuple[str, str]:
     return item[:i], item[i + 1:]
 
 
+def _new_eval_dir() -> Path:
+    stem = Path("runs") / f"eval-{time.strftime('%Y%m%d-%H%M%S')}"
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    for i in range(1, 10_000):
+        d = stem if i == 1 else stem.with_name(f"{stem.name}-{i}")
+        try:
+            d.mkdir()
+        except FileExistsError:
+            continue
+        return d
+    raise ValueError(f"{stem}: too many evaluation folders of the same second; give --out")
+
+
+def _resume_args(args: argparse.Namespace) -> None:
+    """Fill ``args`` from the tournament in ``args.resume`` (what was being played; --workers stays the user's)."""
+    d = Path(args.resume)
+    plan = _read_plan(d / TOURNAMENT_FILE) if (d / TOURNAMENT_FILE).exists() else None
+    if plan is None:
+        raise ValueError(f"{d}: no {TOURNAMENT_FILE}; is it a folder written by 'ffo eval'?")
+    pairs = plan.get("pairings")
+    if not (isinstance(pairs, list) and pairs and all(isinstance(p, list) and len(p) == 2 for p in pairs)):
+        raise ValueError(f"{d / TOURNAMENT_FILE}: pairings: expected a list of [french, german] names")
+    args.pairings, args.agents = None, ""
+    args.pairing_list = [(str(f), str(g)) for f, g in pairs]
+    for key in ("games", "seed", "setup", "save_records", "html"):
+        if key not in plan:
+            raise ValueError(f"{d / TOURNAMENT_FILE}: missing key {key!r}")
+        setattr(args, key, plan[key])
+    args.out = str(d)
+
+
 def run(args: argparse.Namespace) -> int:
-    try:
+    if args.resume:
+        if args.force or args.record_seed is not None:
+            raise ValueError("--resume continues a tournament as it was started: no --force or --record-seed")
+        if args.out is not None and Path(args.out) != Path(args.resume):
+            raise ValueError("--resume DIR continues the tournament in DIR; drop --out")
+        _resume_args(args)
+        pairings = args.pairing_list
+        for f, g in pairings:
+            for n in (f, g):
+                if not _known(n):
+                    raise ValueError(f"{args.resume}/{TOURNAMENT_FILE}: unknown agent {n!r}")
+    else:
         pairings = parse_pairings(args)
-    except ValueError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    out = Path(args.out)
+    if args.games < 1:
+        raise ValueError(f"--games must be >= 1, got {args.games}")
+    if args.workers < 1:
+        raise ValueError(f"--workers must be >= 1, got {args.workers}")
+    out = Path(args.out) if args.out is not None else _new_eval_dir()
     if args.record_seed is not None:
         f, g = pairings[0]
         rec_dir = out / "records"
@@ -444,7 +620,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     summary = run_tournament(pairings, games=args.games, seed=args.seed, workers=args.workers, setup=args.setup,
                              out=out, save_records=args.save_records, progress=not args.no_progress, html=args.html,
-                             cli_args={k: v for k, v in vars(args).items() if k != "func"})
+                             cli_args={k: v for k, v in vars(args).items() if k not in ("func", "pairing_list")},
+                             resume=bool(args.resume), overwrite=args.force)
     if not args.quiet:
         print(format_table(summary))
         print(f"written to {out}/ (results.json, pairings.csv, games.csv, ratings.csv) in {summary['wall_seconds']} s")

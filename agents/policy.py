@@ -28,6 +28,8 @@ import numpy as np
 from ffo_env.atomic import atomic_write_bytes, atomic_write_text
 
 ENV_NAME = "france_fights_on_v0"
+MAX_WIDTH = 4096  # any network width (config or policy file): far above useful sizes, bounds what a file can allocate
+MAX_POLICY_BYTES = 256 * 1024 * 1024
 
 
 class PolicyLoadError(ValueError):
@@ -98,6 +100,40 @@ def export_policy(model: Any, path: str | Path, side: str, extra: dict[str, Any]
     return pt
 
 
+def _check_network(net: dict[str, Any], meta_path: Path) -> None:
+    """Sizes within range and of the right types before anything is allocated from them."""
+    for key, lo in (("cnn_dim", 1), ("channels", 1), ("spatial", 0)):
+        v = net.get(key, 0 if key == "spatial" else None)
+        if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= MAX_WIDTH:
+            raise PolicyLoadError(f"{meta_path}: network.{key}: expected an integer in [{lo}, {MAX_WIDTH}], got {v!r}")
+    arch = net.get("net_arch")
+    ok = isinstance(arch, dict) and set(arch) == {"pi", "vf"} and all(
+        isinstance(layers, list) and len(layers) <= 8
+        and all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_WIDTH for w in layers)
+        for layers in arch.values())
+    if not ok:
+        raise PolicyLoadError(f"{meta_path}: network.net_arch: expected {{pi: [...], vf: [...]}} with up to 8 widths "
+                              f"in [1, {MAX_WIDTH}] each, got {arch!r}")
+
+
+def _meta_parameter_count(build: Any) -> int | None:
+    """About how many parameters ``build()`` has, constructed on torch's ``meta`` device (no memory); None if
+    the network cannot be built there (then the width bounds of :func:`_check_network` are the only guard)."""
+    import torch
+
+    try:
+        import torch.fx.experimental._config as fx_config
+
+        # the extractor selects planes with nonzero() on constants: on meta all count as selected, so the
+        # figure is an upper estimate (exact shapes are checked when the real network loads the weights)
+        with fx_config.patch(  # type: ignore[attr-defined]
+                meta_nonzero_assume_all_nonzero=True), torch.device("meta"):
+            policy = build()
+        return sum(int(p.numel()) for p in policy.parameters())
+    except Exception:  # an older torch or a network that needs real data to build: fall back to the bounds
+        return None
+
+
 class PolicyAgent:
     """A frozen policy playing one side; deterministic by default (argmax over legal actions)."""
 
@@ -147,9 +183,9 @@ def load_policy(path: str | Path, deterministic: bool = True, device: str = "cpu
                               "write them with agents.policy.export_policy or 'ffo train'")
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as e:
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise PolicyLoadError(f"{meta_path}: not valid JSON: {e}") from e
-    if meta.get("format") != "ffo-policy":
+    if not isinstance(meta, dict) or meta.get("format") != "ffo-policy":
         raise PolicyLoadError(f"{meta_path}: not an ffo-policy metadata file")
     if meta.get("env") != ENV_NAME:
         raise PolicyLoadError(f"{meta_path}: trained on environment {meta.get('env')!r}, this installation is "
@@ -171,21 +207,39 @@ def load_policy(path: str | Path, deterministic: bool = True, device: str = "cpu
         raise PolicyLoadError(f"{meta_path}: written for policy network version {got}, this installation's "
                               f"network is version {NETWORK_VERSION} (agents/policy_net.py changed); retrain the "
                               "policy with 'ffo train'")
+    _check_network(net, meta_path)
+    if not isinstance(meta.get("extra", {}), dict):
+        raise PolicyLoadError(f"{meta_path}: extra: expected a mapping, got {meta.get('extra')!r}")
+    size = pt.stat().st_size
+    if not 0 < size <= MAX_POLICY_BYTES:
+        raise PolicyLoadError(f"{pt}: {size} bytes; a policy file holds 1..{MAX_POLICY_BYTES} bytes")
     classes = {"HexPolicy": HexPolicy, "MaskableMultiInputActorCriticPolicy": MaskableMultiInputActorCriticPolicy}
-    cls = classes.get(net.get("policy", ""))
+    cls = classes.get(net["policy"]) if isinstance(net.get("policy"), str) else None
     if cls is None or not isinstance(net.get("net_arch"), dict):
         raise PolicyLoadError(f"{meta_path}: network {net.get('policy')!r} is not one of {sorted(classes)}")
-    policy = cls(
-        obs_space, act_space, lr_schedule=lambda _: 0.0,
-        net_arch=net["net_arch"],
-        features_extractor_class=HexFeatures,
-        features_extractor_kwargs={"cnn_dim": net["cnn_dim"], "channels": net["channels"],
-                                   "spatial": net.get("spatial", 0)},
-    )
-    state_dict = torch.load(pt, map_location=device, weights_only=True)
+    try:
+        state_dict = torch.load(pt, map_location=device, weights_only=True)
+    except Exception as e:  # torch raises several unrelated types for a damaged or crafted file
+        raise PolicyLoadError(f"{pt}: not a weights-only policy file ({type(e).__name__}: {e})") from e
+    if not isinstance(state_dict, dict) or not all(isinstance(v, torch.Tensor) for v in state_dict.values()):
+        raise PolicyLoadError(f"{pt}: expected a mapping of parameter names to tensors")
+
+    def build() -> Any:
+        return cls(obs_space, act_space, lr_schedule=lambda _: 0.0, net_arch=net["net_arch"],
+                   features_extractor_class=HexFeatures,
+                   features_extractor_kwargs={"cnn_dim": net["cnn_dim"], "channels": net["channels"],
+                                              "spatial": net.get("spatial", 0)})
+
+    estimate = _meta_parameter_count(build)
+    in_file = sum(int(v.numel()) for v in state_dict.values())
+    if estimate is not None and estimate > 2 * in_file + 1_000_000:
+        # sized on torch's meta device, without allocating: a crafted metadata file cannot ask for gigabytes
+        raise PolicyLoadError(f"{meta_path}: describes a network of about {estimate:,} parameters, but {pt.name} "
+                              f"holds {in_file:,} values; the two files do not belong together")
+    policy = build()
     try:
         policy.load_state_dict(state_dict)
-    except RuntimeError as e:
+    except (RuntimeError, KeyError, TypeError) as e:
         raise PolicyLoadError(f"{pt}: weights do not fit the network described in {meta_path.name}: {e}") from e
     policy.to(device)
     policy.set_training_mode(False)

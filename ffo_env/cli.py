@@ -7,6 +7,7 @@ import json
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 
 
 def _cmd_map(args: argparse.Namespace) -> int:
@@ -16,6 +17,8 @@ def _cmd_map(args: argparse.Namespace) -> int:
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
+    if args.record and Path(args.record).exists() and not args.force:
+        raise ValueError(f"{args.record} already exists; add --force to overwrite it or choose another --record path")
     if "human" in (args.french, args.german):
         from webplay.command import run as run_web  # a person plays: the local web UI
 
@@ -90,6 +93,7 @@ def build_parser() -> argparse.ArgumentParser:
     pp.add_argument("--setup", default="random", choices=("decide", "random", "fixed"),
                     help="setup mode (R2): agents place units, random placement, or the fixed deployment")
     pp.add_argument("--record", metavar="PATH", help="write the game record (JSON) here")
+    pp.add_argument("--force", action="store_true", help="overwrite an existing --record file")
     pp.add_argument("--json", action="store_true", help="also print the result as one JSON line")
     pp.add_argument("--port", type=int, default=0,
                     help="with a human side: port of the local web UI on 127.0.0.1 (default: a free port)")

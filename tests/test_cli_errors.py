@@ -28,6 +28,19 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]
     ["replay", "/no/such/record.json"],
     ["play", "--seed", "x"],
     ["nosuchcommand"],
+    ["eval", "--agents", ""],
+    ["eval", "--agents", " , "],
+    ["eval", "--pairings", ","],
+    ["eval", "--resume", "/no/such/tournament"],
+    ["train", "--set", "ppo.n_epochs=-1"],
+    ["train", "--set", "ppo.gamma=5"],
+    ["train", "--set", "ppo.learning_rate=.nan"],
+    ["train", "--set", "run_name=../../x"],
+    ["train", "--set", "policy.cnn_dim=3000000"],
+    ["train", "--set", "device=gpu7"],
+    ["train", "--set", "eval.opponents=[grandmaster]"],
+    ["train", "--set", "eval.games=0"],
+    ["train", "--resume", "/no/such/run"],
 ])
 def test_bad_command_lines_fail_with_one_clear_line(argv, capsys):
     code, err = _run(argv, capsys)
@@ -41,6 +54,15 @@ def test_a_damaged_record_is_one_error_line(tmp_path, capsys):
     p.write_text(json.dumps({"format": "ffo-game-record", "record_version": 1, "engine": "ffo-engine-2"}))
     code, err = _run(["replay", str(p)], capsys)
     assert code == 2 and "Traceback" not in err and err.startswith("error:")
+
+
+def test_play_refuses_to_overwrite_a_record_without_force(tmp_path, capsys):
+    rec = tmp_path / "game.json"
+    rec.write_text("precious")
+    code, err = _run(["play", "--record", str(rec)], capsys)
+    assert code == 2 and "--force" in err and rec.read_text() == "precious"
+    code, _ = _run(["play", "--record", str(rec), "--force"], capsys)
+    assert code == 0 and json.loads(rec.read_text())["format"] == "ffo-game-record"
 
 
 def test_debug_shows_the_traceback():

@@ -79,7 +79,12 @@ def test_run_folder_has_everything(run_dir: Path) -> None:
         assert (run_dir / name).is_file(), name
     for side in ("french", "german"):
         assert (run_dir / "policies" / f"{side}.pt").is_file()
-        assert (run_dir / "checkpoints" / f"{side}.zip").is_file()
+        manifest = json.loads((run_dir / "checkpoints" / f"{side}.json").read_text())
+        assert manifest["format"] == "ffo-checkpoint" and (run_dir / "checkpoints" / manifest["weights"]).is_file()
+        assert not list((run_dir / "checkpoints").glob("*.zip"))  # no pickle anywhere in a run folder
+    progress = json.loads((run_dir / "progress.json").read_text())
+    for snaps in progress["snapshots"].values():
+        assert snaps and all(s.startswith("snapshots/") for s in snaps)  # relative to the run folder
         meta = json.loads((run_dir / "policies" / f"{side}.json").read_text())
         assert meta["side"] == side and meta["env"] == "france_fights_on_v0"
     assert any((run_dir / "tb").rglob("events.out.tfevents*"))
@@ -177,3 +182,72 @@ def test_resume_continues_from_the_last_checkpoint(run_dir: Path) -> None:
                              "r1:german"]
     assert after["timesteps"]["french"] >= 2 * 64 > before["timesteps"]["french"] - 1
     assert len(after["snapshots"]["german"]) == 3  # pretrain, r0, r1
+
+
+@pytest.mark.parametrize("damage, match", [
+    ("truncate_pt", "not a weights-only policy file"),
+    ("garbage_pt", "not a weights-only policy file"),
+    ("empty_pt", "bytes"),
+    ("meta_list", "not an ffo-policy metadata file"),
+    ("huge_cnn_dim", r"network\.cnn_dim"),
+    ("huge_but_in_range", "do not belong together"),
+    ("net_arch_type", r"network\.net_arch"),
+    ("policy_name_list", "is not one of"),
+    ("extra_type", "extra"),
+    ("tensor_list", "mapping of parameter names to tensors"),
+    ("other_widths", "do not fit"),
+])
+def test_a_damaged_policy_file_is_one_clear_error(run_dir: Path, tmp_path: Path, damage: str, match: str) -> None:
+    import torch
+
+    src = run_dir / "policies"
+    pt, meta_path = tmp_path / "p.pt", tmp_path / "p.json"
+    data = (src / "french.pt").read_bytes()
+    meta = json.loads((src / "french.json").read_text())
+    if damage == "truncate_pt":
+        data = data[: len(data) // 2]
+    elif damage == "garbage_pt":
+        data = bytes(range(256)) * 40
+    elif damage == "empty_pt":
+        data = b""
+    elif damage == "meta_list":
+        meta = [meta]
+    elif damage == "huge_cnn_dim":
+        meta["network"]["cnn_dim"] = 3_000_000
+    elif damage == "huge_but_in_range":  # within the width bounds, still ~4e9 parameters: refused unallocated
+        meta["network"]["cnn_dim"] = meta["network"]["channels"] = 4096
+    elif damage == "net_arch_type":
+        meta["network"]["net_arch"] = {"pi": "wide", "vf": [64]}
+    elif damage == "policy_name_list":
+        meta["network"]["policy"] = ["HexPolicy"]
+    elif damage == "extra_type":
+        meta["extra"] = "x"
+    elif damage == "tensor_list":
+        import io
+
+        buf = io.BytesIO()
+        torch.save([torch.zeros(3)], buf)
+        data = buf.getvalue()
+    elif damage == "other_widths":
+        meta["network"]["net_arch"]["vf"] = [meta["network"]["net_arch"]["vf"][0] + 1]
+    pt.write_bytes(data)
+    meta_path.write_text(json.dumps(meta))
+    with pytest.raises(PolicyLoadError, match=match):
+        load_policy(pt)
+
+
+def test_no_load_path_unpickles() -> None:
+    """Every torch.load in the product is weights-only; the one SB3 .zip load sits behind --trust-pickle."""
+    import re
+
+    offenders = []
+    for path in [*ROOT.glob("agents/*.py"), *ROOT.glob("training/*.py"), *ROOT.glob("ffo_env/**/*.py"),
+                 *ROOT.glob("webplay/*.py"), *ROOT.glob("examples/*.py")]:
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            code = line.split("#")[0]
+            if re.search(r"torch\.load\(", code) and "weights_only=True" not in code:
+                offenders.append(f"{path.name}:{n}")
+            if re.search(r"\bpickle\.loads?\(|cloudpickle\.loads?\(|\bPPO\.load\(", code):
+                if not (path.name == "checkpoint.py" and "MaskablePPO.load(path" in code):
+                    offenders.append(f"{path.name}:{n}")
+    assert not offenders, offenders

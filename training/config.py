@@ -6,11 +6,15 @@ below; the resolved config (every field) is written into the run folder.
 
 from __future__ import annotations
 
+import math
+import re
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 import yaml
+
+from agents.policy import MAX_WIDTH
 
 SIDES = ("french", "german")
 
@@ -174,12 +178,32 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
         raise bad("reward", "'win' or 'shaped'", cfg.reward)
     if not cfg.opponents or any(w < 0 for w in cfg.opponents.values()) or sum(cfg.opponents.values()) <= 0:
         raise bad("opponents", "a mapping of opponent name -> non-negative weight with a positive sum", cfg.opponents)
-    if cfg.policy.spatial < 0:
-        raise bad("policy.spatial", "an integer >= 0", cfg.policy.spatial)
+    if not RUN_NAME.fullmatch(cfg.run_name):
+        raise bad("run_name", "letters, digits, '.', '_' or '-' (a folder name inside --out; no '/' or leading '.')",
+                  cfg.run_name)
+    if not 0 <= cfg.seed < 2**31:
+        raise bad("seed", "an integer in [0, 2**31)", cfg.seed)
+    if not DEVICE.fullmatch(cfg.device):
+        raise bad("device", "'cpu', 'cuda', 'cuda:<n>', 'mps' or 'auto'", cfg.device)
+    _check_ppo(cfg, bad)
+    _check_policy(cfg, bad)
+    ev = cfg.eval
+    if ev.games < 1 or ev.workers < 1:
+        raise bad("eval.games" if ev.games < 1 else "eval.workers", "an integer >= 1", min(ev.games, ev.workers))
+    for name in ev.opponents:
+        if not _agent_name_ok(name):
+            raise bad("eval.opponents", "agent names (see 'ffo eval --help') or policy:PATH", name)
+    for name in cfg.opponents:
+        if name != "snapshots" and not _agent_name_ok(name):
+            raise bad("opponents", "agent names, policy:PATH or 'snapshots'", name)
     pc = cfg.pretrain
     if pc.teacher:
         if any(s not in SIDES for s in pc.sides):
             raise bad("pretrain.sides", "a list of 'french'/'german'", pc.sides)
+        if not (math.isfinite(pc.learning_rate) and 0 < pc.learning_rate <= 1):
+            raise bad("pretrain.learning_rate", "a number in (0, 1]", pc.learning_rate)
+        if not (math.isfinite(pc.value_coef) and pc.value_coef >= 0):
+            raise bad("pretrain.value_coef", "a finite number >= 0", pc.value_coef)
         for key in ("decisions", "iterations", "epochs", "batch_size", "workers"):
             if getattr(pc, key) < 1:
                 raise bad(f"pretrain.{key}", "an integer >= 1", getattr(pc, key))
@@ -201,6 +225,53 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
     return cfg
 
 
+RUN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}")
+DEVICE = re.compile(r"cpu|cuda|cuda:\d{1,2}|mps|auto")
+
+
+def _agent_name_ok(name: str) -> bool:
+    from agents.registry import AGENT_NAMES
+
+    if not isinstance(name, str):
+        return False
+    return name in AGENT_NAMES or (name.startswith("policy:") and len(name) > len("policy:"))
+
+
+def _check_ppo(cfg: TrainConfig, bad: Any) -> None:
+    p = cfg.ppo
+    ranges: list[tuple[str, float, float, bool, str]] = [
+        # key, low, high, low inclusive, text
+        ("learning_rate", 0.0, 1.0, False, "a number in (0, 1]"),
+        ("gamma", 0.0, 1.0, False, "a discount in (0, 1]"),
+        ("gae_lambda", 0.0, 1.0, True, "a number in [0, 1]"),
+        ("clip_range", 0.0, 10.0, False, "a number in (0, 10]"),
+        ("ent_coef", 0.0, 10.0, True, "a number in [0, 10]"),
+        ("vf_coef", 0.0, 100.0, True, "a number in [0, 100]"),
+        ("max_grad_norm", 0.0, 1e6, False, "a positive number"),
+    ]
+    for key, lo, hi, lo_ok, text in ranges:
+        v = getattr(p, key)
+        if not (math.isfinite(v) and (v >= lo if lo_ok else v > lo) and v <= hi):
+            raise bad(f"ppo.{key}", text, v)
+    if p.n_steps < 2 or p.n_steps > 1_000_000:
+        raise bad("ppo.n_steps", "an integer in [2, 1000000]", p.n_steps)
+    if p.batch_size < 2:  # SB3 normalises advantages over the minibatch: one sample gives NaN
+        raise bad("ppo.batch_size", "an integer >= 2", p.batch_size)
+    if not 1 <= p.n_epochs <= 100:
+        raise bad("ppo.n_epochs", "an integer in [1, 100]", p.n_epochs)
+
+
+def _check_policy(cfg: TrainConfig, bad: Any) -> None:
+    pol = cfg.policy
+    for key, lo in (("cnn_dim", 1), ("channels", 1), ("spatial", 0)):
+        if not lo <= getattr(pol, key) <= MAX_WIDTH:
+            raise bad(f"policy.{key}", f"an integer in [{lo}, {MAX_WIDTH}]", getattr(pol, key))
+    arch = pol.net_arch
+    if not (1 <= len(arch) <= 8 and all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_WIDTH
+                                        for w in arch)):
+        raise bad("policy.net_arch", f"a list of 1..8 layer widths in [1, {MAX_WIDTH}]", arch)
+
+
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
     """Read a run config; ``overrides`` (dotted keys, e.g. ``{"ppo.n_steps": 64}``) win over the file."""
     p = Path(path)
@@ -210,11 +281,15 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
         raise ConfigError(f"{p}: cannot read: {e}") from e
     except yaml.YAMLError as e:
         raise ConfigError(f"{p}: not valid YAML: {e}") from e
+    if not isinstance(data, dict):
+        raise ConfigError(f"{p}: expected a mapping of config keys, got {type(data).__name__}")
     for key, value in (overrides or {}).items():
         node = data
         parts = key.split(".")
-        for part in parts[:-1]:
+        for i, part in enumerate(parts[:-1]):
             node = node.setdefault(part, {})
+            if not isinstance(node, dict):
+                raise ConfigError(f"{p}: {'.'.join(parts[:i + 1])}: expected a mapping (to set {key}), got {node!r}")
         node[parts[-1]] = value
     return validate(_build(TrainConfig, data, "", str(p)), str(p))
 

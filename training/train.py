@@ -36,6 +36,16 @@ from typing import Any
 
 import yaml
 
+from ffo_env.atomic import atomic_write_text
+from training.checkpoint import (
+    CheckpointError,
+    legacy_zip,
+    load_checkpoint,
+    load_legacy_zip,
+    manifest_path,
+    refuse_legacy,
+    save_checkpoint,
+)
 from training.config import SIDES, ConfigError, TrainConfig, load_config
 from training.model import build_model, build_vec_env, make_env_fn, other_side
 
@@ -83,7 +93,7 @@ def _callbacks(cfg: TrainConfig, side: str, run_dir: Path, total: int, progress:
         def _on_step(self) -> bool:
             if self.num_timesteps - self.last >= cfg.checkpoint_every:
                 self.last = self.num_timesteps
-                self.model.save(run_dir / "checkpoints" / f"{side}.zip")
+                save_checkpoint(self.model, run_dir / "checkpoints", side)
             return True
 
     class Progress(BaseCallback):
@@ -129,9 +139,38 @@ def _callbacks(cfg: TrainConfig, side: str, run_dir: Path, total: int, progress:
 
 
 def _write_progress(run_dir: Path, progress: dict[str, Any]) -> None:
-    tmp = run_dir / "progress.json.tmp"
-    tmp.write_text(json.dumps(progress, indent=1) + "\n", encoding="utf-8")
-    tmp.replace(run_dir / "progress.json")
+    atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1) + "\n")
+
+
+def _read_progress(run_dir: Path) -> dict[str, Any]:
+    """``progress.json`` with its snapshot paths relative to the run folder (older runs stored them relative to
+    the directory training was launched from: those are re-rooted by file name)."""
+    path = run_dir / "progress.json"
+    try:
+        progress = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ConfigError(f"{path}: cannot read the run's progress ({e})") from e
+    ok = (isinstance(progress, dict) and isinstance(progress.get("done"), list)
+          and isinstance(progress.get("snapshots"), dict) and isinstance(progress.get("timesteps"), dict)
+          and all(isinstance(progress["snapshots"].get(s, []), list) for s in SIDES))
+    if not ok:
+        raise ConfigError(f"{path}: expected keys done (list), snapshots (side -> list), timesteps (side -> int)")
+    for side in SIDES:
+        snaps = []
+        for p in progress["snapshots"].get(side, []):
+            rel = Path(str(p))
+            if rel.is_absolute() or not (run_dir / rel).exists():
+                rel = Path("snapshots") / rel.name
+            if not (run_dir / rel).exists():
+                raise ConfigError(f"{path}: snapshot {p} is missing from {run_dir / 'snapshots'}")
+            snaps.append(rel.as_posix())
+        progress["snapshots"][side] = snaps
+        progress["timesteps"].setdefault(side, 0)
+    return progress
+
+
+def _snapshot_paths(run_dir: Path, progress: dict[str, Any], side: str) -> list[str]:
+    return [str((run_dir / p).resolve()) for p in progress["snapshots"][side]]
 
 
 def _pretrain_side(cfg: TrainConfig, side: str, run_dir: Path, progress: dict[str, Any], progress_bar: bool) -> Any:
@@ -144,12 +183,12 @@ def _pretrain_side(cfg: TrainConfig, side: str, run_dir: Path, progress: dict[st
     # as many (idle) envs as the PPO stage will use, so the model takes that env without reloading
     probe = DummyVecEnv([make_env_fn(cfg, side, _probe_pool(side), r) for r in range(cfg.n_envs)])
     model = build_model(cfg, probe, run_dir / "tb", cfg.seed + (0 if side == "french" else 1))
-    pretrain(model, cfg, side, run_dir, progress["snapshots"][other_side(side)], progress=progress_bar)
+    pretrain(model, cfg, side, run_dir, _snapshot_paths(run_dir, progress, other_side(side)), progress=progress_bar)
     probe.close()
-    model.save(run_dir / "checkpoints" / f"{side}.zip")
+    save_checkpoint(model, run_dir / "checkpoints", side)
     snap = run_dir / "snapshots" / f"{side}_pretrain.pt"
     export_policy(model, snap, side=side, extra={"round": "pretrain", "teacher": cfg.pretrain.teacher})
-    progress["snapshots"][side].append(str(snap))
+    progress["snapshots"][side].append(snap.relative_to(run_dir).as_posix())
     return model
 
 
@@ -159,17 +198,34 @@ def _probe_pool(side: str) -> Any:
     return OpponentPool(other_side(side), {"random": 1.0})
 
 
-def train(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress_bar: bool = True) -> dict[str, Any]:
-    """Run (or resume) the self-play schedule; returns the progress record."""
-    from sb3_contrib import MaskablePPO
+def _restore(cfg: TrainConfig, side: str, env: Any, run_dir: Path, trust_pickle: bool) -> Any:
+    """The model of ``side`` from its last checkpoint (or a new one if it has none)."""
+    import torch
 
+    ckpt_dir = run_dir / "checkpoints"
+    torch.set_num_threads(cfg.torch_threads)
+    seed = cfg.seed + (0 if side == "french" else 1)
+    if manifest_path(ckpt_dir, side).exists():
+        model = build_model(cfg, env, run_dir / "tb", seed)
+        load_checkpoint(model, ckpt_dir, side)
+        return model
+    if legacy_zip(ckpt_dir, side).exists():
+        if not trust_pickle:
+            raise refuse_legacy(legacy_zip(ckpt_dir, side))
+        return load_legacy_zip(legacy_zip(ckpt_dir, side), env, cfg.device)
+    return build_model(cfg, env, run_dir / "tb", seed)
+
+
+def train(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress_bar: bool = True,
+          trust_pickle: bool = False) -> dict[str, Any]:
+    """Run (or resume) the self-play schedule; returns the progress record."""
     from agents.policy import export_policy
 
     for sub in ("checkpoints", "snapshots", "policies", "tb", "eval"):
         (run_dir / sub).mkdir(parents=True, exist_ok=True)
     prog_path = run_dir / "progress.json"
     if resume and prog_path.exists():
-        progress = json.loads(prog_path.read_text(encoding="utf-8"))
+        progress = _read_progress(run_dir)
     else:
         progress = {"done": [], "snapshots": {s: [] for s in SIDES}, "timesteps": {s: 0 for s in SIDES}}
     models: dict[str, Any] = {}
@@ -186,28 +242,26 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress_bar: b
             key = f"r{rnd}:{side}"
             if key in progress["done"]:
                 continue
-            env = build_vec_env(cfg, side, progress["snapshots"][other_side(side)])
-            ckpt = run_dir / "checkpoints" / f"{side}.zip"
+            env = build_vec_env(cfg, side, _snapshot_paths(run_dir, progress, other_side(side)))
             model = models.get(side)
-            if model is None and ckpt.exists():
-                import torch
-
-                torch.set_num_threads(cfg.torch_threads)
-                model = MaskablePPO.load(ckpt, env=env, device=cfg.device)
-            elif model is None:
-                model = build_model(cfg, env, run_dir / "tb", cfg.seed + (0 if side == "french" else 1))
-            else:
-                model.set_env(env)
+            try:
+                if model is None:
+                    model = _restore(cfg, side, env, run_dir, trust_pickle)
+                else:
+                    model.set_env(env)
+            except BaseException:
+                env.close()
+                raise
             target = (rnd + 1) * cfg.steps_for(side)
             remaining = max(0, target - model.num_timesteps)
             if remaining:
                 model.learn(total_timesteps=remaining, reset_num_timesteps=False, tb_log_name=side,
                             callback=_callbacks(cfg, side, run_dir, target, progress_bar))
             env.close()
-            model.save(ckpt)
+            save_checkpoint(model, run_dir / "checkpoints", side)
             snap = run_dir / "snapshots" / f"{side}_r{rnd}.pt"
             export_policy(model, snap, side=side, extra={"round": rnd, "timesteps": int(model.num_timesteps)})
-            progress["snapshots"][side].append(str(snap))
+            progress["snapshots"][side].append(snap.relative_to(run_dir).as_posix())
             progress["timesteps"][side] = int(model.num_timesteps)
             progress["done"].append(key)
             _write_progress(run_dir, progress)
@@ -215,7 +269,11 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress_bar: b
     for side in cfg.sides:
         model = models.get(side)
         if model is None:
-            model = MaskablePPO.load(run_dir / "checkpoints" / f"{side}.zip", device=cfg.device)
+            from stable_baselines3.common.vec_env import DummyVecEnv
+
+            probe = DummyVecEnv([make_env_fn(cfg, side, _probe_pool(side), r) for r in range(cfg.n_envs)])
+            model = _restore(cfg, side, probe, run_dir, trust_pickle)
+            probe.close()
         export_policy(model, run_dir / "policies" / f"{side}.pt", side=side,
                       extra={"timesteps": int(model.num_timesteps), "run": run_dir.name})
     return progress
@@ -234,6 +292,20 @@ def evaluate(cfg: TrainConfig, run_dir: Path, progress_bar: bool = True) -> dict
                           workers=cfg.eval.workers, out=run_dir / "eval", progress=progress_bar)
 
 
+def new_run_dir(out: Path, name: str) -> Path:
+    """``<out>/<name>-<timestamp>``, created; runs started in the same second get ``-2``, ``-3``, ..."""
+    stem = f"{name}-{time.strftime('%Y%m%d-%H%M%S')}"
+    out.mkdir(parents=True, exist_ok=True)
+    for i in range(1, 10_000):
+        run_dir = out / (stem if i == 1 else f"{stem}-{i}")
+        try:
+            run_dir.mkdir()
+        except FileExistsError:
+            continue
+        return run_dir
+    raise ConfigError(f"{out}: 10,000 run folders named {stem}*; choose another --out")
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", default=str(DEFAULT_CONFIG), help="run config (YAML; default configs/train_quick.yaml)")
     p.add_argument("--out", default="runs", help="folder that receives the run folder (default runs/)")
@@ -242,6 +314,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="override a config key, e.g. --set steps_per_round=2000 --set ppo.n_steps=64 (YAML values)")
     p.add_argument("--no-eval", action="store_true", help="skip the final evaluation against the scripted bots")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--trust-pickle", action="store_true",
+                   help="with --resume of a run written by an older ffo_env: allow loading its SB3 .zip checkpoints, "
+                        "which are pickle files that can run code; only for runs you trust")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -263,19 +338,23 @@ def run(args: argparse.Namespace) -> int:
             cfg = load_config(cfg_path, overrides)
         else:
             cfg = load_config(args.config, overrides)
-            run_dir = Path(args.out) / f"{cfg.run_name}-{time.strftime('%Y%m%d-%H%M%S')}"
-            run_dir.mkdir(parents=True, exist_ok=False)
+            run_dir = new_run_dir(Path(args.out), cfg.run_name)
     except ConfigError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(cfg.to_dict(), sort_keys=False), encoding="utf-8")
-    with open(run_dir / "command.txt", "a", encoding="utf-8") as f:
-        f.write(shlex.join(["ffo", "train", *sys.argv[2:]] if sys.argv[1:2] == ["train"] else sys.argv) + "\n")
-    (run_dir / "seed.txt").write_text(f"{cfg.seed}\n", encoding="utf-8")
+    atomic_write_text(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
+    command = shlex.join(["ffo", "train", *sys.argv[2:]] if sys.argv[1:2] == ["train"] else sys.argv) + "\n"
+    previous = (run_dir / "command.txt").read_text(encoding="utf-8") if (run_dir / "command.txt").exists() else ""
+    atomic_write_text(run_dir / "command.txt", previous + command)
+    atomic_write_text(run_dir / "seed.txt", f"{cfg.seed}\n")
     print(f"run folder: {run_dir}", flush=True)
     t0 = time.perf_counter()
     try:
-        train(cfg, run_dir, resume=bool(args.resume), progress_bar=not args.no_progress)
+        train(cfg, run_dir, resume=bool(args.resume), progress_bar=not args.no_progress,
+              trust_pickle=args.trust_pickle)
+    except (ConfigError, CheckpointError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         print(f"\ninterrupted; resume with: ffo train --resume {run_dir}", file=sys.stderr)
         return 130

@@ -51,8 +51,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {args.config}: backend must be one of {BACKENDS}, got {backend!r}", file=sys.stderr)
         return 2
     if backend == "rllib":
-        if args.resume or args.set or args.no_eval:
-            print("error: --resume, --set and --no-eval are options of the sb3 backend; the rllib backend takes "
+        if args.resume or args.set or args.no_eval or args.trust_pickle:
+            print("error: --resume, --set, --no-eval and --trust-pickle are options of the sb3 backend; the rllib backend takes "
                   "its settings from the config file", file=sys.stderr)
             return 2
         if not given_config:
