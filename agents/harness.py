@@ -42,6 +42,8 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
+from ffo_env.core.game import ENGINE_VERSION
+
 AgentSpec = str | Callable[..., Any]
 
 VP_KINDS = ("evacuation", "german_losses", "cities", "naval", "refugees", "british_51")
@@ -285,6 +287,8 @@ def run_tournament(
             "pairings": [{"french": f, "german": g} for f, g in labels],
             "cli_args": cli_args,
             "resumed_games": len(done),
+            "engine": ENGINE_VERSION,
+            "data_version": _game_for(setup).scenario.version,
         },
         "pairings": [summarize_pairing([r for r in rows if r["pairing"] == p]) for p in range(len(pairings))],
         "ratings": rate(rows),

@@ -4,11 +4,11 @@ A policy file is a pair:
 
 - ``<name>.pt``: the ``state_dict`` of the MaskablePPO policy, written with ``torch.save``
   and read back with ``torch.load(weights_only=True)`` (no pickle of code);
-- ``<name>.json``: metadata — side, environment name and version, observation spec and
+- ``<name>.json``: metadata — side, environment name, rules engine and game data versions, observation spec and
   its hash, action count, network version and configuration, and free-form ``extra`` (timesteps…).
 
 :func:`load_policy` refuses, with a message saying what differs, a policy whose
-environment version, observation spec or network version (``agents.policy_net.NETWORK_VERSION``)
+environment, engine or game data version, observation spec or network version (``agents.policy_net.NETWORK_VERSION``)
 does not match this installation. The loaded
 :class:`PolicyAgent` works everywhere an agent does: ``act_state(state)`` (harness,
 single-agent wrapper opponents, ``ffo play``) and ``act(observation, action_mask)``
@@ -66,6 +66,7 @@ def export_policy(model: Any, path: str | Path, side: str, extra: dict[str, Any]
     import torch
 
     from agents.policy_net import NETWORK_VERSION
+    from ffo_env.core.game import ENGINE_VERSION, Game
 
     pt, meta_path = _paths(path)
     pt.parent.mkdir(parents=True, exist_ok=True)
@@ -82,6 +83,8 @@ def export_policy(model: Any, path: str | Path, side: str, extra: dict[str, Any]
         "version": 1,
         "side": side,
         "env": ENV_NAME,
+        "engine": ENGINE_VERSION,
+        "data_version": Game().scenario.version,
         "observation_spec_hash": spec_hash(spec),
         "observation_spec": spec,
         "n_actions": int(model.action_space.n),
@@ -174,7 +177,7 @@ def load_policy(path: str | Path, deterministic: bool = True, device: str = "cpu
     from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
 
     from agents.policy_net import NETWORK_VERSION, HexFeatures, HexPolicy
-    from ffo_env.core.game import Game
+    from ffo_env.core.game import ENGINE_VERSION, Game
     from ffo_env.envs.spaces import action_space, observation_dict_space
 
     pt, meta_path = _paths(path)
@@ -190,13 +193,19 @@ def load_policy(path: str | Path, deterministic: bool = True, device: str = "cpu
     if meta.get("env") != ENV_NAME:
         raise PolicyLoadError(f"{meta_path}: trained on environment {meta.get('env')!r}, this installation is "
                               f"{ENV_NAME!r}; retrain the policy on {ENV_NAME}")
+    game = Game()
+    for key, mine, what in (("engine", ENGINE_VERSION, "rules engine"),
+                            ("data_version", game.scenario.version, "game data")):
+        if meta.get(key) != mine:
+            raise PolicyLoadError(f"{meta_path}: trained with {what} {meta.get(key)!r}, this installation has {mine!r} "
+                                  "(the game it learned differs from this one); retrain the policy with 'ffo train' "
+                                  "or use the ffo_env version it was trained with")
     want = spec_hash()
     if meta.get("observation_spec_hash") != want:
         raise PolicyLoadError(f"{meta_path}: observation spec {meta.get('observation_spec_hash')} differs from this "
                               f"installation's {want} (the observation layout changed); retrain the policy")
     if meta.get("side") not in ("french", "german"):
         raise PolicyLoadError(f"{meta_path}: side must be 'french' or 'german', got {meta.get('side')!r}")
-    game = Game()
     obs_space: gym.spaces.Dict = observation_dict_space(game)
     act_space = action_space(game)
     if meta.get("n_actions") != act_space.n:

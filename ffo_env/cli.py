@@ -126,6 +126,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 _PLUGINS = (
     ("eval", "agents.harness", "run a tournament between agents and write results (JSON/CSV)"),
+    ("ladder", "agents.ladder", "rate agents (both sides) from a round robin: one Elo table with intervals"),
     ("train", "training.train_command", "train French/German policies (MaskablePPO, or RLlib with --backend rllib)"),
     ("bench", "benchmarks.bench", "measure the speed of the core, the environment and training"),
 )

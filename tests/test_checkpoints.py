@@ -198,41 +198,58 @@ def test_two_runs_started_in_the_same_second_get_their_own_folders(tmp_path: Pat
     assert len(set(dirs)) == 3 and all(d.is_dir() for d in dirs)
 
 
-def _kill_and_resume(tmp_path: Path, kills: int, seed: int) -> tuple[Path, int]:
-    """Start a run, SIGKILL it at random moments ``kills`` times (resuming each time), then let it finish."""
+def _checkpointed_steps(run: Path | None) -> dict[str, int]:
+    if run is None:
+        return {}
+    out = {}
+    for side in ("french", "german"):
+        path = run / "checkpoints" / f"{side}.json"
+        if path.exists():  # always a complete manifest: written atomically
+            out[side] = json.loads(path.read_text())["num_timesteps"]
+    return out
+
+
+def _kill_and_resume(tmp_path: Path, kills: int, seed: int, budget: list[str], window: tuple[float, float],
+                     ) -> tuple[Path, int]:
+    """Start a run, SIGKILL it at random moments ``kills`` times (resuming each time), then let it finish.
+    Checkpointed progress never goes back (a kill loses at most the steps since the last checkpoint)."""
     rng = random.Random(seed)
     out = tmp_path / "runs"
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    cmd = [sys.executable, "-m", "ffo_env.cli", "train", "--config", str(QUICK), "--out", str(out), *TINY]
+    cmd = [sys.executable, "-m", "ffo_env.cli", "train", "--config", str(QUICK), "--out", str(out), *TINY, *budget]
     run: Path | None = None
     killed = 0
+    seen: dict[str, int] = {}
     for attempt in range(kills + 20):
         args = cmd if run is None else [sys.executable, "-m", "ffo_env.cli", "train", "--resume", str(run),
                                          "--no-progress", "--no-eval"]
         proc = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         if killed < kills:
-            time.sleep(rng.uniform(1.0, 9.0))
+            time.sleep(rng.uniform(*window))
             if proc.poll() is None:
                 proc.send_signal(signal.SIGKILL)
                 killed += 1
-        out_text, err_text = proc.communicate(timeout=600)
+        out_text, err_text = proc.communicate(timeout=900)
         if run is None:
             runs = list(out.iterdir()) if out.exists() else []
             if not runs:
                 continue  # killed before the run folder existed: start again
             (run,) = runs
+        now = _checkpointed_steps(run)
+        assert all(now.get(side, 0) >= steps for side, steps in seen.items()), (seen, now)
+        seen = now
         if proc.returncode == 0:
             return run, killed
         assert proc.returncode == -signal.SIGKILL, (attempt, proc.returncode, err_text.decode()[-2000:])
     raise AssertionError("the run never finished")
 
 
-def _check_finished_run(run: Path) -> None:
+def _check_finished_run(run: Path, steps_per_round: int) -> None:
     progress = json.loads((run / "progress.json").read_text())
     assert progress["done"] == STAGES
     assert not list((run / "checkpoints").glob("*.zip"))
     for side in ("french", "german"):
-        assert progress["timesteps"][side] >= 2 * 96
+        assert progress["timesteps"][side] >= 2 * steps_per_round
         agent = load_policy(run / "policies" / f"{side}.pt")
         assert agent.side == side
         for snap in progress["snapshots"][side]:
@@ -240,14 +257,16 @@ def _check_finished_run(run: Path) -> None:
 
 
 def test_a_run_killed_with_sigkill_at_random_moments_resumes_to_the_end(tmp_path: Path) -> None:
-    run, killed = _kill_and_resume(tmp_path, kills=3, seed=1)
+    run, killed = _kill_and_resume(tmp_path, kills=3, seed=1, budget=[], window=(1.0, 9.0))
     assert killed >= 1
-    _check_finished_run(run)
+    _check_finished_run(run, 96)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("seed", range(3))
 def test_many_sigkills(tmp_path: Path, seed: int) -> None:
-    run, killed = _kill_and_resume(tmp_path, kills=10, seed=100 + seed)
-    assert killed >= 5
-    _check_finished_run(run)
+    # a longer run (each attempt restarts python, torch and SB3: ~4 s) so that every kill lands mid-run
+    budget = ["--set", "steps_per_round=12000", "--set", "pretrain.decisions=400", "--set", "checkpoint_every=256"]
+    run, killed = _kill_and_resume(tmp_path, kills=10, seed=100 + seed, budget=budget, window=(2.0, 10.0))
+    assert killed == 10
+    _check_finished_run(run, 12000)

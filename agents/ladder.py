@@ -1,0 +1,227 @@
+"""The ladder: every agent against every agent on both sides, and one rating table with intervals.
+
+    ffo ladder                                              # the scripted ladder, 40 games per pairing
+    ffo ladder --agents random,heuristic,policy:runs/x/policies/french.pt --games 200
+    ffo ladder --resume runs/ladder-20261123-101500        # continue a killed ladder
+
+The games are an ``ffo eval`` round robin (each agent as French against each agent as German, itself
+included), with the same seeds, partial results and ``--resume``. The ratings are a Bradley-Terry model of
+the French result, ``P(French wins) = 1 / (1 + 10 ** ((g - f) / 400))`` with one Elo-scale rating per
+agent and side (``f`` as French, ``g`` as German), fitted by maximum a posteriori (a wide normal prior,
+sd 1,000, keeps 200-0 results finite) and anchored at ``random`` = 0 on the German side, so a French
+rating also shows the side's advantage. Intervals are 95% credible intervals of each rating's difference
+from the anchor, from the normal (Laplace) approximation of the posterior: unlike a bootstrap, they stay
+honest when a pairing ends 200-0. An agent playing only one side gets no rating for the other.
+
+Writes ``ladder.json``, ``ladder.csv`` and ``ladder.md`` (the table, for a README) beside the tournament
+files, and prints the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ffo_env.atomic import atomic_write_text
+
+ELO = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
+PRIOR_SD = 1000.0 / ELO
+ANCHOR = "random"
+DEFAULT_AGENTS = "random,pass,heuristic:cautious,heuristic,heuristic:aggressive"
+
+
+def fit_ratings(results: list[tuple[str, str, int, int]],
+                anchor: str = ANCHOR) -> dict[str, tuple[float, float, float]]:
+    """Elo-scale ratings with 95% intervals, ``{"<agent>@french": (elo, lo, hi), "<agent>@german": ...}``, from
+    ``(french, german, french_wins, games)`` rows; relative to ``anchor@german`` if present, else to the mean
+    German rating."""
+    fr = sorted({r[0] for r in results})
+    ge = sorted({r[1] for r in results})
+    fi = {a: i for i, a in enumerate(fr)}
+    gi = {a: len(fr) + i for i, a in enumerate(ge)}
+    n = len(fr) + len(ge)
+    rows = np.array([(fi[f], gi[g], w, m) for f, g, w, m in results], dtype=float).reshape(-1, 4)
+    a, b, wins, games = rows[:, 0].astype(int), rows[:, 1].astype(int), rows[:, 2], rows[:, 3]
+    x = np.zeros(n)
+    hess = -np.eye(n) / PRIOR_SD**2
+    for _ in range(100):  # Newton's method on the log posterior: concave, converges in a few steps
+        p = 1.0 / (1.0 + np.exp(-(x[a] - x[b])))
+        resid = wins - games * p
+        grad = -x / PRIOR_SD**2
+        np.add.at(grad, a, resid)
+        np.add.at(grad, b, -resid)
+        w = games * p * (1.0 - p)
+        hess = -np.eye(n) / PRIOR_SD**2
+        np.add.at(hess, (a, a), -w)
+        np.add.at(hess, (b, b), -w)
+        np.add.at(hess, (a, b), w)
+        np.add.at(hess, (b, a), w)
+        step = np.linalg.solve(hess, grad)
+        x -= step
+        if np.max(np.abs(step)) < 1e-10:
+            break
+    cov = np.linalg.inv(-hess)
+    # ratings relative to a reference: r = x_i - ref, with ref the anchor or the German mean
+    ref = np.zeros(n)
+    if anchor in gi:
+        ref[gi[anchor]] = 1.0
+    else:
+        ref[len(fr):] = 1.0 / len(ge)
+    out = {}
+    for name, i in [*((f"{f}@french", fi[f]) for f in fr), *((f"{g}@german", gi[g]) for g in ge)]:
+        c = -ref.copy()
+        c[i] += 1.0
+        mid = float(c @ x) * ELO
+        sd = float(np.sqrt(max(c @ cov @ c, 0.0))) * ELO
+        out[name] = (mid, mid - 1.959963984540054 * sd, mid + 1.959963984540054 * sd)
+    return out
+
+
+def ladder_table(summary: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per agent: ratings and intervals per side, mean rating, games and win rate per side."""
+    results = [(p["french"], p["german"], int(p["french_wins"]), int(p["games"])) for p in summary["pairings"]]
+    fitted = fit_ratings(results)
+    agents = list(dict.fromkeys([r[0] for r in results] + [r[1] for r in results]))
+    rows = []
+    for agent in agents:
+        row: dict[str, Any] = {"agent": agent}
+        sides = []
+        for side in ("french", "german"):
+            key = f"{agent}@{side}"
+            mine = [p for p in summary["pairings"] if p[side] == agent]
+            won = sum(int(p[f"{side}_wins"]) for p in mine)
+            played = sum(int(p["games"]) for p in mine)
+            row[f"{side}_games"] = played
+            row[f"{side}_win_rate"] = round(won / played, 4) if played else None
+            if key in fitted:
+                mid, lo, hi = fitted[key]
+                row[f"{side}_elo"], row[f"{side}_lo95"], row[f"{side}_hi95"] = round(mid, 1), round(lo, 1), round(hi, 1)
+                sides.append(mid)
+            else:
+                row[f"{side}_elo"] = row[f"{side}_lo95"] = row[f"{side}_hi95"] = None
+        row["mean_elo"] = round(sum(sides) / len(sides), 1) if sides else None
+        rows.append(row)
+    rows.sort(key=lambda r: -(r["mean_elo"] if r["mean_elo"] is not None else -1e9))
+    return rows
+
+
+COLUMNS = ("agent", "mean_elo", "french_elo", "french_lo95", "french_hi95", "french_win_rate", "french_games",
+           "german_elo", "german_lo95", "german_hi95", "german_win_rate", "german_games")
+
+
+def _fmt(v: Any, digits: int = 0) -> str:
+    if v is None:
+        return "–"
+    return f"{v:,.{digits}f}" if isinstance(v, float) else str(v)
+
+
+def markdown(rows: list[dict[str, Any]], summary: dict[str, Any]) -> str:
+    cfg = summary["config"]
+    lines = [
+        f"Ladder: {cfg['games_per_pairing']} games per pairing (seeds {cfg['seeds']}, setup {cfg['setup']}, "
+        f"{cfg.get('engine', '?')}, {cfg.get('data_version', '?')}). Elo scale, `random` as German = 0; "
+        "[95% interval]; win rate over all its games on that side.",
+        "",
+        "| agent | mean | as French | [95%] | French win rate | as German | [95%] | German win rate |",
+        "|---|---:|---:|---|---:|---:|---|---:|",
+    ]
+    for r in rows:
+        fci = f"[{_fmt(r['french_lo95'])}, {_fmt(r['french_hi95'])}]" if r["french_elo"] is not None else "–"
+        gci = f"[{_fmt(r['german_lo95'])}, {_fmt(r['german_hi95'])}]" if r["german_elo"] is not None else "–"
+        lines.append(f"| `{r['agent']}` | {_fmt(r['mean_elo'])} | {_fmt(r['french_elo'])} | {fci} | "
+                     f"{_fmt(r['french_win_rate'], 3)} | {_fmt(r['german_elo'])} | {gci} | "
+                     f"{_fmt(r['german_win_rate'], 3)} |")
+    return "\n".join(lines) + "\n"
+
+
+def write_ladder(out: Path, rows: list[dict[str, Any]], summary: dict[str, Any]) -> None:
+    buf = io.StringIO(newline="")
+    w = csv.DictWriter(buf, fieldnames=COLUMNS)
+    w.writeheader()
+    w.writerows(rows)
+    atomic_write_text(out / "ladder.csv", buf.getvalue())
+    atomic_write_text(out / "ladder.md", markdown(rows, summary))
+    doc = {"model": "Bradley-Terry on the French result, one rating per agent and side, MAP with a normal prior "
+                    f"(sd 1000 Elo), anchored at {ANCHOR}@german = 0; 95% intervals from the posterior's normal "
+                    "approximation",
+           "config": summary["config"], "ratings": rows}
+    atomic_write_text(out / "ladder.json", json.dumps(doc, indent=1) + "\n")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--agents", default=DEFAULT_AGENTS,
+                   help=f"comma-separated agent names (default: {DEFAULT_AGENTS})")
+    p.add_argument("--games", "-n", type=int, default=40, help="games per pairing (default 40)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the first game of every pairing (default 0)")
+    p.add_argument("--workers", type=int, default=2, help="parallel worker processes (default 2)")
+    p.add_argument("--setup", default="random", choices=("random", "fixed", "decide"),
+                   help="setup mode for every game (R2; default random)")
+    p.add_argument("--out", default=None, metavar="DIR", help="output folder (default: a new runs/ladder-<timestamp>)")
+    p.add_argument("--resume", metavar="DIR", help="continue the killed ladder in DIR (finished games are kept)")
+    p.add_argument("--force", action="store_true", help="replace a ladder already in --out")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _new_dir() -> Path:
+    stem = Path("runs") / f"ladder-{time.strftime('%Y%m%d-%H%M%S')}"
+    stem.parent.mkdir(parents=True, exist_ok=True)
+    for i in range(1, 10_000):
+        d = stem if i == 1 else stem.with_name(f"{stem.name}-{i}")
+        try:
+            d.mkdir()
+        except FileExistsError:
+            continue
+        return d
+    raise ValueError(f"{stem}: too many ladder folders of the same second; give --out")
+
+
+def run(args: argparse.Namespace) -> int:
+    from agents import harness
+
+    if args.resume:
+        if args.force or (args.out is not None and Path(args.out) != Path(args.resume)):
+            raise ValueError("--resume DIR continues the ladder in DIR as it was started: no --out or --force")
+        harness._resume_args(args)
+        pairings = args.pairing_list
+    else:
+        names = [a.strip() for a in args.agents.split(",") if a.strip()]
+        if len(names) < 2:
+            raise ValueError(f"--agents {args.agents!r}: a ladder needs at least two agents")
+        if len(set(names)) != len(names):
+            raise ValueError(f"--agents {args.agents!r} names an agent twice")
+        for n in names:
+            if not harness._known(n):
+                from agents.registry import AGENT_NAMES
+
+                raise ValueError(f"unknown agent {n!r}; known agents: {', '.join(AGENT_NAMES)}, policy:PATH")
+        pairings = harness.round_robin(names)
+    if args.games < 1 or args.workers < 1:
+        raise ValueError(f"--games and --workers must be >= 1, got {args.games} and {args.workers}")
+    out = Path(args.out) if args.out is not None else _new_dir()
+    summary = harness.run_tournament(pairings, games=args.games, seed=args.seed, workers=args.workers,
+                                     setup=args.setup, out=out, progress=not args.no_progress,
+                                     cli_args={"command": "ladder", "agents": args.agents},
+                                     resume=bool(args.resume), overwrite=args.force)
+    rows = ladder_table(summary)
+    write_ladder(out, rows, summary)
+    print(markdown(rows, summary))
+    print(f"written to {out}/ (ladder.md, ladder.csv, ladder.json, and the tournament's results.json, games.csv)")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m agents.ladder", description=__doc__.strip().splitlines()[0])
+    add_arguments(p)
+    return run(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

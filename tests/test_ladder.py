@@ -1,0 +1,80 @@
+"""The ladder's ratings (Bradley-Terry per agent and side, Laplace intervals) and ``ffo ladder``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.ladder import ELO, fit_ratings
+from ffo_env.cli import main as ffo
+
+
+def _expected_results(true: dict[str, float], games: int) -> list[tuple[str, str, int, int]]:
+    rows = []
+    for f in [k for k in true if k.endswith("@french")]:
+        for g in [k for k in true if k.endswith("@german")]:
+            p = 1.0 / (1.0 + 10 ** ((true[g] - true[f]) / 400))
+            rows.append((f.split("@")[0], g.split("@")[0], round(games * p), games))
+    return rows
+
+
+def test_fit_recovers_known_ratings_and_their_order() -> None:
+    true = {"random@french": 200.0, "a@french": 500.0, "b@french": 900.0,
+            "random@german": 0.0, "a@german": 300.0, "b@german": 650.0}
+    fitted = fit_ratings(_expected_results(true, 20_000))
+    for k, v in true.items():
+        mid, lo, hi = fitted[k]
+        assert abs(mid - v) < 10, (k, mid, v)
+        assert lo <= v <= hi or k == "random@german"
+
+
+def test_anchor_is_zero_and_intervals_widen_with_fewer_games() -> None:
+    true = {"random@french": 100.0, "x@french": 400.0, "random@german": 0.0, "x@german": 250.0}
+    many = fit_ratings(_expected_results(true, 5_000))
+    few = fit_ratings(_expected_results(true, 50))
+    assert many["random@german"] == (0.0, 0.0, 0.0)
+    width = lambda r, k: r[k][2] - r[k][1]  # noqa: E731
+    assert width(few, "x@french") > 3 * width(many, "x@french")
+
+
+def test_a_clean_sweep_gives_a_finite_rating_with_a_wide_interval() -> None:
+    fitted = fit_ratings([("strong", "random", 200, 200), ("random", "random", 100, 200)])
+    mid, lo, hi = fitted["strong@french"]
+    assert np.isfinite([mid, lo, hi]).all() and mid > fitted["random@french"][0] + 400
+    assert hi - lo > 200
+
+
+def test_one_elo_is_the_logistic_scale() -> None:
+    assert ELO == pytest.approx(400 / np.log(10))
+
+
+def test_ffo_ladder_writes_a_table_and_resumes(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "ladder"
+    args = ["ladder", "--agents", "random,pass,heuristic", "--games", "2", "--workers", "1", "--no-progress"]
+    assert ffo([*args, "--out", str(out)]) == 0
+    table = capsys.readouterr().out
+    assert "| `heuristic` |" in table and "| `pass` |" in table
+    doc = json.loads((out / "ladder.json").read_text())
+    assert {r["agent"] for r in doc["ratings"]} == {"random", "pass", "heuristic"}
+    assert doc["config"]["data_version"] and doc["config"]["engine"]
+    assert len(json.loads((out / "results.json").read_text())["pairings"]) == 9
+    assert (out / "ladder.md").read_text().startswith("Ladder: 2 games per pairing")
+    (out / "ladder.md").unlink()
+    assert ffo(["ladder", "--resume", str(out), "--workers", "1", "--no-progress"]) == 0
+    assert (out / "ladder.md").exists()
+
+
+@pytest.mark.parametrize("argv", [
+    ["ladder", "--agents", "random"],
+    ["ladder", "--agents", "random,random"],
+    ["ladder", "--agents", "random,nosuch"],
+    ["ladder", "--games", "0"],
+    ["ladder", "--resume", "/no/such/ladder"],
+])
+def test_bad_ladder_command_lines_are_one_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    assert ffo(argv) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and "Traceback" not in err
