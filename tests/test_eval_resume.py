@@ -110,3 +110,28 @@ def test_a_killed_eval_resumes_to_the_uninterrupted_results(tmp_path: Path) -> N
     assert not (killed / "results.json").exists() or proc.returncode == 0
     assert ffo(["eval", "--resume", str(killed), "--workers", "1", "--no-progress", "--quiet"]) == 0
     assert _games(killed) == _games(full)
+
+
+@pytest.mark.slow
+def test_an_eval_killed_many_times_resumes_to_the_uninterrupted_results(tmp_path: Path) -> None:
+    args = ["--pairings", "heuristic:random,random:heuristic", "--games", "12", "--seed", "11", "--no-progress",
+            "--quiet"]
+    full = tmp_path / "full"
+    assert ffo(["eval", *args, "--workers", "1", "--out", str(full)]) == 0
+    out = tmp_path / "killed"
+    log = out / "games.jsonl"
+    kills = 0
+    for target in (1, 3, 5, 8, 11, 14, 17, 20):
+        cmd = ["eval", *args, "--workers", "2", "--out", str(out)] if kills == 0 else \
+            ["eval", "--resume", str(out), "--workers", "2", "--no-progress", "--quiet"]
+        proc = subprocess.Popen([sys.executable, "-m", "ffo_env.cli", *cmd], stdout=subprocess.DEVNULL,
+                                stderr=subprocess.DEVNULL)
+        while proc.poll() is None and not (log.exists() and len(log.read_text().splitlines()) >= target):
+            time.sleep(0.02)
+        if proc.poll() is None:
+            proc.send_signal(signal.SIGKILL)
+            kills += 1
+        proc.wait()
+    assert kills >= 6
+    assert ffo(["eval", "--resume", str(out), "--workers", "1", "--no-progress", "--quiet"]) == 0
+    assert _games(out) == _games(full)
