@@ -224,12 +224,15 @@ def _kill_and_resume(tmp_path: Path, kills: int, seed: int, budget: list[str], w
         args = cmd if run is None else [sys.executable, "-m", "ffo_env.cli", "train", "--resume", str(run),
                                          "--no-progress", "--no-eval"]
         proc = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        was_killed = False
         if killed < kills:
             time.sleep(rng.uniform(*window))
             if proc.poll() is None:
                 proc.send_signal(signal.SIGKILL)
                 killed += 1
+                was_killed = True
         out_text, err_text = proc.communicate(timeout=900)
+        assert was_killed or proc.returncode == 0, (attempt, proc.returncode, err_text.decode()[-2000:])
         if run is None:
             runs = list(out.iterdir()) if out.exists() else []
             if not runs:
