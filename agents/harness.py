@@ -292,7 +292,8 @@ def run_tournament(
         },
         "pairings": [summarize_pairing([r for r in rows if r["pairing"] == p]) for p in range(len(pairings))],
         "ratings": rate(rows),
-        "wall_seconds": round(wall, 2),
+        "wall_seconds": round(wall, 2),  # of this invocation (a resumed tournament: only the games it played)
+        "game_seconds_total": round(sum(float(r.get("seconds", 0.0)) for r in rows), 2),
     }
     if out_dir is not None:
         write_outputs(out_dir, summary, rows)

@@ -8,10 +8,11 @@ The games are an ``ffo eval`` round robin (each agent as French against each age
 included), with the same seeds, partial results and ``--resume``. The ratings are a Bradley-Terry model of
 the French result, ``P(French wins) = 1 / (1 + 10 ** ((g - f) / 400))`` with one Elo-scale rating per
 agent and side (``f`` as French, ``g`` as German), fitted by maximum a posteriori (a wide normal prior,
-sd 1,000, keeps 200-0 results finite) and anchored at ``random`` = 0 on the German side, so a French
-rating also shows the side's advantage. Intervals are 95% credible intervals of each rating's difference
-from the anchor, from the normal (Laplace) approximation of the posterior: unlike a bootstrap, they stay
-honest when a pairing ends 200-0. An agent playing only one side gets no rating for the other.
+sd 1,000, keeps 200-0 results finite) and centred so that the mean of all ratings (both sides) is 0; the
+French ratings of an agent minus its German rating shows the side's advantage. Intervals are 95% credible
+intervals of each rating's difference from that mean, from the normal (Laplace) approximation of the
+posterior: unlike a bootstrap, they stay honest when a pairing ends 200-0. (Anchoring at one agent,
+e.g. ``random``, would give every rating that agent's uncertainty, which is large when it never wins.) An agent playing only one side gets no rating for the other.
 
 Writes ``ladder.json``, ``ladder.csv`` and ``ladder.md`` (the table, for a README) beside the tournament
 files, and prints the table.
@@ -34,15 +35,12 @@ from ffo_env.atomic import atomic_write_text
 
 ELO = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
 PRIOR_SD = 1000.0 / ELO
-ANCHOR = "random"
 DEFAULT_AGENTS = "random,pass,heuristic:cautious,heuristic,heuristic:aggressive"
 
 
-def fit_ratings(results: list[tuple[str, str, int, int]],
-                anchor: str = ANCHOR) -> dict[str, tuple[float, float, float]]:
+def fit_ratings(results: list[tuple[str, str, int, int]]) -> dict[str, tuple[float, float, float]]:
     """Elo-scale ratings with 95% intervals, ``{"<agent>@french": (elo, lo, hi), "<agent>@german": ...}``, from
-    ``(french, german, french_wins, games)`` rows; relative to ``anchor@german`` if present, else to the mean
-    German rating."""
+    ``(french, german, french_wins, games)`` rows, relative to the mean of all ratings."""
     fr = sorted({r[0] for r in results})
     ge = sorted({r[1] for r in results})
     fi = {a: i for i, a in enumerate(fr)}
@@ -69,12 +67,7 @@ def fit_ratings(results: list[tuple[str, str, int, int]],
         if np.max(np.abs(step)) < 1e-10:
             break
     cov = np.linalg.inv(-hess)
-    # ratings relative to a reference: r = x_i - ref, with ref the anchor or the German mean
-    ref = np.zeros(n)
-    if anchor in gi:
-        ref[gi[anchor]] = 1.0
-    else:
-        ref[len(fr):] = 1.0 / len(ge)
+    ref = np.full(n, 1.0 / n)  # rating = x_i - mean(x): the model only determines differences
     out = {}
     for name, i in [*((f"{f}@french", fi[f]) for f in fr), *((f"{g}@german", gi[g]) for g in ge)]:
         c = -ref.copy()
@@ -127,7 +120,7 @@ def markdown(rows: list[dict[str, Any]], summary: dict[str, Any]) -> str:
     cfg = summary["config"]
     lines = [
         f"Ladder: {cfg['games_per_pairing']} games per pairing (seeds {cfg['seeds']}, setup {cfg['setup']}, "
-        f"{cfg.get('engine', '?')}, {cfg.get('data_version', '?')}). Elo scale, `random` as German = 0; "
+        f"{cfg.get('engine', '?')}, {cfg.get('data_version', '?')}). Elo scale, mean of all ratings = 0; "
         "[95% interval]; win rate over all its games on that side.",
         "",
         "| agent | mean | as French | [95%] | French win rate | as German | [95%] | German win rate |",
@@ -150,7 +143,7 @@ def write_ladder(out: Path, rows: list[dict[str, Any]], summary: dict[str, Any])
     atomic_write_text(out / "ladder.csv", buf.getvalue())
     atomic_write_text(out / "ladder.md", markdown(rows, summary))
     doc = {"model": "Bradley-Terry on the French result, one rating per agent and side, MAP with a normal prior "
-                    f"(sd 1000 Elo), anchored at {ANCHOR}@german = 0; 95% intervals from the posterior's normal "
+                    "(sd 1000 Elo), centred on the mean of all ratings; 95% intervals from the posterior's normal "
                     "approximation",
            "config": summary["config"], "ratings": rows}
     atomic_write_text(out / "ladder.json", json.dumps(doc, indent=1) + "\n")
@@ -191,6 +184,7 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--resume DIR continues the ladder in DIR as it was started: no --out or --force")
         harness._resume_args(args)
         pairings = args.pairing_list
+        args.agents = ",".join(dict.fromkeys(f for f, _ in pairings))
     else:
         names = [a.strip() for a in args.agents.split(",") if a.strip()]
         if len(names) < 2:
