@@ -186,9 +186,11 @@ def format_table(report: dict[str, Any]) -> str:
         lines.append(f"RSS growth after 1,000 envs created, reset and closed: {r['env_churn_rss_mib']:.1f} MiB")
     if "train" in r:
         t = r["train"]
+        setup = f"{t['n_envs']} {t['vec_env']} envs, " if "n_envs" in t else ""
+        cpu = f", {t['samples_per_cpu_s']:,.0f} per CPU second" if "samples_per_cpu_s" in t else ""
         lines.append(
-            f"MaskablePPO: {t['samples_per_s']:,.0f} samples/s ({t['timesteps']} samples in {t['seconds']:.1f} s, "
-            f"config {t['config']})"
+            f"MaskablePPO: {t['samples_per_s']:,.0f} samples/s{cpu} ({t['timesteps']} samples in "
+            f"{t['seconds']:.1f} s, {setup}config {t['config']})"
         )
         if "ratio_train_to_single_agent" in r:
             lines.append(f"MaskablePPO samples/s / single-agent wrapper steps/s = {r['ratio_train_to_single_agent']:.2f}")

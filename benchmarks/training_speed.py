@@ -6,7 +6,8 @@ from typing import Any
 
 
 def train_samples(seconds_budget: float, config: str | None) -> dict[str, Any]:
-    """MaskablePPO samples/s with the default (quick) training config, on one core."""
+    """MaskablePPO samples/s with the default (quick) training config as configured (n_envs, vec env), with
+    one torch thread on the bench's one core."""
     import torch
 
     torch.set_num_threads(1)
@@ -25,7 +26,11 @@ def imitation_samples(seconds_budget: float, config: str | None) -> dict[str, An
 
 
 def measure_training_speed(config: str | None = None, seconds: float = 20.0) -> dict[str, Any]:
-    """MaskablePPO samples/s with a config (default: the quick one), single dummy env, for ``bench``."""
+    """MaskablePPO samples/s with a config (default: the quick one) as users train with it: its n_envs,
+    vec env, n_steps, batch size and epochs; only the opponents are replaced by ``random`` (the opponent's
+    moves are the env's cost, not training's). Whole rollout + update cycles after one warm-up cycle;
+    process CPU seconds are reported beside wall seconds (on a shared machine the wall figure also holds
+    other jobs' time)."""
     import tempfile
     import time
     from pathlib import Path
@@ -35,20 +40,20 @@ def measure_training_speed(config: str | None = None, seconds: float = 20.0) -> 
     from training.train import DEFAULT_CONFIG
 
     cfg = load_config(config or DEFAULT_CONFIG)
-    cfg.n_envs = 1
-    cfg.vec_env = "dummy"
     cfg.opponents = {"random": 1.0}
-    cfg.ppo.batch_size = min(cfg.ppo.batch_size, cfg.ppo.n_steps)
+    per_rollout = cfg.ppo.n_steps * cfg.n_envs
     with tempfile.TemporaryDirectory() as tmp:
         env = build_vec_env(cfg, "french", [])
         model = build_model(cfg, env, Path(tmp) / "tb", cfg.seed)
-        model.learn(total_timesteps=cfg.ppo.n_steps)  # warm-up: one rollout + one update
-        t0 = time.perf_counter()
+        model.learn(total_timesteps=per_rollout)  # warm-up: one rollout + one update
+        t0, c0 = time.perf_counter(), time.process_time()
         n0 = model.num_timesteps
         while time.perf_counter() - t0 < seconds:
-            model.learn(total_timesteps=cfg.ppo.n_steps, reset_num_timesteps=False)
-        dt = time.perf_counter() - t0
+            model.learn(total_timesteps=per_rollout, reset_num_timesteps=False)
+        dt, cpu = time.perf_counter() - t0, time.process_time() - c0
         n = model.num_timesteps - n0
         env.close()
-    return {"samples_per_s": n / dt, "timesteps": n, "seconds": dt,
+    return {"samples_per_s": n / dt, "samples_per_cpu_s": n / cpu if cpu > 0 else 0.0, "timesteps": n,
+            "seconds": dt, "cpu_seconds": cpu, "n_envs": cfg.n_envs, "vec_env": cfg.vec_env,
+            "n_steps": cfg.ppo.n_steps, "batch_size": cfg.ppo.batch_size, "n_epochs": cfg.ppo.n_epochs,
             "config": str(config or DEFAULT_CONFIG.relative_to(DEFAULT_CONFIG.parent.parent))}

@@ -118,12 +118,14 @@ def test_table_shows_the_training_figures_and_the_ratio_to_the_wrapper():
     report = {
         "results": {
             "single_agent_steps_per_s": rate,
-            "train": {"samples_per_s": 500.0, "timesteps": 5000, "seconds": 10.0, "config": "q.yaml"},
+            "train": {"samples_per_s": 500.0, "samples_per_cpu_s": 600.0, "timesteps": 5000, "seconds": 10.0,
+                      "n_envs": 16, "vec_env": "dummy", "config": "q.yaml"},
             "ratio_train_to_single_agent": 0.25,
             "imitation_fit": {"samples_per_s": 900.0, "samples": 9000, "seconds": 10.0, "batch_size": 64,
                               "config": "q.yaml"},
         }
     }
     table = bench.format_table(report)
-    assert "MaskablePPO: 500 samples/s" in table and "= 0.25" in table
+    assert "MaskablePPO: 500 samples/s, 600 per CPU second" in table and "= 0.25" in table
+    assert "16 dummy envs" in table
     assert "imitation fit: 900 samples/s" in table and "batch 64" in table

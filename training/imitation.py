@@ -164,6 +164,19 @@ def _run_jobs(jobs: list[CollectJob]) -> list[dict[str, Any]]:
         return pool.map(collect, jobs)
 
 
+def _values_and_log_prob(policy: Any, obs: dict[str, Any], actions: Any, masks: np.ndarray) -> tuple[Any, Any]:
+    """``policy.evaluate_actions`` without the entropy, which behaviour cloning does not use (it is an
+    exp and a sum over the 1607 actions of every sample, forward and backward)."""
+    if not getattr(policy, "share_features_extractor", True):
+        values, logp, _ = policy.evaluate_actions(obs, actions, action_masks=masks)
+        return values, logp
+    features = policy.extract_features(obs)
+    latent_pi, latent_vf = policy.mlp_extractor(features)
+    dist = policy._get_action_dist_from_latent(latent_pi)
+    dist.apply_masking(masks)
+    return policy.value_net(latent_vf), dist.log_prob(actions)
+
+
 def fit(policy: Any, data: Dataset, idx: np.ndarray, epochs: int, batch_size: int, lr: float,
         value_coef: float, seed: int, log: Any = None, desc: str = "fit", progress: bool = True) -> dict[str, float]:
     """Supervised passes over ``data[idx]``: masked cross-entropy on the teacher's action + value MSE."""
@@ -185,7 +198,7 @@ def fit(policy: Any, data: Dataset, idx: np.ndarray, epochs: int, batch_size: in
         for b in range(0, len(order), batch_size):
             d = data.batch(order[b:b + batch_size])
             obs = {k: th.as_tensor(d[k]) for k in OBS_KEYS}
-            values, logp, _ent = policy.evaluate_actions(obs, th.as_tensor(d["action"]), action_masks=d["mask"])
+            values, logp = _values_and_log_prob(policy, obs, th.as_tensor(d["action"]), d["mask"])
             loss_pi = -logp.mean()
             has = th.as_tensor(d["has_return"])
             ret = th.as_tensor(d["ret"])
@@ -221,7 +234,7 @@ def agreement(policy: Any, data: Dataset, idx: np.ndarray, batch_size: int = 512
     count = dict.fromkeys(hits, 0)
     policy.set_training_mode(False)
     n_units = int(policy.observation_space["units"].shape[0])
-    with th.no_grad():
+    with th.inference_mode():
         for b in range(0, len(idx), batch_size):
             d = data.batch(idx[b:b + batch_size])
             obs = {k: th.as_tensor(d[k]) for k in OBS_KEYS}
@@ -334,12 +347,13 @@ def measure_imitation_speed(config: str | Path | None = None, seconds: float = 2
         model = build_model(cfg, env, Path(tmp) / "tb", cfg.seed)
         fit(model.policy, data, idx[:pc.batch_size], 1, pc.batch_size, pc.learning_rate, pc.value_coef,
             seed=0, progress=False)  # warm-up
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         n = 0
         while time.perf_counter() - t0 < seconds:
             fit(model.policy, data, idx, 1, pc.batch_size, pc.learning_rate, pc.value_coef, seed=n, progress=False)
             n += len(idx)
-        dt = time.perf_counter() - t0
+        dt, cpu = time.perf_counter() - t0, time.process_time() - c0
         env.close()
-    return {"samples_per_s": n / dt, "samples": n, "seconds": dt, "batch_size": pc.batch_size,
+    return {"samples_per_s": n / dt, "samples_per_cpu_s": n / cpu if cpu > 0 else 0.0, "samples": n, "seconds": dt,
+            "cpu_seconds": cpu, "batch_size": pc.batch_size,
             "config": str(config or DEFAULT_CONFIG.relative_to(DEFAULT_CONFIG.parent.parent))}
