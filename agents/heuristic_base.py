@@ -253,7 +253,7 @@ class HeuristicBot:
             else:
                 subsets = [g[:k] for k in range(1, len(g) + 1)]
             for sub in subsets:
-                bs = kn.battle_setup(state, sub, target, defs, hidden, p.hidden_cf, self.side)
+                bs = kn.battle_setup(state, sub, target, p.hidden_cf, self.side)
                 vals = self.battle_values(state, self.side, sub, target, defs, hidden)
                 ev = self.battle_ev(state, bs, vals)
                 if ev > best[0] + 1e-9:

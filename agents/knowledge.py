@@ -21,7 +21,7 @@ from functools import cache
 
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.combat_odds import direction  # noqa: F401 - re-exported for the bots
-from ffo_env.core.state import ON_MAP, State
+from ffo_env.core.state import State
 from ffo_env.core.visibility import SeenStack, seen_stack
 
 INF = 10**6
@@ -136,50 +136,15 @@ class BattleSetup:
     city: bool  # the city die applies (rule 13.16)
 
 
-def battle_setup(state: State, attackers: list[int], target: int, defenders: list[int], hidden: int,
-                 hidden_cf: float, attacker_side: int) -> BattleSetup:
-    """Column shifts known before the dice, mirroring the engine's R26 arithmetic from public facts."""
-    mt = state.game.tables
-    t = state.game.scenario.tables
-    units = state.units
-    shift = 0
-    city = False
-    defs = [u for u in defenders if state.status[u] == ON_MAP]
-    if mt.city[target]:
-        city = any(not units[u].is_panzer for u in defs) or hidden > 0
-    elif mt.mountain[target]:
-        if any(not units[u].mechanized for u in defs) or hidden > 0:
-            shift += mt.defence_shift[target]
-    else:
-        shift += mt.defence_shift[target]
-    att_cf = 0.0
-    for u in attackers:
-        c = state.cf(u)
-        if units[u].is_panzer and mt.mountain[target]:
-            c //= 2  # rule 13.17
-        att_cf += c
-    if attackers and not mt.city[target] and all(
-            mt.river_side[target][direction(target, state.loc[u])] for u in attackers):
-        shift += t.river_shift  # rule 13.15
-    att_oos = any(u == state.scare_unit or not state.is_supplied(u) for u in attackers)
-    if att_oos:
-        shift += t.shifts["attacker_oos"]
-    if any(not state.is_supplied(u) for u in defs):
-        shift += t.shifts["defender_oos"]
-    if attackers and not mt.city[target]:
-        sides = {direction(target, state.loc[u]) for u in attackers}
-        conc = len(sides) >= 4 or any((s + 3) % 6 in sides for s in sides) or any(
-            all((s + k) % 6 in sides for k in (0, 2, 4)) for s in sides)
-        if conc:
-            c = t.shifts["concentric"]
-            if attacker_side == 1:
-                if any(state.game.dist_green[state.loc[u]] <= state.mf(u) and state.mf(u) > 0 for u in defs):
-                    c = t.shifts["concentric_surrender"]  # rule 13.14
-                elif not att_oos and all(units[u].mechanized for u in attackers):
-                    c = t.shifts["concentric_german_mech"]
-            shift += c
-    def_cf = sum(state.cf(u) for u in defs) + hidden_cf * hidden
-    return BattleSetup(target, attacker_side, list(attackers), att_cf, def_cf, shift, city)
+def battle_setup(state: State, attackers: list[int], target: int, hidden_cf: float,
+                 attacker_side: int) -> BattleSetup:
+    """Column shifts known before the dice, asked of the core with only what ``attacker_side`` sees of the
+    defending stack (``State.battle_preview(viewer=...)``, rule 3.6, R3, R26): the defenders it sees count
+    their strength, each hidden one ``hidden_cf``."""
+    pv = state.battle_preview(target, list(attackers), viewer=attacker_side)
+    return BattleSetup(target, attacker_side, list(attackers), float(pv.att_cf),
+                       float(pv.def_cf) + hidden_cf * pv.hidden_defenders, sum(s.columns for s in pv.shifts),
+                       pv.city_die)
 
 
 def column_probs(state: State, bs: BattleSetup, att_support: tuple[tuple[int, float], ...] = ((0, 1.0),),

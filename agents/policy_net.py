@@ -60,8 +60,7 @@ from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPo
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 
-from ffo_env.encoding.observation import PLANE_GROUPS
-from ffo_env.encoding.observation import P as _P
+from ffo_env.encoding.observation import PLANE_GROUPS, PLANE_INDEX
 
 # Version of the architecture, written into policy metadata: a file of another version is refused.
 NETWORK_VERSION = 3
@@ -108,7 +107,7 @@ MAP_GROUPS = ("off_map", "terrain", "river", "blocked", "city", "port", "coastal
 def map_planes() -> np.ndarray:
     """Plane indices of :data:`MAP_GROUPS`, ascending."""
     size = {group[0]: int(group[1]) for group in PLANE_GROUPS}
-    return np.sort(np.concatenate([np.arange(_P[name], _P[name] + size[name]) for name in MAP_GROUPS]))
+    return np.sort(np.concatenate([np.arange(PLANE_INDEX[name], PLANE_INDEX[name] + size[name]) for name in MAP_GROUPS]))
 
 
 def map_template() -> np.ndarray:
@@ -123,7 +122,7 @@ UNIT_X, UNIT_Y, UNIT_DIM = 27, 28, 32  # units-table columns x = column/60, y = 
 # Decider-only planes whose hexes get a learned logit offset; at the start e^-4 ~ 1/55 of the
 # probability of an equal hex. Over-stacking (rule 6.5, R9) and ending the game while French
 # cities remain (rule 4.1, 4.3, R21) are choices the scripted teachers never make.
-PRIOR_PLANES = (_P["dest_overstacks"], _P["target_ends_game"])
+PRIOR_PLANES = (PLANE_INDEX["dest_overstacks"], PLANE_INDEX["target_ends_game"])
 PRIOR_INIT = (-4.0, -4.0)
 
 
@@ -195,7 +194,7 @@ class HexFeatures(BaseFeaturesExtractor):
         self.register_buffer("cell_to_hex", cell_to_hex, persistent=False)
         self.register_buffer("window", th.as_tensor(window), persistent=False)
         local = {int(p): i for i, p in enumerate(dynamic)}
-        self.legal_plane = local[int(_P["legal_hex"])]
+        self.legal_plane = local[int(PLANE_INDEX["legal_hex"])]
         self.register_buffer("prior_planes", th.as_tensor([local[int(p)] for p in PRIOR_PLANES]), persistent=False)
         self.stem = nn.Linear(n_in, k)  # on the 4x4-pooled planes, each coarse cell alike
         self.stem_map = nn.Linear(len(static), k, bias=False)

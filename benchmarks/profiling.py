@@ -18,7 +18,8 @@ from benchmarks.env_speed import _ffo_env, aec_random
 _TIMED = (
     ("core: State.apply_action", "ffo_env.core.state", "State", "apply_action"),
     ("core: State.legal_actions", "ffo_env.core.state", "State", "legal_actions"),
-    ("core: supply flood (any caller)", "ffo_env.core.state", None, "flood_bits"),
+    ("core: supply flood (supply masks)", "ffo_env.core.masks", None, "flood_bits"),
+    ("core: supply flood (rail, evacuation)", "ffo_env.core.evacuation", None, "flood_bits"),
     ("env: raw_env.observe (obs + mask)", "ffo_env.envs.aec", "raw_env", "observe"),
     ("encoder: encode", "ffo_env.encoding.observation", "ObservationEncoder", "encode"),
     ("encoder: _sync (shared unit data)", "ffo_env.encoding.observation", "ObservationEncoder", "_sync"),

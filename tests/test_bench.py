@@ -84,12 +84,13 @@ def test_profile_writes_a_breakdown(tmp_path):
 
 
 def test_step_breakdown_restores_the_patched_functions():
+    from ffo_env.core import evacuation, masks
     from ffo_env.core import state as st
     from ffo_env.encoding.observation import ObservationEncoder
 
-    before = (st.State.apply_action, st.flood_bits, ObservationEncoder.encode)
+    before = (st.State.apply_action, masks.flood_bits, evacuation.flood_bits, ObservationEncoder.encode)
     bench.step_breakdown(0.05)
-    assert (st.State.apply_action, st.flood_bits, ObservationEncoder.encode) == before
+    assert (st.State.apply_action, masks.flood_bits, evacuation.flood_bits, ObservationEncoder.encode) == before
 
 
 @pytest.mark.slow

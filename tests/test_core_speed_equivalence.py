@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 
 from ffo_env.core import hexgrid as hg
+from ffo_env.core import movement
 from ffo_env.core.game import Game, RulesOptions
 from ffo_env.core.search import _reachable_labels, bits_to_mask, flood, flood_bits, mask_to_bits, reachable
 from ffo_env.core.state import Decision, State
@@ -125,7 +126,7 @@ def test_bucket_search_matches_label_search() -> None:
 
 
 def test_tables_match_the_state_predicates() -> None:
-    """MapTables.end_ok is State._end_ok tabulated; flood_bits is flood on bitsets."""
+    """MapTables.end_ok is movement.end_ok tabulated; flood_bits is flood on bitsets."""
     game = _game("random")
     mt = game.tables
     s = game.new_initial_state(0)
@@ -134,7 +135,7 @@ def test_tables_match_the_state_predicates() -> None:
     for side, u in ((0, french), (1, german)):
         for comply in (False, True):
             table = mt.end_ok[2 * side + comply]
-            assert all(bool(table[h]) == s._end_ok(u, h, comply) for h in range(hg.N_HEX))
+            assert all(bool(table[h]) == movement.end_ok(s, u, h, comply) for h in range(hg.N_HEX))
     rng = random.Random(9)
     for _ in range(30):
         passable = bytearray(1 if mt.land[h] and rng.random() < 0.8 else 0 for h in range(hg.N_HEX))

@@ -14,7 +14,8 @@ from ffo_env.core.scenario import Side
 from ffo_env.core.state import Decision, State
 from ffo_env.encoding import encode, encoder_for, legal_mask
 from ffo_env.encoding.actions import decode_action, encode_action
-from ffo_env.encoding.observation import FLAT, P
+from ffo_env.encoding.observation import FLAT
+from ffo_env.encoding.observation import PLANE_INDEX as P
 
 
 @lru_cache(maxsize=4)
@@ -181,7 +182,7 @@ def test_6_5_stacking_planes_flag_full_and_overstacked_own_hexes():
 def test_4_3_french_cities_global_is_the_french_share_of_the_cities():
     from conftest import position
 
-    from ffo_env.encoding.observation import G
+    from ffo_env.encoding.observation import GLOBAL_INDEX as G
 
     s = position("turn 3 phase FRENCH_MOVEMENT\ngerman: de-III@1618\ngerman_control: 4016 3711", game("random"))
     n = len(s.game.tables.city_hexes)

@@ -24,9 +24,8 @@ from ffo_env.core.mapdata import ColoredRow, Terrain
 from ffo_env.core.scenario import GROUPS, UNIT_TYPES, Side
 from ffo_env.core.state import DEAD, ON_MAP, RESERVE, Decision, State
 from ffo_env.encoding.observation import (
-    _CLASS_OF_TYPE,
-    _D,
     _DYN0,
+    _DYNAMIC_COLUMN,
     _FLAT_S,
     _G_DECISION,
     _G_PHASE,
@@ -36,6 +35,7 @@ from ffo_env.encoding.observation import (
     _N_OWN_ROWS,
     _OWN_POS,
     _OWN_ROWS,
+    CLASS_OF_TYPE,
     CRT_RESULTS,
     FLAT,
     GLOBAL_HIGH,
@@ -48,12 +48,12 @@ from ffo_env.encoding.observation import (
     N_PLANES,
     N_TURN_ONEHOT,
     N_UNIT_FEATURES,
-    F,
-    G,
     ObservationSpec,
-    P,
     encoder_for,
 )
+from ffo_env.encoding.observation import GLOBAL_INDEX as G
+from ffo_env.encoding.observation import PLANE_INDEX as P
+from ffo_env.encoding.observation import UNIT_FEATURE_INDEX as F
 
 # ------------------------------------------------------------------ frozen fog helpers
 
@@ -136,7 +136,7 @@ class ReferenceEncoder:
         # ---- static unit facts
         U = self.n_units
         self.german = np.array([u.side == Side.GERMAN for u in units], dtype=bool)
-        self.cls = np.array([_CLASS_OF_TYPE[u.type] for u in units], dtype=np.int64)
+        self.cls = np.array([CLASS_OF_TYPE[u.type] for u in units], dtype=np.int64)
         self.cf_full = np.array([u.cf_full for u in units], dtype=np.int64)
         self.cf_reduced = np.array([u.cf_reduced for u in units], dtype=np.int64)
         self.max_steps = np.array([u.steps for u in units], dtype=np.int64)
@@ -219,8 +219,7 @@ class ReferenceEncoder:
             rf = np.fromiter(state.refugees.values(), dtype=bool, count=len(state.refugees))
             planes[P["refugee"], FLAT[rh]] = 1
             planes[P["refugee_flipped"], FLAT[rh]] = rf
-        ctx = state.ctx
-        done = ctx.get("attacked_hexes")
+        done = state.attacked_hexes()
         if done:
             planes[P["attacked_hex"], FLAT[np.asarray(done, dtype=np.int64)]] = 1
         if state.scare_unit >= 0:
@@ -262,7 +261,7 @@ class ReferenceEncoder:
             if ri.size:
                 planes[P["enemy_revealed_cf"]] = np.bincount(cells[ri], weights=cf[ri], minlength=nb)
         # ---- battle (public)
-        b = ctx.get("battle")
+        b = state.battle
         if b is not None:
             planes[P["battle_target"], FLAT[b["target"]]] = 1
             att = b["attackers"]
@@ -278,18 +277,18 @@ class ReferenceEncoder:
             if hx.size:
                 planes[P["legal_hex"], FLAT[hx]] = 1
             if d in (Decision.MOVE_DEST, Decision.RAIL_DEST, Decision.SETUP_HEX):
-                ctx_u = ctx.get("unit", -1)
+                ctx_u = state.selected_unit()
             elif d == Decision.RETREAT:
                 ctx_u = b["retreat_queue"][0] if b else -1
             elif d == Decision.ADVANCE_SECOND:
                 ctx_u = b.get("second", -1) if b else -1
             elif d == Decision.REINFORCE_HEX:
-                ent = ctx.get("entering")
+                ent = state.entering_units()
                 ctx_u = ent[0] if ent else -1
             if ctx_u >= 0:
                 planes[P["ctx_unit"], cells[ctx_u]] = 1
             if d == Decision.MOVE_DEST:
-                dests = ctx["dests"]
+                dests = state.move_destinations()
                 if dests:
                     dh = FLAT[np.fromiter(dests.keys(), dtype=np.int64, count=len(dests))]
                     planes[P["dest_mp"], dh] = np.fromiter(
@@ -366,9 +365,10 @@ class ReferenceEncoder:
             rec = ld[::-1][:8]
             k = G["last_dice"]
             g[k : k + len(rec)] = [v / 6.0 for v in rec]
-        if to_act and "mp" in ctx:
-            g[G["mp"]] = ctx["mp"] / 6.0
-        g[G["refugees_left"]] = ctx.get("refugees_left", 0) / 6.0
+        mp = state.moving_mp()
+        if to_act and mp is not None:
+            g[G["mp"]] = mp / 6.0
+        g[G["refugees_left"]] = state.refugees_left() / 6.0
         if b is not None:
             g[G["battle"]] = 1.0
             g[G["battle_air"]] = float(bool(b.get("air")))
@@ -383,9 +383,9 @@ class ReferenceEncoder:
             g[G["battle_support"] + 1] = b.get("def_support", 0) / 10.0
             g[G["battle_oos"]] = float(bool(b.get("att_oos")))
             g[G["battle_oos"] + 1] = float(bool(b.get("def_oos")))
-        lb = ctx.get("last_battle")
-        if lb and lb.get("result") in CRT_RESULTS:
-            g[G["last_result"] + CRT_RESULTS.index(lb["result"])] = 1.0
+        last = state.last_battle_result()
+        if last in CRT_RESULTS:
+            g[G["last_result"] + CRT_RESULTS.index(last)] = 1.0
         if to_act and legal is not None:
             g[G["legal_count"]] = len(legal) / 100.0
         g[G["step_fraction"]] = min(1.0, len(state.history) / 4000.0)
@@ -400,38 +400,38 @@ class ReferenceEncoder:
         T[:, F["status"] : F["status"] + 4] = self.status_eye[status]
         vis_on = visible & on
         D = np.zeros((_N_DYN, U), dtype=np.float32)
-        D[_D["cf"]] = np.where(visible, cf, 0) * 0.125
-        D[_D["reduced"]] = vis_on & reduced
+        D[_DYNAMIC_COLUMN["cf"]] = np.where(visible, cf, 0) * 0.125
+        D[_DYNAMIC_COLUMN["reduced"]] = vis_on & reduced
         hx_loc = np.where(vis_on, loc, 0)
-        D[_D["x"]] = np.where(vis_on, hg.HEX_X[hx_loc], 0) * (1.0 / 60.0)
-        D[_D["y"]] = np.where(vis_on, hg.HEX_Y[hx_loc] + 1, 0) * (1.0 / 26.0)
-        D[_D["on_top"]] = vis_on & is_top
+        D[_DYNAMIC_COLUMN["x"]] = np.where(vis_on, hg.HEX_X[hx_loc], 0) * (1.0 / 60.0)
+        D[_DYNAMIC_COLUMN["y"]] = np.where(vis_on, hg.HEX_Y[hx_loc] + 1, 0) * (1.0 / 26.0)
+        D[_DYNAMIC_COLUMN["on_top"]] = vis_on & is_top
         if len(sv.hexes):
             size_at = np.zeros(hg.N_HEX + 1, dtype=np.int64)
             size_at[sv.hexes] = sv.sizes
-            D[_D["stack_size"]] = np.where(vis_on, np.minimum(size_at[loc], 8), 0) * 0.125
-        D[_D["moved"] : _D["moved"] + 4] = flags[0:4] & vis_on
-        D[_D["supplied"]] = supplied
-        D[_D["must_leave"]] = flags[4] & own_on
+            D[_DYNAMIC_COLUMN["stack_size"]] = np.where(vis_on, np.minimum(size_at[loc], 8), 0) * 0.125
+        D[_DYNAMIC_COLUMN["moved"] : _DYNAMIC_COLUMN["moved"] + 4] = flags[0:4] & vis_on
+        D[_DYNAMIC_COLUMN["supplied"]] = supplied
+        D[_DYNAMIC_COLUMN["must_leave"]] = flags[4] & own_on
         if state.scare_unit >= 0:
-            D[_D["scare"], state.scare_unit] = 1
+            D[_DYNAMIC_COLUMN["scare"], state.scare_unit] = 1
         ru = state.replacement_unit
         if ru >= 0 and visible[ru]:
-            D[_D["replacement"], ru] = 1
+            D[_DYNAMIC_COLUMN["replacement"], ru] = 1
         if b is not None:
             if b["attackers"]:
-                D[_D["battle_attacker"], b["attackers"]] = 1
+                D[_DYNAMIC_COLUMN["battle_attacker"], b["attackers"]] = 1
             dd = np.asarray(b["defenders"], dtype=np.int64)
             if dd.size:
-                D[_D["battle_defender"], dd[visible[dd]]] = 1
-        D[_D["in_reserve_ready"]] = (arr[8] != 0) & (status == RESERVE)
+                D[_DYNAMIC_COLUMN["battle_defender"], dd[visible[dd]]] = 1
+        D[_DYNAMIC_COLUMN["in_reserve_ready"]] = (arr[8] != 0) & (status == RESERVE)
         if to_act and legal is not None:
             if ctx_u >= 0:
-                D[_D["ctx_unit"], ctx_u] = 1
+                D[_DYNAMIC_COLUMN["ctx_unit"], ctx_u] = 1
             la = np.asarray(legal, dtype=np.int64)
             ua = la[(la >= self.unit_base) & (la < self.special_base)] - self.unit_base
             if ua.size:
-                D[_D["legal"], ua] = 1
+                D[_DYNAMIC_COLUMN["legal"], ua] = 1
         T[:, _DYN0:] = D.T
         return {"planes": out_planes, "globals": gv, "units": T}
 

@@ -1,4 +1,4 @@
-"""The observation docstring is the spec: its tables must match the code's layout."""
+"""The layout docstring (ffo_env.encoding.layout) is the spec: its tables must match the code's layout."""
 
 from __future__ import annotations
 
@@ -7,13 +7,14 @@ import re
 import numpy as np
 import pytest
 
+from ffo_env.encoding import layout
 from ffo_env.encoding import observation as ob
 
 _ROW = re.compile(r"^(\d+)(?:-(\d+))?\s+([a-z_0-9]+)(?:\[(\d+)\])?\s+(\d+\s+)?")
 
 
 def _sections() -> dict[str, tuple[tuple[int, ...], list[tuple[str, int, int, int, int | None]]]]:
-    doc = ob.__doc__ or ""
+    doc = layout.__doc__ or ""
     parts = re.split(r"\n(Planes|Globals|Units) ``\(([\d, ]+)\)``", doc)
     out = {}
     for i in range(1, len(parts), 3):

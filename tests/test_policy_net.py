@@ -12,7 +12,7 @@ pytest.importorskip("sb3_contrib")
 import torch as th  # noqa: E402
 
 from agents.policy_net import (  # noqa: E402
-    _P,
+    PLANE_INDEX,
     UNIT_DIM,
     HexActionHead,
     HexFeatures,
@@ -145,7 +145,7 @@ def test_a_hex_logit_sees_its_window_and_the_context_of_its_block(model: object)
         if not (0 <= x < 60 and 0 <= y < 26):
             return float("nan")
         changed = {k: v.clone() for k, v in obs.items()}
-        plane = _P["german_control"]
+        plane = PLANE_INDEX["german_control"]
         changed["planes"][0, plane, x, y] = 1 - changed["planes"][0, plane, x, y]
         with th.no_grad():
             return float((fe(changed)[0, h] - base).abs())
@@ -183,7 +183,7 @@ def test_r9_overstack_prior_lowers_only_destinations_that_overstack(model: objec
     from ffo_env.core.game import Game, RulesOptions
 
     policy = model.policy  # type: ignore[attr-defined]
-    k = PRIOR_PLANES.index(_P["dest_overstacks"])
+    k = PRIOR_PLANES.index(PLANE_INDEX["dest_overstacks"])
     assert policy.features_extractor.priors[k].item() == PRIOR_INIT[k] < 0
     s = position("turn 3 phase GERMAN_MOVEMENT\ngerman: de-III@4414 de-1Mtn@4513 de-XV@4413",
                  Game(options=RulesOptions(setup="random")))
@@ -200,7 +200,7 @@ def test_r21_end_game_prior_lowers_only_the_target_holding_the_last_french_units
     from ffo_env.core.game import Game, RulesOptions
 
     policy = model.policy  # type: ignore[attr-defined]
-    k = PRIOR_PLANES.index(_P["target_ends_game"])
+    k = PRIOR_PLANES.index(PLANE_INDEX["target_ends_game"])
     assert policy.features_extractor.priors[k].item() == PRIOR_INIT[k] < 0
     # de-III may attack 4414, which holds the last French unit: the game would end (rule 4.1, R21)
     s = position("""turn 3 phase GERMAN_COMBAT stuka_used
@@ -282,6 +282,6 @@ def test_pooled_and_window_inputs_match_a_dense_computation(model: object) -> No
 
 def test_a_map_that_is_not_the_games_is_refused_with_a_clear_error(model: object) -> None:
     obs = _obs_batch(model, 1)
-    obs["planes"][0, _P["city"], 10, 10] ^= 1
+    obs["planes"][0, PLANE_INDEX["city"], 10, 10] ^= 1
     with pytest.raises(ValueError, match="map planes .* differ from this game's map"):
         model.policy.features_extractor(obs)  # type: ignore[attr-defined]

@@ -132,3 +132,28 @@ def test_decision_unit_and_move_destinations():
     assert s.decision == Decision.MOVE_DEST and s.decision_unit() == U("fr-I") == s.selected_unit()
     dests = s.move_destinations()
     assert dests and set(dests) <= set(s.legal_actions()) and all(r.mp <= s.moving_mp() for r in dests.values())
+
+
+def test_3_6_r03_r24_battle_preview_for_a_viewer_uses_only_what_it_sees_of_the_stack():
+    s = position("""turn 3 phase FRENCH_COMBAT
+        french: fr-I@4218
+        german: de-XL@4219 de-XXXIX@4219""", P)
+    lyon, attackers = H("4219"), [U("fr-I")]
+    full = s.battle_preview(lyon, attackers)
+    seen = s.battle_preview(lyon, attackers, viewer=Side.FRENCH)
+    assert full.defenders == (U("de-XL"), U("de-XXXIX")) and full.hidden_defenders == 0
+    # rule 3.6: the French see the top unit (the panzer corps) and that one more unit is under it
+    assert seen.defenders == (U("de-XXXIX"),) and seen.hidden_defenders == 1
+    assert seen.def_cf == s.cf(U("de-XXXIX")) and full.def_cf == seen.def_cf + s.cf(U("de-XL"))
+    assert seen.att_cf == full.att_cf
+    # R24, rule 13.16: a panzer corps alone defends a city as clear terrain; the hidden unit may not be one
+    assert seen.city_die and full.city_die
+    alone = position("""turn 3 phase FRENCH_COMBAT
+        french: fr-I@4218
+        german: de-XXXIX@4219""", P)
+    assert not alone.battle_preview(lyon, attackers, viewer=Side.FRENCH).city_die
+    # R3: declaring the attack reveals the stack, and then the viewer's preview is the full one
+    act(s, "attack 4219")
+    assert s.battle_preview(lyon, attackers, viewer=Side.FRENCH) == s.battle_preview(lyon, attackers)
+    # the owner always sees its own stack
+    assert s.battle_preview(lyon, attackers, viewer=Side.GERMAN) == s.battle_preview(lyon, attackers)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from conftest import H, U, act, custom_game, default_game, fight, hexes, plain_game, position, ua
 
 from ffo_env.core import hexgrid as hg
+from ffo_env.core import movement
 from ffo_env.core.actions import Special
 from ffo_env.core.game import Game, RulesOptions
 from ffo_env.core.mapdata import ColoredRow
@@ -213,7 +214,7 @@ def test_9_2_r07_18th_army_must_leave_then_stay_out():
     act(s, "move de-X to 5810 (2 MP)")
     assert s.left_green[U("de-X")] and not s.must_leave[U("de-X")]
     assert PASS in s.legal_actions()
-    blocked = s._blocked_for(U("de-X"))
+    blocked = movement.blocked_for(s, U("de-X"))
     assert all(blocked[h] for h in mt.green + mt.red)
 
 

@@ -11,12 +11,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ffo_env.core import hexgrid as hg
+from ffo_env.core.phases import ON_MAP
+from ffo_env.core.scenario import Side
+from ffo_env.core.visibility import seen_stack
 
 if TYPE_CHECKING:
     from ffo_env.core.state import State
 
-ON_MAP = 1  # same value as state.ON_MAP (state imports this module)
-GERMAN = 1
+GERMAN = Side.GERMAN
 
 # cause of a column shift -> the rule that makes it
 SHIFT_RULES: dict[str, str] = {
@@ -53,7 +55,13 @@ class BattlePreview:
     column: int  # final column without the city die, before lowering (R22.6)
     columns: dict[int, float]  # final column -> probability over the city die
     outcomes: dict[str, float]  # CRT result -> probability over the city die and the CRT die, no lowering
+    hidden_defenders: int = 0  # defenders the viewer cannot see (rule 3.6, R3), not in ``def_cf``
 
+
+
+def _qualifies(state: State, pred: list[bool]) -> bool:
+    """Does a stack with these per-defender answers qualify (R24: ``mixed_stack`` "any" or "all")?"""
+    return (any(pred) if state.game.options.mixed_stack == "any" else all(pred)) if pred else False
 
 def attack_strength(state: State, target: int, attackers: list[int]) -> int:
     mt = state.game.tables
@@ -66,22 +74,27 @@ def attack_strength(state: State, target: int, attackers: list[int]) -> int:
     return total
 
 
-def city_die_applies(state: State, target: int, defenders: list[int]) -> bool:
-    # rule 13.16, R24: German panzer corps defend a city as clear terrain
-    return bool(state.game.tables.city[target]) and state._qualifies([not state.units[u].is_panzer for u in defenders])
+def city_die_applies(state: State, target: int, defenders: list[int], hidden: int = 0) -> bool:
+    # rule 13.16, R24: German panzer corps defend a city as clear terrain; ``hidden`` defenders the attacker
+    # cannot see (rule 3.6) are assumed to qualify
+    return bool(state.game.tables.city[target]) and _qualifies(
+        state, [not state.units[u].is_panzer for u in defenders] + [True] * hidden)
 
 
 def known_shifts(state: State, target: int, attackers: list[int], defenders: list[int], *, air: bool,
                  attacker_side: int, att_oos: bool, def_oos: bool, att_supplied_mech: bool,
-                 origins: list[int]) -> dict[str, int]:
-    """Column shifts known before the dice, by cause, in the order the engine records them (R26)."""
+                 origins: list[int], hidden: int = 0) -> dict[str, int]:
+    """Column shifts known before the dice, by cause, in the order the engine records them (R26).
+
+    ``hidden``: defenders besides ``defenders`` that the attacker cannot see (rule 3.6, R3); each is
+    assumed to give the stack the terrain benefit it could give (R24)."""
     mt = state.game.tables
     t = state.game.scenario.tables
     shifts: dict[str, int] = {}
     if not mt.city[target]:
         if mt.mountain[target]:
             # rule 13.17, R24: mechanized defenders defend mountains as clear
-            if state._qualifies([not state.units[u].mechanized for u in defenders]):
+            if _qualifies(state, [not state.units[u].mechanized for u in defenders] + [True] * hidden):
                 shifts["terrain"] = mt.defence_shift[target]
         elif mt.defence_shift[target]:
             shifts["terrain"] = mt.defence_shift[target]
@@ -121,10 +134,21 @@ def concentric_shift(state: State, target: int, attacker_side: int, defenders: l
 
 
 def battle_preview(state: State, target: int, attackers: list[int], att_support: int = 0,
-                   def_support: int = 0) -> BattlePreview:
-    """The engine's arithmetic for ``attackers`` attacking the stack in ``target`` now (full information:
-    the defenders are the real ones; a fogged agent asks only about stacks revealed to it, R3)."""
-    defenders = [u for u in state.stacks.get(target, []) if state.status[u] == ON_MAP]
+                   def_support: int = 0, viewer: int | None = None) -> BattlePreview:
+    """The engine's arithmetic for ``attackers`` attacking the stack in ``target`` now.
+
+    With ``viewer=None`` it uses full information (the real defenders). With a ``viewer`` it uses only
+    what that side sees of the stack (rule 3.6, R3; :func:`visibility.seen_stack`): ``defenders`` and
+    ``def_cf`` are the units it sees, ``hidden_defenders`` counts the others, which are assumed to give
+    the stack every terrain benefit they could (R24); the defender-supply and surrender shifts (rules
+    7.4, 13.14) are judged on the units it sees."""
+    hidden = 0
+    if viewer is None:
+        defenders = [u for u in state.stacks.get(target, []) if state.status[u] == ON_MAP]
+    else:
+        seen = seen_stack(state, viewer, target)
+        defenders = [] if seen is None else list(seen.known)
+        hidden = 0 if seen is None else seen.hidden
     if not defenders:
         raise ValueError(f"battle_preview: no unit in hex {hg.hex_name(target)} to attack")
     if not attackers:
@@ -141,7 +165,7 @@ def battle_preview(state: State, target: int, attackers: list[int], att_support:
     mech = all(state.units[u].mechanized and s for u, s in zip(attackers, sup, strict=True))
     origins = sorted({state.loc[u] for u in attackers})
     shifts = known_shifts(state, target, attackers, defenders, air=False, attacker_side=attacker_side,
-                          att_oos=att_oos, def_oos=def_oos, att_supplied_mech=mech, origins=origins)
+                          att_oos=att_oos, def_oos=def_oos, att_supplied_mech=mech, origins=origins, hidden=hidden)
     t = state.game.scenario.tables
     crt = t.crt
     att_cf = attack_strength(state, target, attackers) + att_support
@@ -150,7 +174,7 @@ def battle_preview(state: State, target: int, attackers: list[int], att_support:
     base = crt.column_of(diff)
     last = len(crt.columns) - 1
     col = max(0, min(last, base + sum(shifts.values())))
-    city = city_die_applies(state, target, defenders)
+    city = city_die_applies(state, target, defenders, hidden)
     columns: dict[int, float] = {}
     for die in range(1, 7) if city else (0,):
         c = max(0, min(last, base + sum(shifts.values()) - die // t.city_die_divisor))  # R26, rule 13.18
@@ -162,7 +186,7 @@ def battle_preview(state: State, target: int, attackers: list[int], att_support:
             outcomes[r] = outcomes.get(r, 0.0) + p / 6
     return BattlePreview(target, tuple(attackers), tuple(defenders), att_cf, def_cf, diff, base,
                          tuple(ColumnShift(k, v, SHIFT_RULES[k]) for k, v in shifts.items()), city, col,
-                         columns, outcomes)
+                         columns, outcomes, hidden)
 
 
 def direction(a: int, b: int) -> int:

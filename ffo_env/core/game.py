@@ -8,19 +8,16 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.actions import ActionLayout
 from ffo_env.core.scenario import Scenario, Side, UnitSpec, default_scenario
 from ffo_env.core.search import MapTables, build_tables
+from ffo_env.core.state import State
+from ffo_env.core.version import ENGINE_VERSION
 
-if TYPE_CHECKING:
-    from ffo_env.core.state import State
-
-# ffo-engine-2: rail routes take control of the hexes they enter (R17); German retreats never end in
-# the red row (R38)
-ENGINE_VERSION = "ffo-engine-2"
+__all__ = ["ENGINE_VERSION", "SETUP_MODES", "Game", "RulesOptions"]
 
 SETUP_MODES = ("decide", "random", "fixed")
 
@@ -112,9 +109,8 @@ class Game:
         return [u.index for u in self.scenario.units if u.side == side]
 
     def new_initial_state(self, seed: int = 0) -> State:
-        from ffo_env.core.state import State
-
-        return State(self, seed)
+        """The position at the start of the game: :meth:`State.initial` (the setup decisions come next)."""
+        return State.initial(self, seed)
 
     @property
     def num_distinct_actions(self) -> int:

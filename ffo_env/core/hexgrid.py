@@ -179,9 +179,9 @@ def _cube() -> tuple[np.ndarray, np.ndarray]:
     return q, x
 
 
-_Q, _R = _cube()
-_DQ = _Q[:, None] - _Q[None, :]
-_DR = _R[:, None] - _R[None, :]
+_AXIAL_Q, _AXIAL_R = _cube()
+_DQ = _AXIAL_Q[:, None] - _AXIAL_Q[None, :]
+_DR = _AXIAL_R[:, None] - _AXIAL_R[None, :]
 DISTANCE = ((np.abs(_DQ) + np.abs(_DR) + np.abs(_DQ + _DR)) // 2).astype(np.int16)
 """``DISTANCE[a, b]`` = hex distance between hexes ``a`` and ``b``."""
 DISTANCE.setflags(write=False)

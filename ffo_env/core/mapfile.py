@@ -216,7 +216,7 @@ def _parse_text(text: str, src: str) -> tuple[MapData, str]:
         raise DataError(f"{src} line {last_line}: no version line 'version,<name>' found")
     if not header_seen:
         raise DataError(f"{src} line {last_line}: no header line '{','.join(COLUMNS)}' found")
-    missing = [hg.hex_name(i) for i in np.flatnonzero(line_of == 0)]
+    missing = [hg.hex_name(int(i)) for i in np.flatnonzero(line_of == 0)]
     if missing:
         shown = ", ".join(missing[:8]) + (" ..." if len(missing) > 8 else "")
         raise DataError(f"{src} line {last_line} (end of file): {len(missing)} hexes missing, "

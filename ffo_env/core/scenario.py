@@ -11,7 +11,6 @@ from __future__ import annotations
 import difflib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
@@ -19,22 +18,11 @@ import yaml
 
 from ffo_env.core.errors import DataError
 from ffo_env.core.mapdata import ColoredRow, MapData
+from ffo_env.core.setup_rules import check_fixed_setup
+from ffo_env.core.sides import Side as Side  # re-exported: the scenario data names the sides
 
 DATA_DIR = Path(__file__).resolve().parent.parent / "data"
 DATA_VERSION = "reconstruction-v1"
-
-
-class Side(IntEnum):
-    FRENCH = 0
-    GERMAN = 1
-
-    @property
-    def other(self) -> Side:
-        return Side(1 - self.value)
-
-    @property
-    def agent(self) -> str:
-        return "french" if self is Side.FRENCH else "german"
 
 
 UNIT_TYPES = (
@@ -388,7 +376,7 @@ def load_tables(path: Path | None = None) -> Tables:
         if hi < lo or (columns and lo != columns[-1][1] + 1):
             raise r.fail(f"crt.columns[{i}]", "contiguous ascending ranges", c)
         columns.append((lo, hi))
-    res_doc = r.mapping(r.key(crt_doc, "results", "crt"), "crt.results")
+    res_doc: Mapping[Any, Any] = r.mapping(r.key(crt_doc, "results", "crt"), "crt.results")  # YAML keys: int or str
     results: list[tuple[str, ...]] = []
     for die in range(1, 7):
         row = res_doc.get(die, res_doc.get(str(die)))
@@ -502,69 +490,8 @@ def load_scenario(data_dir: Path | None = None) -> Scenario:
                 raise DataError(f"{d / 'units.yaml'}: unit {u.id}.port: {u.port} is not a port on the map")
     fixed = load_fixed_setup(units, mapdata, d / "setup_fixed.yaml")
     scenario = Scenario(map=mapdata, units=units, tables=tables, fixed_setup=fixed)
-    check_fixed_setup(scenario, d / "setup_fixed.yaml")
+    check_fixed_setup(scenario, d / "setup_fixed.yaml")  # rules 3.3, 3.4, 6.2
     return scenario
-
-
-def check_fixed_setup(scenario: Scenario, source: Path | str) -> None:
-    """Every fixed placement must be one the setup rules allow (rules 3.3, 3.4, 6.2, R2).
-
-    The placements are played, in file order, through a ``setup="decide"`` game: each is legal iff its
-    action is among ``legal_actions()`` there, so the legality is the engine's own and not re-derived here.
-    """
-    from ffo_env.core import hexgrid as hg
-    from ffo_env.core.game import Game, RulesOptions
-
-    state = Game(scenario=scenario, options=RulesOptions(setup="decide")).new_initial_state(0)
-    layout = state.game.layout
-    order = list(scenario.fixed_setup.items())
-    index = {u.id: u.index for u in scenario.units}
-    while state.decision.name in ("SETUP_UNIT", "SETUP_HEX"):
-        if state.decision.name == "SETUP_HEX":
-            # the engine chose the unit itself (the side's last one): it is the one listed unit left
-            left = [(uid, h) for uid, h in order if int(scenario.units[index[uid]].side) == int(state.player)]
-            if len(left) != 1:
-                raise DataError(f"{source}: placement: expected one hex for every unit that starts on the map")
-            uid, h = left[0]
-            if layout.hex_action(h) not in state.legal_actions():
-                raise DataError(f"{source}: placement.{uid}: hex {hg.hex_name(h)} is not a legal setup hex "
-                                f"for {uid} (rules 3.3, 3.4, 6.2)")
-            state.apply_action(layout.hex_action(h))
-            order.remove((uid, h))
-            _drop_auto_placed(state, order, index, source)
-            continue
-        legal = set(state.legal_actions())
-        ready = [(uid, h) for uid, h in order if layout.unit_action(index[uid]) in legal]
-        if not ready:
-            side = "French" if int(state.player) == 0 else "German"
-            raise DataError(f"{source}: placement: the {side} setup still has units to place "
-                            f"but none listed here")
-        # the placement order changes which hexes are free (stacking, fortress hexes), so take the
-        # first listed placement that is legal now; if none is, the first listed one is at fault
-        for uid, h in ready:
-            trial = state.clone()
-            trial.apply_action(layout.unit_action(index[uid]))
-            if trial.decision.name != "SETUP_HEX":  # one legal hex: the engine placed it automatically
-                placed = trial.loc[index[uid]] == h
-            elif layout.hex_action(h) in trial.legal_actions():
-                trial.apply_action(layout.hex_action(h))
-                placed = True
-            else:
-                placed = False
-            if placed:
-                state = trial
-                order.remove((uid, h))
-                _drop_auto_placed(state, order, index, source)
-                break
-        else:
-            uid, h = ready[0]
-            raise DataError(f"{source}: placement.{uid}: hex {hg.hex_name(h)} is not a legal setup hex "
-                            f"for {uid} (rules 3.3, 3.4, 6.2: own setup row, on land, within the "
-                            f"stacking limit); expected one of the hexes the setup rules allow")
-    _drop_auto_placed(state, order, index, source)
-    if order:
-        raise DataError(f"{source}: placement.{order[0][0]}: this unit is not placed at setup "
-                        f"(a reinforcement or naval garrison); expected only units that start on the map")
 
 
 _DEFAULT: Scenario | None = None
@@ -576,18 +503,3 @@ def default_scenario() -> Scenario:
     if _DEFAULT is None:
         _DEFAULT = load_scenario()
     return _DEFAULT
-
-
-def _drop_auto_placed(state: Any, order: list[tuple[str, int]], index: dict[str, int], source: Path | str) -> None:
-    """Units the engine placed itself (a single legal choice is applied automatically) must sit where listed."""
-    from ffo_env.core import hexgrid as hg
-
-    for uid, h in list(order):
-        at = state.loc[index[uid]]
-        if at == -1:
-            continue
-        if at != h:
-            raise DataError(f"{source}: placement.{uid}: hex {hg.hex_name(h)} is not a legal setup hex for "
-                            f"{uid}; the setup rules leave it only {hg.hex_name(at)}")
-        order.remove((uid, h))
-

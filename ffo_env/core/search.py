@@ -11,13 +11,15 @@ import heapq
 from collections.abc import Iterable, Iterator, KeysView, Mapping, Sequence
 from dataclasses import dataclass
 from operator import itemgetter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.mapdata import ColoredRow, MapData, Terrain
-from ffo_env.core.scenario import Tables
+
+if TYPE_CHECKING:
+    from ffo_env.core.scenario import Tables
 
 # index offset of the neighbour in each direction (E, NE, NW, W, SW, SE): hexes are numbered column
 # by column with 26 / 25 rows alternately, so the offsets are the same for every hex (hexgrid)

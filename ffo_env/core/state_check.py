@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ffo_env.core import hexgrid as hg
-from ffo_env.core.game import ENGINE_VERSION, Game
+from ffo_env.core.phases import DEAD, EVACUATED, ON_MAP, RESERVE, Decision, Phase
+from ffo_env.core.version import ENGINE_VERSION
 
-# mirrors the unit statuses of the state module (kept local so that this module does not import it)
-RESERVE, ON_MAP, DEAD, EVACUATED = 0, 1, 2, 3
+if TYPE_CHECKING:
+    from ffo_env.core.game import Game
+
 _SETUP_PHASES = ("SETUP_FRENCH", "SETUP_GERMAN")
 
 _PER_UNIT_INT = ("loc", "status", "steps")
@@ -62,9 +64,11 @@ def _fail(path: str, expected: str, found: object) -> StateError:
 
 
 def _int_key(path: str, k: object) -> int:
+    if not isinstance(k, (str, int)):
+        raise _fail(path, "a hex number as key", k)
     try:
-        return int(k)  # type: ignore[call-overload]
-    except (TypeError, ValueError):
+        return int(k)
+    except ValueError:
         raise _fail(path, "a hex number as key", k) from None
 
 
@@ -91,8 +95,6 @@ def check_state_dict(game: Game, d: Any) -> None:
 
 
 def _check_scalars(game: Game, d: Mapping[str, Any]) -> None:
-    from ffo_env.core.state import Decision, Phase  # the enums only; imported late to keep this module light
-
     try:
         int(d["dice_state"])
     except ValueError:

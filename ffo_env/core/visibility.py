@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ffo_env.core.phases import ON_MAP
+
 if TYPE_CHECKING:
     from ffo_env.core.state import State
-
-ON_MAP = 1  # same value as state.ON_MAP (state imports this module)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,175 +1,13 @@
-"""Observation tensors of a France Fights On state, for one viewing side.
+"""The observation encoder: a France Fights On state as the tensors of :mod:`ffo_env.encoding.layout`.
 
-``encode(state, viewer)`` returns a dict of three numpy arrays; the layout below is
-the specification (``tests/test_encoding_spec.py`` parses these tables and checks
-them against :data:`PLANE_GROUPS`, :data:`GLOBAL_GROUPS` and :data:`UNIT_GROUPS`:
-names, order, index ranges and sizes).
-
-Conventions
------------
-- Grid: ``planes[c, column - 1, row]`` -- column 1..60 runs south -> north, row
-  0..25 west -> east (:mod:`ffo_env.core.hexgrid`). Odd columns have 25 rows; the
-  missing ``[column - 1, 25]`` cells are marked by the ``off_map`` plane and are
-  zero in every other plane.
-- "own" is the viewer's side, "enemy" the other side (the layout is the same for
-  both agents; ``globals.viewer_german`` says which side is looking).
-- Fog of war (rule 3.6, R2, R3; :mod:`ffo_env.encoding.fog`): of an enemy stack the
-  viewer sees the top unit (class, strength, flags) and the number of units; the
-  rest only once the stack is revealed to him (he declared an attack on it and it
-  has not changed since). Enemy rows of the unit table are zero apart from public
-  facts (status, the counter's printed data, markers, battle roles) unless the
-  unit is visible.
-- Decision context (``ctx_unit``, ``dest*``, ``legal*``, ``mp``, ``legal_count``
-  and the unit flags ``ctx_unit``/``legal``) is filled only for the side that
-  makes the current decision; the battle being fought is public.
-- ``omniscient=True`` lifts the fog; the layout is unchanged. Never a default.
-
-Planes ``(71, 60, 26)`` uint8
------------------------------
-=======  =======================  ====  ==========================================================
-index    name                     max   meaning
-=======  =======================  ====  ==========================================================
-0        off_map                  1     cell is not a hex (row 25 of an odd column)
-1-6      terrain[6]               1     terrain one-hot: clear, rough, marsh, mountain, sea, neutral
-7-12     river[6]                 1     river hexside E, NE, NW, W, SW, SE (none at cities, R14)
-13-18    blocked[6]               1     blocked hexside, same directions
-19       city                     1     city hex
-20       port                     1     port hex (naval garrison, rule 3.3)
-21       coastal                  1     land hex adjacent to all-sea (R32)
-22       inland1                  1     land hex adjacent to a coastal hex (R32)
-23-25    row[3]                   1     colored row one-hot: red, green, yellow
-26       german_control           1     hex controlled by the German player (rule 3.7)
-27       ever_german              1     a German unit has ever entered the hex (rule 7.8, R20)
-28       refugee                  1     refugee marker (rule 10.1)
-29       refugee_flipped          1     refugee marker overrun this phase (rule 10.4)
-30       attacked_hex             1     hex already attacked this combat phase (R23)
-31       scare_hex                1     hex of the unit under the panzer scare marker (rule 7.9)
-32       replacement_hex          1     hex of the unit under the replacement marker (rule 8.2)
-33       own_count                62    number of own units in the hex
-34       own_cf                   255   their summed current combat factor
-35-40    own_class[6]             62    own units by class (see UNIT_CLASSES)
-41       own_reduced              62    own reduced units
-42       own_moved                62    own units that moved this movement phase (rule 11.3)
-43       own_attacked             62    own units that attacked this combat phase (R23)
-44       own_no_attack            62    own units that may not attack this turn (rules 8.2, 11.7)
-45       own_immobile             62    own immobile units (rules 8.2, 11.7)
-46       own_supplied             62    own units in supply now (rules 7.1-7.8, R11)
-47       own_must_leave           62    own units that must leave the green/red rows (R7)
-48       enemy_count              62    number of units in the enemy stack (public, rule 3.6)
-49-54    enemy_top_class[6]       1     class of the enemy top unit, one-hot
-55       enemy_top_cf             255   current combat factor of the enemy top unit
-56       enemy_top_reduced        1     the enemy top unit is reduced
-57       enemy_top_moved          1     the enemy top unit moved this phase
-58       enemy_top_attacked       1     the enemy top unit attacked this phase
-59       enemy_revealed           1     enemy stack revealed to the viewer (R3)
-60       enemy_revealed_cf        255   summed current CF of a revealed enemy stack
-61       battle_target            1     target hex of the battle being fought (R22)
-62       battle_attackers         62    units attacking from the hex
-63       ctx_unit                 1     hex of the unit the decision is about (decider only)
-64       dest_mp                  255   1 + MP spent to reach a legal destination (R13; 1 = stay)
-65       dest_vp                  255   VP lost to refugees on the way there (R13, rule 10.4)
-66       legal_hex                1     the hex is a legal action now (decider only)
-67       own_stack_full           1     own units counted for stacking fill the hex: one more over-stacks (6.3)
-68       own_overstacked          1     own counted units exceed the limit: the excess goes (rule 6.5, R9)
-69       dest_overstacks          1     legal hex where the decision's unit would over-stack (decider only)
-70       target_ends_game         1     legal German target holding every French unit left (decider only)
-=======  =======================  ====  ==========================================================
-
-The stacking planes use the stacking limit of the phase (rule 6.3, R8; the setup limit while
-setting up) and leave out free-stacking units. ``dest_overstacks`` marks, for a decision about one
-unit (move, rail, retreat, advance, entry, setup), the legal hexes whose counted own units other
-than that unit already fill the limit; it is empty when the unit itself stacks freely. An
-over-stack is legal but costs the excess units at the end of the movement phase (rule 6.5, R9),
-and it is the costliest mistake a learned German player makes.
-
-``target_ends_game`` marks, when the German chooses an attack or air-strike target, the legal
-targets whose stack holds every Anglo-French ground unit left (on the map or in reserve) while a
-city is still French and turns remain: wiping it out would end the game at once with those cities
-counted for France (rule 4.1, 4.3, R21). Stack heights are public (rule 3.6), so the German can
-count this himself; the plane only saves a network from summing the whole map for it.
-
-Globals ``(123,)`` float32
---------------------------
-=======  =======================  ==========================================================
-index    name                     meaning
-=======  =======================  ==========================================================
-0        turn                     game turn / last turn
-1-15     turn_onehot[15]          game turn 1..15 one-hot
-16-32    phase[17]                Phase one-hot (SETUP_FRENCH .. GAME_OVER)
-33-56    decision[24]             Decision one-hot (NONE .. OVERSTACK_REMOVE)
-57       viewer_german            the viewer is the German player
-58       to_act                   the viewer makes the current decision
-59       actor_german             the German player makes the current decision
-60       vp                       French VP / victory VP (rule 4.3), clipped to [-4, 4]
-61       stuka_available          8th Fliegerkorps unused this game turn (R32)
-62-63    naval_available[2]       French, British naval marker unused this game turn (R32)
-64       german_move_first        German movement before combat this turn (rule 5.6)
-65-66    scare[2]                 a scare marker is on a unit; a scare has happened (R36)
-67       replacement              a replacement marker is on a unit (rule 8.2)
-68-70    french_units[3]          fraction of Anglo-French units on map, dead, evacuated
-71-72    german_main[2]           fraction of German main-force units on map, dead
-73-84    entry[12]                groups 18, 4, K: fraction on map, off map, dead, waiting (R34)
-85-92    last_dice[8]             last eight dice, most recent first, die / 6 (0 = none)
-93       mp                       MP of the unit being moved / 6 (R12; decider only)
-94       refugees_left            refugee markers still to place / 6
-95       battle                   a battle is being fought
-96       battle_air               it is an air-only strike (rule 12.4)
-97       battle_viewer_attacks    the viewer is the attacker
-98-99    battle_cf[2]             attacker, defender combat factors / 20 (once computed)
-100      battle_differential      differential / 10
-101-109  battle_column[9]         CRT column after shifts, one-hot (R26)
-110      battle_shift             sum of column shifts / 4
-111-112  battle_support[2]        attacker, defender support factors / 10 (R22.4-5)
-113-114  battle_oos[2]            attacker, defender out of supply (R11)
-115-119  last_result[5]           last CRT result this phase: AE, AS, BB, DR, DE
-120      legal_count              number of legal actions / 100 (decider only)
-121      step_fraction            decisions taken so far / 4000
-122      french_cities            share of the cities under French control (public; rule 4.3)
-=======  =======================  ==========================================================
-
-Units ``(62, 44)`` float32, one row per unit of the scenario
-------------------------------------------------------------
-=======  =======================  ==========================================================
-index    name                     meaning
-=======  =======================  ==========================================================
-0        own                      the unit is the viewer's
-1        german                   the unit is German
-2        visible                  identity, hex and strength are known to the viewer (rule 3.6)
-3-6      status[4]                reserve, on map, dead, evacuated (public)
-7-16     type[10]                 unit type one-hot (scenario.UNIT_TYPES)
-17-20    group[4]                 German group main, 18, 4, K (rules 9.2-9.5)
-21       cf_full                  printed full-strength CF / 8
-22       cf_reduced               printed reduced CF / 8
-23       two_step                 the counter has two steps
-24       free_stacking            free-stacking unit (rule 6.3)
-25       cf                       current CF / 8 (if visible)
-26       reduced                  the unit is reduced (if visible)
-27       x                        column / 60 (if visible and on map)
-28       y                        (row + 1) / 26 (if visible and on map)
-29       on_top                   top unit of its stack (if visible)
-30       stack_size               units in its hex / 8 (if visible)
-31       moved                    moved this movement phase (if visible)
-32       attacked                 attacked this combat phase (if visible)
-33       no_attack                may not attack this turn (if visible)
-34       immobile                 immobile (if visible)
-35       supplied                 in supply now (own units only)
-36       must_leave               must leave the green/red rows (own units only, R7)
-37       scare                    carries the panzer scare marker (public)
-38       replacement              carries the replacement marker (if visible)
-39       battle_attacker          attacks in the current battle (public once added)
-40       battle_defender          defends in the current battle (if visible)
-41       in_reserve_ready         German reinforcement rolled in, waiting for a hex (R34)
-42       ctx_unit                 the unit the decision is about (decider only)
-43       legal                    its unit action is legal now (decider only)
-=======  =======================  ==========================================================
-
-Unit classes (``own_class``, ``enemy_top_class``): ``UNIT_CLASSES``.
+``encode(state, viewer)`` returns a dict of three numpy arrays (planes, globals, units) for one viewing
+side, under the fog of war of rule 3.6 (R2, R3); the layout, its conventions and every index are
+specified in :mod:`ffo_env.encoding.layout`, whose names this module re-exports.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -179,201 +17,86 @@ from ffo_env.core.game import Game
 from ffo_env.core.mapdata import ColoredRow, Terrain
 from ffo_env.core.scenario import GROUPS, UNIT_TYPES, Side
 from ffo_env.core.state import DEAD, ON_MAP, RESERVE, Decision, Phase, State
+from ffo_env.encoding.layout import (
+    CLASS_OF_TYPE,
+    CRT_RESULTS,
+    GLOBAL_GROUPS,
+    GLOBAL_HIGH,
+    GLOBAL_INDEX,
+    GLOBAL_LOW,
+    GRID_SHAPE,
+    N_CELLS,
+    N_COLS,
+    N_COLUMNS,
+    N_DECISIONS,
+    N_GLOBALS,
+    N_PHASES,
+    N_PLANES,
+    N_ROWS,
+    N_TURN_ONEHOT,
+    N_UNIT_FEATURES,
+    PLANE_GROUPS,
+    PLANE_HIGH,
+    PLANE_INDEX,
+    UNIT_CLASSES,
+    UNIT_FEATURE_INDEX,
+    UNIT_GROUPS,
+    ObservationSpec,
+    expand_names,
+)
 
 __all__ = [
-    "GRID_SHAPE",
+    "CRT_RESULTS",
     "GLOBAL_GROUPS",
+    "GLOBAL_HIGH",
+    "GLOBAL_INDEX",
+    "GLOBAL_LOW",
+    "GRID_SHAPE",
+    "N_CELLS",
+    "N_COLS",
+    "N_COLUMNS",
+    "N_DECISIONS",
+    "N_GLOBALS",
+    "N_PHASES",
+    "N_PLANES",
+    "N_ROWS",
+    "N_TURN_ONEHOT",
+    "N_UNIT_FEATURES",
     "PLANE_GROUPS",
-    "UNIT_GROUPS",
+    "PLANE_HIGH",
+    "PLANE_INDEX",
     "UNIT_CLASSES",
+    "UNIT_FEATURE_INDEX",
+    "UNIT_GROUPS",
     "ObservationEncoder",
+    "ObservationSpec",
     "encode",
     "encoder_for",
+    "expand_names",
     "legal_mask",
 ]
 
-N_COLS = hg.N_COLS
-N_ROWS = 26
-GRID_SHAPE = (N_COLS, N_ROWS)
-N_CELLS = N_COLS * N_ROWS
-
-UNIT_CLASSES = ("infantry", "fortress", "mountain", "mechanized", "panzer", "garrison")
-_CLASS_OF_TYPE = {
-    "infantry": 0,
-    "colonial": 0,
-    "adhoc": 0,
-    "fortress": 1,
-    "mountain": 2,
-    "armor": 3,
-    "motorized": 3,
-    "cavalry": 3,
-    "panzer": 4,
-    "naval_garrison": 5,
-}
-CRT_RESULTS = ("AE", "AS", "BB", "DR", "DE")
-N_TURN_ONEHOT = 15
-N_PHASES = len(Phase)
-N_DECISIONS = int(Decision.OVERSTACK_REMOVE) + 1
-N_COLUMNS = 9
-GLOBAL_LOW, GLOBAL_HIGH = -4.0, 4.0
-
-# (name, size, max value, meaning) -- the order is the layout
-PLANE_GROUPS: tuple[tuple[str, int, int, str], ...] = (
-    ("off_map", 1, 1, "cell is not a hex"),
-    ("terrain", 6, 1, "terrain one-hot"),
-    ("river", 6, 1, "river hexside per direction"),
-    ("blocked", 6, 1, "blocked hexside per direction"),
-    ("city", 1, 1, "city hex"),
-    ("port", 1, 1, "port hex"),
-    ("coastal", 1, 1, "coastal land hex"),
-    ("inland1", 1, 1, "one hex inland"),
-    ("row", 3, 1, "colored row one-hot"),
-    ("german_control", 1, 1, "German control"),
-    ("ever_german", 1, 1, "ever German"),
-    ("refugee", 1, 1, "refugee marker"),
-    ("refugee_flipped", 1, 1, "refugee overrun this phase"),
-    ("attacked_hex", 1, 1, "attacked this combat phase"),
-    ("scare_hex", 1, 1, "panzer scare marker"),
-    ("replacement_hex", 1, 1, "replacement marker"),
-    ("own_count", 1, 62, "own units"),
-    ("own_cf", 1, 255, "own CF"),
-    ("own_class", 6, 62, "own units by class"),
-    ("own_reduced", 1, 62, "own reduced"),
-    ("own_moved", 1, 62, "own moved"),
-    ("own_attacked", 1, 62, "own attacked"),
-    ("own_no_attack", 1, 62, "own may not attack"),
-    ("own_immobile", 1, 62, "own immobile"),
-    ("own_supplied", 1, 62, "own supplied"),
-    ("own_must_leave", 1, 62, "own must leave rows"),
-    ("enemy_count", 1, 62, "enemy stack height"),
-    ("enemy_top_class", 6, 1, "enemy top class"),
-    ("enemy_top_cf", 1, 255, "enemy top CF"),
-    ("enemy_top_reduced", 1, 1, "enemy top reduced"),
-    ("enemy_top_moved", 1, 1, "enemy top moved"),
-    ("enemy_top_attacked", 1, 1, "enemy top attacked"),
-    ("enemy_revealed", 1, 1, "enemy stack revealed"),
-    ("enemy_revealed_cf", 1, 255, "revealed enemy CF"),
-    ("battle_target", 1, 1, "battle target"),
-    ("battle_attackers", 1, 62, "attacking units"),
-    ("ctx_unit", 1, 1, "unit of the decision"),
-    ("dest_mp", 1, 255, "1 + MP to destination"),
-    ("dest_vp", 1, 255, "VP cost of destination"),
-    ("legal_hex", 1, 1, "legal hex action"),
-    ("own_stack_full", 1, 1, "own stack at the limit"),
-    ("own_overstacked", 1, 1, "own stack over the limit"),
-    ("dest_overstacks", 1, 1, "destination over-stacks"),
-    ("target_ends_game", 1, 1, "target holds the last French units"),
+_G_TURN, _G_TURN1, _G_PHASE, _G_DECISION = (
+    GLOBAL_INDEX["turn"],
+    GLOBAL_INDEX["turn_onehot"],
+    GLOBAL_INDEX["phase"],
+    GLOBAL_INDEX["decision"],
 )
-
-# (name, size, meaning)
-GLOBAL_GROUPS: tuple[tuple[str, int, str], ...] = (
-    ("turn", 1, "turn / last"),
-    ("turn_onehot", N_TURN_ONEHOT, "turn one-hot"),
-    ("phase", N_PHASES, "phase one-hot"),
-    ("decision", N_DECISIONS, "decision one-hot"),
-    ("viewer_german", 1, "viewer is German"),
-    ("to_act", 1, "viewer decides"),
-    ("actor_german", 1, "German decides"),
-    ("vp", 1, "VP / victory VP"),
-    ("stuka_available", 1, "stuka unused"),
-    ("naval_available", 2, "naval markers unused"),
-    ("german_move_first", 1, "move first"),
-    ("scare", 2, "scare marker; scare ever"),
-    ("replacement", 1, "replacement marker"),
-    ("french_units", 3, "French on map / dead / evacuated"),
-    ("german_main", 2, "German main on map / dead"),
-    ("entry", 12, "reinforcement groups"),
-    ("last_dice", 8, "last dice"),
-    ("mp", 1, "MP of mover"),
-    ("refugees_left", 1, "refugees to place"),
-    ("battle", 1, "in battle"),
-    ("battle_air", 1, "air-only strike"),
-    ("battle_viewer_attacks", 1, "viewer attacks"),
-    ("battle_cf", 2, "attacker, defender CF"),
-    ("battle_differential", 1, "differential"),
-    ("battle_column", N_COLUMNS, "column one-hot"),
-    ("battle_shift", 1, "shift sum"),
-    ("battle_support", 2, "support factors"),
-    ("battle_oos", 2, "OOS flags"),
-    ("last_result", len(CRT_RESULTS), "last CRT result"),
-    ("legal_count", 1, "legal actions / 100"),
-    ("step_fraction", 1, "decisions / 4000"),
-    ("french_cities", 1, "French cities / all cities"),
-)
-
-UNIT_GROUPS: tuple[tuple[str, int, str], ...] = (
-    ("own", 1, ""),
-    ("german", 1, ""),
-    ("visible", 1, ""),
-    ("status", 4, ""),
-    ("type", len(UNIT_TYPES), ""),
-    ("group", len(GROUPS), ""),
-    ("cf_full", 1, ""),
-    ("cf_reduced", 1, ""),
-    ("two_step", 1, ""),
-    ("free_stacking", 1, ""),
-    ("cf", 1, ""),
-    ("reduced", 1, ""),
-    ("x", 1, ""),
-    ("y", 1, ""),
-    ("on_top", 1, ""),
-    ("stack_size", 1, ""),
-    ("moved", 1, ""),
-    ("attacked", 1, ""),
-    ("no_attack", 1, ""),
-    ("immobile", 1, ""),
-    ("supplied", 1, ""),
-    ("must_leave", 1, ""),
-    ("scare", 1, ""),
-    ("replacement", 1, ""),
-    ("battle_attacker", 1, ""),
-    ("battle_defender", 1, ""),
-    ("in_reserve_ready", 1, ""),
-    ("ctx_unit", 1, ""),
-    ("legal", 1, ""),
-)
-
-
-def _offsets(groups: tuple[tuple[Any, ...], ...]) -> tuple[dict[str, int], int]:
-    out: dict[str, int] = {}
-    k = 0
-    for g in groups:
-        out[g[0]] = k
-        k += g[1]
-    return out, k
-
-
-P, N_PLANES = _offsets(PLANE_GROUPS)
-G, N_GLOBALS = _offsets(GLOBAL_GROUPS)
-F, N_UNIT_FEATURES = _offsets(UNIT_GROUPS)
-
-
-def expand_names(groups: tuple[tuple[Any, ...], ...]) -> list[str]:
-    """Flat names, ``group`` or ``group[k]``, in layout order."""
-    out: list[str] = []
-    for g in groups:
-        out.extend([g[0]] if g[1] == 1 else [f"{g[0]}[{k}]" for k in range(g[1])])
-    return out
-
-
-PLANE_HIGH = np.array([g[2] for g in PLANE_GROUPS for _ in range(g[1])], dtype=np.uint8)
-
-_G_TURN, _G_TURN1, _G_PHASE, _G_DECISION = G["turn"], G["turn_onehot"], G["phase"], G["decision"]
-_DYN0 = F["cf"]  # unit features [cf .. legal] are dynamic and contiguous
+_DYN0 = UNIT_FEATURE_INDEX["cf"]  # unit features [cf .. legal] are dynamic and contiguous
 _N_DYN = N_UNIT_FEATURES - _DYN0
-_D = {name: off - _DYN0 for name, off in F.items() if off >= _DYN0}
+_DYNAMIC_COLUMN = {name: off - _DYN0 for name, off in UNIT_FEATURE_INDEX.items() if off >= _DYN0}
 
 _OWN_ROWS = np.array(
     [
-        P["own_count"],
-        *range(P["own_class"], P["own_class"] + 6),
-        P["own_reduced"],
-        P["own_moved"],
-        P["own_attacked"],
-        P["own_no_attack"],
-        P["own_immobile"],
-        P["own_supplied"],
-        P["own_must_leave"],
+        PLANE_INDEX["own_count"],
+        *range(PLANE_INDEX["own_class"], PLANE_INDEX["own_class"] + 6),
+        PLANE_INDEX["own_reduced"],
+        PLANE_INDEX["own_moved"],
+        PLANE_INDEX["own_attacked"],
+        PLANE_INDEX["own_no_attack"],
+        PLANE_INDEX["own_immobile"],
+        PLANE_INDEX["own_supplied"],
+        PLANE_INDEX["own_must_leave"],
     ],
     dtype=np.int64,
 )
@@ -387,43 +110,111 @@ FLAT.setflags(write=False)
 _FLAT_S = np.append(FLAT, N_CELLS)
 
 # plane, global and unit-feature indices used on the hot path (module constants: no dict lookups)
-_P_PUBLIC0, _P_PUBLIC1 = P["german_control"], P["own_count"]  # rows rebuilt with the public hex state
-_P_UNITS0, _P_UNITS1 = P["own_count"], P["battle_target"]  # rows rebuilt with the units of a view
-_P_GERMAN_CONTROL, _P_EVER_GERMAN = P["german_control"], P["ever_german"]
-_P_REFUGEE, _P_REFUGEE_FLIPPED, _P_ATTACKED_HEX = P["refugee"], P["refugee_flipped"], P["attacked_hex"]
-_P_SCARE_HEX, _P_REPLACEMENT_HEX = P["scare_hex"], P["replacement_hex"]
-_P_OWN_CF, _P_ENEMY_COUNT = P["own_cf"], P["enemy_count"]
-_P_ENEMY_TOP_CLASS, _P_ENEMY_TOP_CF = P["enemy_top_class"], P["enemy_top_cf"]
-_P_ENEMY_TOP_REDUCED, _P_ENEMY_TOP_MOVED = P["enemy_top_reduced"], P["enemy_top_moved"]
-_P_ENEMY_TOP_ATTACKED, _P_ENEMY_REVEALED = P["enemy_top_attacked"], P["enemy_revealed"]
-_P_ENEMY_REVEALED_CF = P["enemy_revealed_cf"]
-_P_BATTLE_TARGET, _P_BATTLE_ATTACKERS = P["battle_target"], P["battle_attackers"]
-_P_CTX_UNIT, _P_DEST_MP, _P_DEST_VP, _P_LEGAL_HEX = P["ctx_unit"], P["dest_mp"], P["dest_vp"], P["legal_hex"]
-_P_STACK_FULL, _P_OVERSTACKED, _P_DEST_OVERSTACKS = P["own_stack_full"], P["own_overstacked"], P["dest_overstacks"]
-_P_TARGET_ENDS_GAME = P["target_ends_game"]
-_G_FRENCH_CITIES = G["french_cities"]
-_G_VIEWER_GERMAN, _G_TO_ACT, _G_ACTOR_GERMAN, _G_VP = G["viewer_german"], G["to_act"], G["actor_german"], G["vp"]
-_G_STUKA, _G_NAVAL, _G_MOVE_FIRST = G["stuka_available"], G["naval_available"], G["german_move_first"]
-_G_SCARE, _G_REPLACEMENT = G["scare"], G["replacement"]
-_G_UNITS0, _G_UNITS1 = G["french_units"], G["entry"] + 12  # french_units, german_main, entry: contiguous
-_G_LAST_DICE, _G_MP, _G_REFUGEES_LEFT = G["last_dice"], G["mp"], G["refugees_left"]
-_G_BATTLE, _G_BATTLE_AIR, _G_BATTLE_VIEWER_ATTACKS = G["battle"], G["battle_air"], G["battle_viewer_attacks"]
-_G_BATTLE_CF, _G_BATTLE_DIFFERENTIAL = G["battle_cf"], G["battle_differential"]
-_G_BATTLE_COLUMN, _G_BATTLE_SHIFT = G["battle_column"], G["battle_shift"]
-_G_BATTLE_SUPPORT, _G_BATTLE_OOS = G["battle_support"], G["battle_oos"]
-_G_LAST_RESULT, _G_LEGAL_COUNT, _G_STEP_FRACTION = G["last_result"], G["legal_count"], G["step_fraction"]
-assert (G["german_main"], G["entry"]) == (G["french_units"] + 3, G["french_units"] + 5)
-_F_OWN, _F_VISIBLE, _F_STATUS = F["own"], F["visible"], F["status"]
-_F_SUPPLIED, _F_MUST_LEAVE, _F_SCARE, _F_REPLACEMENT = F["supplied"], F["must_leave"], F["scare"], F["replacement"]
-_F_BATTLE_ATTACKER, _F_BATTLE_DEFENDER = F["battle_attacker"], F["battle_defender"]
-_F_IN_RESERVE_READY, _F_CTX_UNIT, _F_LEGAL = F["in_reserve_ready"], F["ctx_unit"], F["legal"]
-_N_FULL = F["supplied"] - F["cf"]  # unit features cf .. immobile: full information, masked per view
+_P_PUBLIC0, _P_PUBLIC1 = (
+    PLANE_INDEX["german_control"],
+    PLANE_INDEX["own_count"],
+)  # rows rebuilt with the public hex state
+_P_UNITS0, _P_UNITS1 = (
+    PLANE_INDEX["own_count"],
+    PLANE_INDEX["battle_target"],
+)  # rows rebuilt with the units of a view
+_P_GERMAN_CONTROL, _P_EVER_GERMAN = PLANE_INDEX["german_control"], PLANE_INDEX["ever_german"]
+_P_REFUGEE, _P_REFUGEE_FLIPPED, _P_ATTACKED_HEX = (
+    PLANE_INDEX["refugee"],
+    PLANE_INDEX["refugee_flipped"],
+    PLANE_INDEX["attacked_hex"],
+)
+_P_SCARE_HEX, _P_REPLACEMENT_HEX = PLANE_INDEX["scare_hex"], PLANE_INDEX["replacement_hex"]
+_P_OWN_CF, _P_ENEMY_COUNT = PLANE_INDEX["own_cf"], PLANE_INDEX["enemy_count"]
+_P_ENEMY_TOP_CLASS, _P_ENEMY_TOP_CF = PLANE_INDEX["enemy_top_class"], PLANE_INDEX["enemy_top_cf"]
+_P_ENEMY_TOP_REDUCED, _P_ENEMY_TOP_MOVED = PLANE_INDEX["enemy_top_reduced"], PLANE_INDEX["enemy_top_moved"]
+_P_ENEMY_TOP_ATTACKED, _P_ENEMY_REVEALED = PLANE_INDEX["enemy_top_attacked"], PLANE_INDEX["enemy_revealed"]
+_P_ENEMY_REVEALED_CF = PLANE_INDEX["enemy_revealed_cf"]
+_P_BATTLE_TARGET, _P_BATTLE_ATTACKERS = PLANE_INDEX["battle_target"], PLANE_INDEX["battle_attackers"]
+_P_CTX_UNIT, _P_DEST_MP, _P_DEST_VP, _P_LEGAL_HEX = (
+    PLANE_INDEX["ctx_unit"],
+    PLANE_INDEX["dest_mp"],
+    PLANE_INDEX["dest_vp"],
+    PLANE_INDEX["legal_hex"],
+)
+_P_STACK_FULL, _P_OVERSTACKED, _P_DEST_OVERSTACKS = (
+    PLANE_INDEX["own_stack_full"],
+    PLANE_INDEX["own_overstacked"],
+    PLANE_INDEX["dest_overstacks"],
+)
+_P_TARGET_ENDS_GAME = PLANE_INDEX["target_ends_game"]
+_G_FRENCH_CITIES = GLOBAL_INDEX["french_cities"]
+_G_VIEWER_GERMAN, _G_TO_ACT, _G_ACTOR_GERMAN, _G_VP = (
+    GLOBAL_INDEX["viewer_german"],
+    GLOBAL_INDEX["to_act"],
+    GLOBAL_INDEX["actor_german"],
+    GLOBAL_INDEX["vp"],
+)
+_G_STUKA, _G_NAVAL, _G_MOVE_FIRST = (
+    GLOBAL_INDEX["stuka_available"],
+    GLOBAL_INDEX["naval_available"],
+    GLOBAL_INDEX["german_move_first"],
+)
+_G_SCARE, _G_REPLACEMENT = GLOBAL_INDEX["scare"], GLOBAL_INDEX["replacement"]
+_G_UNITS0, _G_UNITS1 = (
+    GLOBAL_INDEX["french_units"],
+    GLOBAL_INDEX["entry"] + 12,
+)  # french_units, german_main, entry: contiguous
+_G_LAST_DICE, _G_MP, _G_REFUGEES_LEFT = (
+    GLOBAL_INDEX["last_dice"],
+    GLOBAL_INDEX["mp"],
+    GLOBAL_INDEX["refugees_left"],
+)
+_G_BATTLE, _G_BATTLE_AIR, _G_BATTLE_VIEWER_ATTACKS = (
+    GLOBAL_INDEX["battle"],
+    GLOBAL_INDEX["battle_air"],
+    GLOBAL_INDEX["battle_viewer_attacks"],
+)
+_G_BATTLE_CF, _G_BATTLE_DIFFERENTIAL = GLOBAL_INDEX["battle_cf"], GLOBAL_INDEX["battle_differential"]
+_G_BATTLE_COLUMN, _G_BATTLE_SHIFT = GLOBAL_INDEX["battle_column"], GLOBAL_INDEX["battle_shift"]
+_G_BATTLE_SUPPORT, _G_BATTLE_OOS = GLOBAL_INDEX["battle_support"], GLOBAL_INDEX["battle_oos"]
+_G_LAST_RESULT, _G_LEGAL_COUNT, _G_STEP_FRACTION = (
+    GLOBAL_INDEX["last_result"],
+    GLOBAL_INDEX["legal_count"],
+    GLOBAL_INDEX["step_fraction"],
+)
+assert (GLOBAL_INDEX["german_main"], GLOBAL_INDEX["entry"]) == (
+    GLOBAL_INDEX["french_units"] + 3,
+    GLOBAL_INDEX["french_units"] + 5,
+)
+_F_OWN, _F_VISIBLE, _F_STATUS = (
+    UNIT_FEATURE_INDEX["own"],
+    UNIT_FEATURE_INDEX["visible"],
+    UNIT_FEATURE_INDEX["status"],
+)
+_F_SUPPLIED, _F_MUST_LEAVE, _F_SCARE, _F_REPLACEMENT = (
+    UNIT_FEATURE_INDEX["supplied"],
+    UNIT_FEATURE_INDEX["must_leave"],
+    UNIT_FEATURE_INDEX["scare"],
+    UNIT_FEATURE_INDEX["replacement"],
+)
+_F_BATTLE_ATTACKER, _F_BATTLE_DEFENDER = (
+    UNIT_FEATURE_INDEX["battle_attacker"],
+    UNIT_FEATURE_INDEX["battle_defender"],
+)
+_F_IN_RESERVE_READY, _F_CTX_UNIT, _F_LEGAL = (
+    UNIT_FEATURE_INDEX["in_reserve_ready"],
+    UNIT_FEATURE_INDEX["ctx_unit"],
+    UNIT_FEATURE_INDEX["legal"],
+)
+_N_FULL = (
+    UNIT_FEATURE_INDEX["supplied"] - UNIT_FEATURE_INDEX["cf"]
+)  # unit features cf .. immobile: full information, masked per view
 assert [n for n, _s, _m in UNIT_GROUPS[10:22]] == [
     "cf", "reduced", "x", "y", "on_top", "stack_size", "moved", "attacked", "no_attack", "immobile",
     "supplied", "must_leave",
 ]  # fmt: skip
-assert (F["replacement"], F["battle_attacker"], F["battle_defender"]) == (_F_SCARE + 1, _F_SCARE + 2, _F_SCARE + 3)
-assert F["legal"] == F["ctx_unit"] + 1
+assert (
+    UNIT_FEATURE_INDEX["replacement"],
+    UNIT_FEATURE_INDEX["battle_attacker"],
+    UNIT_FEATURE_INDEX["battle_defender"],
+) == (_F_SCARE + 1, _F_SCARE + 2, _F_SCARE + 3)
+assert UNIT_FEATURE_INDEX["legal"] == UNIT_FEATURE_INDEX["ctx_unit"] + 1
 # unit x, y features per hex, exactly as column / 60 and (row + 1) / 26 were computed (float64, then float32)
 _X_NORM = (hg.HEX_X * (1.0 / 60.0)).astype(np.float32)
 _Y_NORM = ((hg.HEX_Y + 1) * (1.0 / 26.0)).astype(np.float32)
@@ -442,8 +233,19 @@ class _Shared:
 class _View:
     """Private buffers of one (viewer, omniscient) view and the keys they were built from."""
 
-    __slots__ = ("version", "rev", "eg", "pkey", "dkey", "planes", "units", "visible", "french_cities", "counted",
-                 "limit")
+    __slots__ = (
+        "version",
+        "rev",
+        "eg",
+        "pkey",
+        "dkey",
+        "planes",
+        "units",
+        "visible",
+        "french_cities",
+        "counted",
+        "limit",
+    )
 
     def __init__(self, enc: ObservationEncoder) -> None:
         self.version = -1
@@ -457,22 +259,6 @@ class _View:
         self.planes = enc.template_s.copy()
         self.units = enc.unit_template.copy()
         self.visible = np.ones(enc.n_units, dtype=bool)
-
-
-@dataclass(frozen=True)
-class ObservationSpec:
-    n_planes: int = N_PLANES
-    n_globals: int = N_GLOBALS
-    n_units: int = 62
-    n_unit_features: int = N_UNIT_FEATURES
-
-    @property
-    def shapes(self) -> dict[str, tuple[int, ...]]:
-        return {
-            "planes": (self.n_planes, *GRID_SHAPE),
-            "globals": (self.n_globals,),
-            "units": (self.n_units, self.n_unit_features),
-        }
 
 
 class ObservationEncoder:
@@ -495,23 +281,23 @@ class ObservationEncoder:
         self.victory_vp = sc.tables.victory_vp
         # ---- static planes
         tpl = np.zeros((N_PLANES, N_CELLS), dtype=np.uint8)
-        tpl[P["off_map"]] = 1
-        tpl[P["off_map"], FLAT] = 0
+        tpl[PLANE_INDEX["off_map"]] = 1
+        tpl[PLANE_INDEX["off_map"], FLAT] = 0
         for k, t in enumerate(
             (Terrain.CLEAR, Terrain.ROUGH, Terrain.MARSH, Terrain.MOUNTAIN, Terrain.SEA, Terrain.NEUTRAL)
         ):
-            tpl[P["terrain"] + k, FLAT] = md.terrain == t
+            tpl[PLANE_INDEX["terrain"] + k, FLAT] = md.terrain == t
         river = np.array(mt.river_side, dtype=bool)
         blocked = np.array(mt.blocked_side, dtype=bool) & (hg.NEIGHBORS >= 0)
         for d in range(6):
-            tpl[P["river"] + d, FLAT] = river[:, d]
-            tpl[P["blocked"] + d, FLAT] = blocked[:, d]
-        tpl[P["city"], FLAT] = md.is_city
-        tpl[P["port"], FLAT] = md.port
-        tpl[P["coastal"], FLAT] = md.coastal
-        tpl[P["inland1"], FLAT] = md.inland1
+            tpl[PLANE_INDEX["river"] + d, FLAT] = river[:, d]
+            tpl[PLANE_INDEX["blocked"] + d, FLAT] = blocked[:, d]
+        tpl[PLANE_INDEX["city"], FLAT] = md.is_city
+        tpl[PLANE_INDEX["port"], FLAT] = md.port
+        tpl[PLANE_INDEX["coastal"], FLAT] = md.coastal
+        tpl[PLANE_INDEX["inland1"], FLAT] = md.inland1
         for k, r in enumerate((ColoredRow.RED, ColoredRow.GREEN, ColoredRow.YELLOW)):
-            tpl[P["row"] + k, FLAT] = md.row == r
+            tpl[PLANE_INDEX["row"] + k, FLAT] = md.row == r
         tpl.setflags(write=False)
         self.template = tpl
         self.template_s = np.zeros((N_PLANES, N_CELLS + 1), dtype=np.uint8)
@@ -527,20 +313,20 @@ class ObservationEncoder:
         # ---- static unit facts
         U = self.n_units
         self.german = np.array([u.side == Side.GERMAN for u in units], dtype=bool)
-        self.cls = np.array([_CLASS_OF_TYPE[u.type] for u in units], dtype=np.int64)
+        self.cls = np.array([CLASS_OF_TYPE[u.type] for u in units], dtype=np.int64)
         self.cf_full = np.array([u.cf_full for u in units], dtype=np.int64)
         self.cf_reduced = np.array([u.cf_reduced for u in units], dtype=np.int64)
         self.max_steps = np.array([u.steps for u in units], dtype=np.int64)
         tab = np.zeros((U, N_UNIT_FEATURES), dtype=np.float32)
-        tab[:, F["german"]] = self.german
+        tab[:, UNIT_FEATURE_INDEX["german"]] = self.german
         for u in units:
-            tab[u.index, F["type"] + UNIT_TYPES.index(u.type)] = 1
+            tab[u.index, UNIT_FEATURE_INDEX["type"] + UNIT_TYPES.index(u.type)] = 1
             if u.side == Side.GERMAN and u.group in GROUPS:
-                tab[u.index, F["group"] + GROUPS.index(u.group)] = 1
-        tab[:, F["cf_full"]] = self.cf_full / 8.0
-        tab[:, F["cf_reduced"]] = self.cf_reduced / 8.0
-        tab[:, F["two_step"]] = self.max_steps == 2
-        tab[:, F["free_stacking"]] = [u.free_stacking for u in units]
+                tab[u.index, UNIT_FEATURE_INDEX["group"] + GROUPS.index(u.group)] = 1
+        tab[:, UNIT_FEATURE_INDEX["cf_full"]] = self.cf_full / 8.0
+        tab[:, UNIT_FEATURE_INDEX["cf_reduced"]] = self.cf_reduced / 8.0
+        tab[:, UNIT_FEATURE_INDEX["two_step"]] = self.max_steps == 2
+        tab[:, UNIT_FEATURE_INDEX["free_stacking"]] = [u.free_stacking for u in units]
         tab.setflags(write=False)
         self.unit_template = tab
         self.status_eye = np.eye(4, dtype=np.float32)
@@ -645,8 +431,12 @@ class ObservationEncoder:
                     n = len(dests)
                     dh = FLAT[np.fromiter(dests.keys(), dtype=np.int64, count=n)]
                     rs = dests.values()
-                    planes[_P_DEST_MP, dh] = np.fromiter((r.mp + 1 for r in rs), dtype=np.int64, count=n).clip(0, 255)
-                    planes[_P_DEST_VP, dh] = np.fromiter((r.vp for r in rs), dtype=np.int64, count=n).clip(0, 255)
+                    planes[_P_DEST_MP, dh] = np.fromiter(
+                        (r.mp + 1 for r in rs), dtype=np.int64, count=n
+                    ).clip(0, 255)
+                    planes[_P_DEST_VP, dh] = np.fromiter((r.vp for r in rs), dtype=np.int64, count=n).clip(
+                        0, 255
+                    )
                 if ctx_u >= 0 and sh.loc[ctx_u] >= 0 and bool(np.any(hx == sh.loc[ctx_u])):
                     planes[_P_DEST_MP, cells[ctx_u]] = 1  # staying: 0 MP
             ua = la[(la >= self.unit_base) & (la < self.special_base)] - self.unit_base
@@ -803,7 +593,9 @@ class ObservationEncoder:
         sh.dyn = dyn
         sh.in_reserve_ready = (arr[8] != 0) & (status == RESERVE)
         # globals: unit counts by (category, status): French, German main, 18, 4, K
-        sc = (np.bincount(self.category * 4 + status, minlength=20).reshape(5, 4) * self.category_inv[:, None]).tolist()
+        sc = (
+            np.bincount(self.category * 4 + status, minlength=20).reshape(5, 4) * self.category_inv[:, None]
+        ).tolist()
         ready = self._lists[8]
         st_list = self._lists[1]
         ug = [*sc[0][1:4], *sc[1][1:3]]
@@ -870,8 +662,9 @@ class ObservationEncoder:
     def _fill_stacking(self, sh: _Shared, view: _View, viewer: int, control: bytes, limit: int) -> None:
         """The own stacking planes (rule 6.3, 6.5, R8, R9) and the French share of the cities."""
         planes = view.planes
-        counted = np.bincount(sh.cells[np.flatnonzero(self._own[viewer] & sh.on & self.counted)],
-                              minlength=N_CELLS + 1)
+        counted = np.bincount(
+            sh.cells[np.flatnonzero(self._own[viewer] & sh.on & self.counted)], minlength=N_CELLS + 1
+        )
         planes[_P_STACK_FULL] = counted >= limit
         planes[_P_OVERSTACKED] = counted > limit
         view.counted = counted

@@ -1,0 +1,18 @@
+"""The two sides (a leaf module: the scenario data, the rules and the checks all name them)."""
+
+from __future__ import annotations
+
+from enum import IntEnum
+
+
+class Side(IntEnum):
+    FRENCH = 0
+    GERMAN = 1
+
+    @property
+    def other(self) -> Side:
+        return Side(1 - self.value)
+
+    @property
+    def agent(self) -> str:
+        return "french" if self is Side.FRENCH else "german"
