@@ -57,10 +57,14 @@ def _read(path: Path) -> dict[str, Any]:
     except yaml.YAMLError as e:
         raise BotConfigError(f"{path}: not valid YAML: {e}") from e
     if not isinstance(doc, dict):
-        raise BotConfigError(f"{path}: expected a mapping with keys {list(_TOP_KEYS)}, got {type(doc).__name__}")
+        raise BotConfigError(
+            f"{path}: expected a mapping with keys {list(_TOP_KEYS)}, got {type(doc).__name__}"
+        )
     unknown = sorted(set(doc) - set(_TOP_KEYS))
     if unknown:
-        raise BotConfigError(f"{path}: unknown top-level key {unknown[0]!r}; expected one of {list(_TOP_KEYS)}")
+        raise BotConfigError(
+            f"{path}: unknown top-level key {unknown[0]!r}; expected one of {list(_TOP_KEYS)}"
+        )
     if doc.get("version") != CONFIG_VERSION:
         raise BotConfigError(f"{path}: key 'version' must be {CONFIG_VERSION}, got {doc.get('version')!r}")
     return doc
@@ -95,7 +99,9 @@ def load_params(name_or_path: str | Path, params_cls: type[T], side: str, _seen:
     """Load a bot configuration (following ``extends``) into an instance of ``params_cls``."""
     path = config_path(name_or_path)
     if path in _seen:
-        raise BotConfigError(f"{path}: 'extends' forms a cycle: {' -> '.join(str(p) for p in (*_seen, path))}")
+        raise BotConfigError(
+            f"{path}: 'extends' forms a cycle: {' -> '.join(str(p) for p in (*_seen, path))}"
+        )
     doc = _read(path)
     if doc.get("side") != side:
         raise BotConfigError(f"{path}: key 'side' must be {side!r} for this bot, got {doc.get('side')!r}")
@@ -116,7 +122,9 @@ def load_params(name_or_path: str | Path, params_cls: type[T], side: str, _seen:
     for key, value in params.items():
         f = fields.get(key)
         if f is None:
-            raise BotConfigError(f"{path}: unknown key 'params.{key}'; known keys: {', '.join(sorted(fields))}")
+            raise BotConfigError(
+                f"{path}: unknown key 'params.{key}'; known keys: {', '.join(sorted(fields))}"
+            )
         updates[key] = _check_value(path, key, value, getattr(base, key), dict(f.metadata))
     return dataclasses.replace(base, **updates)  # type: ignore[type-var]
 

@@ -52,12 +52,22 @@ def _versions() -> dict[str, Any]:
     from ffo_env.envs.flat import flat_layout
 
     game = Game()
-    return {"engine": ENGINE_VERSION, "data_version": game.scenario.version,
-            "obs_size": flat_layout(game).size, "n_actions": game.num_distinct_actions}
+    return {
+        "engine": ENGINE_VERSION,
+        "data_version": game.scenario.version,
+        "obs_size": flat_layout(game).size,
+        "n_actions": game.num_distinct_actions,
+    }
 
 
-def save_flat_policy(weights: dict[str, Any], path: str | Path, side: str, hidden: list[int], activation: str,
-                     extra: dict[str, Any] | None = None) -> Path:
+def save_flat_policy(
+    weights: dict[str, Any],
+    path: str | Path,
+    side: str,
+    hidden: list[int],
+    activation: str,
+    extra: dict[str, Any] | None = None,
+) -> Path:
     """Write ``weights`` (tensors named as in the module docstring) and the metadata, each atomically."""
     import torch
 
@@ -65,8 +75,15 @@ def save_flat_policy(weights: dict[str, Any], path: str | Path, side: str, hidde
 
     pt, meta_path = _paths(path)
     pt.parent.mkdir(parents=True, exist_ok=True)
-    meta = {"format": "ffo-policy", "network": NETWORK, "side": side, "hidden": list(hidden),
-            "activation": activation, **_versions(), "extra": extra or {}}
+    meta = {
+        "format": "ffo-policy",
+        "network": NETWORK,
+        "side": side,
+        "hidden": list(hidden),
+        "activation": activation,
+        **_versions(),
+        "extra": extra or {},
+    }
     import io
 
     buf = io.BytesIO()
@@ -85,16 +102,23 @@ def _check_meta(meta: Any, where: Path) -> dict[str, Any]:
     if meta.get("side") not in ("french", "german"):
         raise FlatPolicyError(f"{where}: side must be 'french' or 'german', got {meta.get('side')!r}")
     hidden = meta.get("hidden")
-    if (not isinstance(hidden, list) or not hidden or len(hidden) > 8
-            or not all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= 4096 for h in hidden)):
+    if (
+        not isinstance(hidden, list)
+        or not hidden
+        or len(hidden) > 8
+        or not all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= 4096 for h in hidden)
+    ):
         raise FlatPolicyError(f"{where}: hidden must be a list of 1-8 layer sizes in 1..4096, got {hidden!r}")
     if meta.get("activation") not in ACTIVATIONS:
-        raise FlatPolicyError(f"{where}: activation must be one of {ACTIVATIONS}, got {meta.get('activation')!r}")
+        raise FlatPolicyError(
+            f"{where}: activation must be one of {ACTIVATIONS}, got {meta.get('activation')!r}"
+        )
     for key in ("engine", "data_version", "obs_size", "n_actions"):
         if meta.get(key) != want[key]:
             raise FlatPolicyError(
                 f"{where}: made for {key} {meta.get(key)!r}, this installation has {want[key]!r}; "
-                "retrain it with this version (ffo train --backend rllib) or install the version that made it")
+                "retrain it with this version (ffo train --backend rllib) or install the version that made it"
+            )
     sizes = [want["obs_size"], *hidden, want["n_actions"]]
     n_params = sum(a * b + b for a, b in zip(sizes, sizes[1:], strict=False))
     if n_params > MAX_PARAMETERS:
@@ -105,8 +129,15 @@ def _check_meta(meta: Any, where: Path) -> dict[str, Any]:
 class FlatPolicyAgent:
     """A flat-observation MLP policy: ``act_state(state)`` and ``act(observation, action_mask)``."""
 
-    def __init__(self, layers: list[Any], pi: Any, side: str, activation: str, meta: dict[str, Any],
-                 deterministic: bool = True) -> None:
+    def __init__(
+        self,
+        layers: list[Any],
+        pi: Any,
+        side: str,
+        activation: str,
+        meta: dict[str, Any],
+        deterministic: bool = True,
+    ) -> None:
         from ffo_env.core.game import Game
         from ffo_env.encoding.observation import encoder_for
         from ffo_env.envs.flat import flat_layout
@@ -165,13 +196,17 @@ def load_flat_policy(path: str | Path, deterministic: bool = True) -> FlatPolicy
     meta = _check_meta(meta, meta_path)
     hidden: list[int] = meta["hidden"]
     sizes = [meta["obs_size"], *hidden, meta["n_actions"]]
-    want: dict[str, tuple[int, ...]] = {f"hidden.{i}.weight": (sizes[i + 1], sizes[i]) for i in range(len(hidden))}
+    want: dict[str, tuple[int, ...]] = {
+        f"hidden.{i}.weight": (sizes[i + 1], sizes[i]) for i in range(len(hidden))
+    }
     want |= {f"hidden.{i}.bias": (sizes[i + 1],) for i in range(len(hidden))}
     want |= {"pi.weight": (sizes[-1], sizes[-2]), "pi.bias": (sizes[-1],)}
     limit = 4 * sum(int(np.prod(s)) for s in want.values()) + 1_000_000
     try:
         if pt.stat().st_size > limit:
-            raise FlatPolicyError(f"{pt}: {pt.stat().st_size:,} bytes, more than the metadata's network needs")
+            raise FlatPolicyError(
+                f"{pt}: {pt.stat().st_size:,} bytes, more than the metadata's network needs"
+            )
         sd = torch.load(pt, map_location="cpu", weights_only=True)
     except FlatPolicyError:
         raise
@@ -182,7 +217,9 @@ def load_flat_policy(path: str | Path, deterministic: bool = True) -> FlatPolicy
         raise FlatPolicyError(f"{pt}: tensors {got} do not match the metadata's {sorted(want)}")
     for k, shape in want.items():
         if not isinstance(sd[k], torch.Tensor) or tuple(sd[k].shape) != shape:
-            raise FlatPolicyError(f"{pt}: {k} has shape {tuple(getattr(sd[k], 'shape', ()))}, expected {shape}")
+            raise FlatPolicyError(
+                f"{pt}: {k} has shape {tuple(getattr(sd[k], 'shape', ()))}, expected {shape}"
+            )
     layers = []
     for i in range(len(hidden)):
         lin = torch.nn.Linear(sizes[i], sizes[i + 1])

@@ -35,21 +35,39 @@ from ffo_env.core.state import ON_MAP, State
 
 @dataclass(frozen=True)
 class FrenchParams:
-    hidden_cf: float = param(2.0, "assumed combat factor of an enemy unit hidden under a stack's top unit (rule 3.6)", min=0)
+    hidden_cf: float = param(
+        2.0, "assumed combat factor of an enemy unit hidden under a stack's top unit (rule 3.6)", min=0
+    )
     hidden_value: float = param(1.0, "VP value of a step loss of a hidden enemy unit", min=0)
     loss_aversion: float = param(1.2, "weight of own losses against enemy losses in battle values", min=0)
     retreat_value: float = param(0.1, "value of an enemy retreat that costs it nothing", min=0)
     value_mech_step: float = param(2.0, "VP a French mechanized step is worth (its evacuation VP)", min=0)
     value_other_step: float = param(1.0, "VP a French non-mechanized step is worth", min=0)
     value_garrison: float = param(2.0, "VP a naval garrison is worth (its step and its port)", min=0)
-    attack_min_ev: float = param(0.4, "smallest expected VP gain for which the French attack", min=-10, max=10)
-    naval_min_gain: float = param(0.0, "expected VP a naval gunfire support must gain beyond its expected VP cost")
-    refugee_penalty: float = param(5.0, "MP-equivalent cost of one VP lost overrunning refugees (rule 10.4)", min=0)
-    exposure_weight: float = param(1.0, "MP-equivalent cost of one expected VP lost to German attack at a destination", min=0)
-    threat_offset: float = param(6.0, "extra MP distance charged to a port with Germans within 3 hexes", min=0)
-    hold_depth_weight: float = param(0.5, "MP preference per hex of a city's distance from the green row (hold role)", min=0)
-    evac_slack: int = param(0, "extra turns a unit must have in hand to take the evacuation role", min=0, max=15)
-    garrison_threat_distance: int = param(2, "evacuate a port's garrison when a German is this close (hexes)", min=0, max=10)
+    attack_min_ev: float = param(
+        0.4, "smallest expected VP gain for which the French attack", min=-10, max=10
+    )
+    naval_min_gain: float = param(
+        0.0, "expected VP a naval gunfire support must gain beyond its expected VP cost"
+    )
+    refugee_penalty: float = param(
+        5.0, "MP-equivalent cost of one VP lost overrunning refugees (rule 10.4)", min=0
+    )
+    exposure_weight: float = param(
+        1.0, "MP-equivalent cost of one expected VP lost to German attack at a destination", min=0
+    )
+    threat_offset: float = param(
+        6.0, "extra MP distance charged to a port with Germans within 3 hexes", min=0
+    )
+    hold_depth_weight: float = param(
+        0.5, "MP preference per hex of a city's distance from the green row (hold role)", min=0
+    )
+    evac_slack: int = param(
+        0, "extra turns a unit must have in hand to take the evacuation role", min=0, max=15
+    )
+    garrison_threat_distance: int = param(
+        2, "evacuate a port's garrison when a German is this close (hexes)", min=0, max=10
+    )
     use_rail: bool = param(True, "use strategic rail movement (rule 11.7)")
     hold_cities: bool = param(True, "units that cannot be evacuated hold cities")
     advance_51: bool = param(True, "always advance the 51st after a won battle (+1 VP, rule 4.3)")
@@ -58,8 +76,13 @@ class FrenchParams:
 class FrenchHeuristic(HeuristicBot):
     side = FRENCH
 
-    def __init__(self, params: FrenchParams | None = None, seed: int | None = None, name: str = "french_heuristic",
-                 strict: bool = False) -> None:
+    def __init__(
+        self,
+        params: FrenchParams | None = None,
+        seed: int | None = None,
+        name: str = "french_heuristic",
+        strict: bool = False,
+    ) -> None:
         super().__init__(params or FrenchParams(), seed, strict)
         self.name = name
 
@@ -90,7 +113,9 @@ class FrenchHeuristic(HeuristicBot):
             offsets = {}
             for h in ports:
                 if dg[h] <= 1:
-                    offsets[h] = 3 * self.params.threat_offset  # closed while a German is adjacent (rule 11.6)
+                    offsets[h] = (
+                        3 * self.params.threat_offset
+                    )  # closed while a German is adjacent (rule 11.6)
                 elif dg[h] <= 3:
                     offsets[h] = self.params.threat_offset
             hit = kn.distance_map(state, FRENCH, ports, offsets) if ports else [float(kn.INF)] * hg.N_HEX
@@ -117,8 +142,13 @@ class FrenchHeuristic(HeuristicBot):
             st = state.stacks.get(h, ())
             if st and state.units[st[0]].side == GERMAN:
                 continue
-            if any(u != exclude and not state.units[u].free_stacking and not state.units[u].static
-                   and self.roles(state).get(u) == "hold" for u in st):
+            if any(
+                u != exclude
+                and not state.units[u].free_stacking
+                and not state.units[u].static
+                and self.roles(state).get(u) == "hold"
+                for u in st
+            ):
                 continue
             out.append(h)
         return out
@@ -263,7 +293,9 @@ class FrenchHeuristic(HeuristicBot):
     def _d_rail_dest(self, state: State, legal: list[int]) -> int | None:
         u = state.selected_unit()
         dmap = self.port_map(state)
-        ok = [c for c in self.hexes_in(legal) if state.units[u].free_stacking or kn.counted_own(state, c) == 0]
+        ok = [
+            c for c in self.hexes_in(legal) if state.units[u].free_stacking or kn.counted_own(state, c) == 0
+        ]
         return min(ok or self.hexes_in(legal), key=lambda c: (dmap[c], c))
 
     def _goal_map(self, state: State, u: int) -> list[float]:
@@ -315,8 +347,11 @@ class FrenchHeuristic(HeuristicBot):
         if attacker_side != FRENCH:
             return 0.0
         v = 0.0
-        if self.params.advance_51 and any(state.units[u].is_british_51 for u in attackers) \
-                and not state.game.forbidden[FRENCH][target]:
+        if (
+            self.params.advance_51
+            and any(state.units[u].is_british_51 for u in attackers)
+            and not state.game.forbidden[FRENCH][target]
+        ):
             v += state.game.scenario.tables.vp["british_51_advance"]  # rule 4.3, R31
         if state.game.tables.city[target] and not state.game.forbidden[FRENCH][target]:
             v += 0.3
@@ -349,7 +384,9 @@ class FrenchHeuristic(HeuristicBot):
         b = self._battle(state)
         bs, vals = self._current_setup(state)
         key = "naval_attack_coastal" if state.game.tables.coastal[b["target"]] else "naval_attack_inland"
-        gain = self.battle_ev(state, bs, vals, self._support_dist(state, key)) - self.battle_ev(state, bs, vals)
+        gain = self.battle_ev(state, bs, vals, self._support_dist(state, key)) - self.battle_ev(
+            state, bs, vals
+        )
         if gain - self._naval_cost(state) >= self.params.naval_min_gain:
             return a
         return self.pass_action()
@@ -361,7 +398,9 @@ class FrenchHeuristic(HeuristicBot):
         b = self._battle(state)
         bs, vals = self._current_setup(state)
         key = "naval_defence_coastal" if state.game.tables.coastal[b["target"]] else "naval_defence_inland"
-        gain = self.battle_ev(state, bs, vals, def_support=self._support_dist(state, key)) - self.battle_ev(state, bs, vals)
+        gain = self.battle_ev(state, bs, vals, def_support=self._support_dist(state, key)) - self.battle_ev(
+            state, bs, vals
+        )
         if gain - self._naval_cost(state) >= self.params.naval_min_gain:
             return a
         return self.pass_action()
@@ -369,7 +408,10 @@ class FrenchHeuristic(HeuristicBot):
     def _d_retreat(self, state: State, legal: list[int]) -> int | None:
         u = self._battle(state)["retreat_queue"][0]
         goal = self._goal_map(state, u)
-        return max(self.hexes_in(legal), key=lambda h: (-goal[h] - self.params.exposure_weight * self.exposure(state, u, h), -h))
+        return max(
+            self.hexes_in(legal),
+            key=lambda h: (-goal[h] - self.params.exposure_weight * self.exposure(state, u, h), -h),
+        )
 
     def _d_advance_unit(self, state: State, legal: list[int]) -> int | None:
         b = self._battle(state)
@@ -390,11 +432,14 @@ class FrenchHeuristic(HeuristicBot):
     def _d_scare_unit(self, state: State, legal: list[int]) -> int | None:
         ports = self.open_ports(state)
         dp = kn.hex_distance_to(ports) if ports else [0] * hg.N_HEX
-        return self.L.unit_action(min(self.units_in(legal), key=lambda u: (dp[state.loc[u]], -state.cf(u), u)))
+        return self.L.unit_action(
+            min(self.units_in(legal), key=lambda u: (dp[state.loc[u]], -state.cf(u), u))
+        )
 
 
-def make_french(level: str | None = None, seed: int | None = None, config: str | None = None,
-                strict: bool = False) -> FrenchHeuristic:
+def make_french(
+    level: str | None = None, seed: int | None = None, config: str | None = None, strict: bool = False
+) -> FrenchHeuristic:
     """The French bot with ``configs/bots/french_heuristic[_<level>].yaml`` (or an explicit config path)."""
     name = "french_heuristic" + (f"_{level}" if level else "")
     params = load_params(config or name, FrenchParams, "french")

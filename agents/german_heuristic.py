@@ -35,27 +35,48 @@ from ffo_env.core.state import ON_MAP, State
 
 @dataclass(frozen=True)
 class GermanParams:
-    aggression: str = param("normal", "label of the level (documentation only)",
-                            choices=("cautious", "normal", "aggressive"))
-    hidden_cf: float = param(2.0, "assumed combat factor of a French unit hidden under a top unit (rule 3.6)", min=0)
+    aggression: str = param(
+        "normal", "label of the level (documentation only)", choices=("cautious", "normal", "aggressive")
+    )
+    hidden_cf: float = param(
+        2.0, "assumed combat factor of a French unit hidden under a top unit (rule 3.6)", min=0
+    )
     hidden_value: float = param(1.0, "value of a step loss of a hidden French unit", min=0)
-    loss_aversion: float = param(1.0, "weight of German step losses (VP to France) against French losses", min=0)
+    loss_aversion: float = param(
+        1.0, "weight of German step losses (VP to France) against French losses", min=0
+    )
     retreat_value: float = param(0.2, "value of a French retreat that costs it nothing", min=0)
-    value_mech_step: float = param(2.0, "value of destroying a French mechanized step (its evacuation VP)", min=0)
+    value_mech_step: float = param(
+        2.0, "value of destroying a French mechanized step (its evacuation VP)", min=0
+    )
     value_other_step: float = param(1.0, "value of destroying a French non-mechanized step", min=0)
     value_garrison: float = param(3.0, "value of destroying a naval garrison (its step and its port)", min=0)
     city_value: float = param(1.5, "value of taking a French city by advancing into it", min=0)
     attack_min_ev: float = param(0.3, "smallest expected value for which the Germans attack", min=-10, max=10)
-    fight_first_min_ev: float = param(4.0, "total value of attacks in reach that makes the Germans fight first", min=0)
+    fight_first_min_ev: float = param(
+        4.0, "total value of attacks in reach that makes the Germans fight first", min=0
+    )
     order: str = param("auto", "move/fight order (rule 5.6)", choices=("auto", "move_first", "fight_first"))
-    air_strike_min_ev: float = param(0.9, "smallest expected value of an air-only strike (rule 12.4)", min=-10)
-    stuka_attack_min_gain: float = param(0.5, "expected gain for which the 8th supports a ground attack", min=-10)
+    air_strike_min_ev: float = param(
+        0.9, "smallest expected value of an air-only strike (rule 12.4)", min=-10
+    )
+    stuka_attack_min_gain: float = param(
+        0.5, "expected gain for which the 8th supports a ground attack", min=-10
+    )
     stuka_defence_min_gain: float = param(1.0, "expected gain for which the 8th supports a defence", min=-10)
-    risk_weight: float = param(2.0, "MP-equivalent cost per expected VP a French counterattack would take", min=0)
-    mech_port_offset: float = param(0.0, "potential offset of a hex next to an open port, mechanized units", min=0)
-    mech_city_offset: float = param(4.0, "potential offset of an enterable French city, mechanized units", min=0)
+    risk_weight: float = param(
+        2.0, "MP-equivalent cost per expected VP a French counterattack would take", min=0
+    )
+    mech_port_offset: float = param(
+        0.0, "potential offset of a hex next to an open port, mechanized units", min=0
+    )
+    mech_city_offset: float = param(
+        4.0, "potential offset of an enterable French city, mechanized units", min=0
+    )
     mech_attack_offset: float = param(6.0, "potential offset of an attack position, mechanized units", min=0)
-    mech_depth_weight: float = param(0.3, "mechanized units: MP preference per hex an objective lies beyond the green row", min=0)
+    mech_depth_weight: float = param(
+        0.3, "mechanized units: MP preference per hex an objective lies beyond the green row", min=0
+    )
     inf_port_offset: float = param(4.0, "potential offset of a hex next to an open port, infantry", min=0)
     inf_city_offset: float = param(0.0, "potential offset of an enterable French city, infantry", min=0)
     inf_attack_offset: float = param(2.0, "potential offset of an attack position, infantry", min=0)
@@ -66,8 +87,13 @@ class GermanParams:
 class GermanHeuristic(HeuristicBot):
     side = GERMAN
 
-    def __init__(self, params: GermanParams | None = None, seed: int | None = None, name: str = "german_heuristic",
-                 strict: bool = False) -> None:
+    def __init__(
+        self,
+        params: GermanParams | None = None,
+        seed: int | None = None,
+        name: str = "german_heuristic",
+        strict: bool = False,
+    ) -> None:
         super().__init__(params or GermanParams(), seed, strict)
         self.name = name
 
@@ -104,8 +130,11 @@ class GermanHeuristic(HeuristicBot):
             return hit
         p = self.params
         mt = state.game.tables
-        po, co, ao = ((p.mech_port_offset, p.mech_city_offset, p.mech_attack_offset) if mech else
-                      (p.inf_port_offset, p.inf_city_offset, p.inf_attack_offset))
+        po, co, ao = (
+            (p.mech_port_offset, p.mech_city_offset, p.mech_attack_offset)
+            if mech
+            else (p.inf_port_offset, p.inf_city_offset, p.inf_attack_offset)
+        )
         offs: dict[int, float] = {}
         forbidden = state.game.forbidden[GERMAN]
         dg = state.game.dist_green
@@ -211,7 +240,9 @@ class GermanHeuristic(HeuristicBot):
         if not units or not self.params.use_replacements:
             return self.pass_action()
         fd = self.french_dist(state)
-        u = max(units, key=lambda u: (state.units[u].cf_full - state.units[u].cf_reduced, fd[state.loc[u]], -u))
+        u = max(
+            units, key=lambda u: (state.units[u].cf_full - state.units[u].cf_reduced, fd[state.loc[u]], -u)
+        )
         return self.L.unit_action(u)
 
     def _air_setup(self, state: State, target: int) -> tuple[float, list[int], int]:
@@ -225,8 +256,15 @@ class GermanHeuristic(HeuristicBot):
             shift += mt.defence_shift[target]
         if any(not state.is_supplied(u) for u in defs):
             shift += state.game.scenario.tables.shifts["defender_oos"]
-        bs = kn.BattleSetup(target, GERMAN, [], 0.0, sum(state.cf(u) for u in defs) + self.params.hidden_cf * hidden,
-                            shift, bool(mt.city[target]))
+        bs = kn.BattleSetup(
+            target,
+            GERMAN,
+            [],
+            0.0,
+            sum(state.cf(u) for u in defs) + self.params.hidden_cf * hidden,
+            shift,
+            bool(mt.city[target]),
+        )
         vals = self.battle_values(state, GERMAN, [], target, defs, hidden, air=True)
         return self.battle_ev(state, bs, vals, self._support_dist(state, "stuka_attack")), defs, hidden
 
@@ -307,7 +345,9 @@ class GermanHeuristic(HeuristicBot):
         if a not in legal:
             return self.pass_action()
         bs, vals = self._current_setup(state)
-        gain = self.battle_ev(state, bs, vals, self._support_dist(state, "stuka_attack")) - self.battle_ev(state, bs, vals)
+        gain = self.battle_ev(state, bs, vals, self._support_dist(state, "stuka_attack")) - self.battle_ev(
+            state, bs, vals
+        )
         return a if gain >= self.params.stuka_attack_min_gain else self.pass_action()
 
     def _d_support_defence(self, state: State, legal: list[int]) -> int | None:
@@ -315,8 +355,9 @@ class GermanHeuristic(HeuristicBot):
         if a not in legal:
             return self.pass_action()
         bs, vals = self._current_setup(state)
-        gain = (self.battle_ev(state, bs, vals, def_support=self._support_dist(state, "stuka_defence"))
-                - self.battle_ev(state, bs, vals))
+        gain = self.battle_ev(
+            state, bs, vals, def_support=self._support_dist(state, "stuka_defence")
+        ) - self.battle_ev(state, bs, vals)
         return a if gain >= self.params.stuka_defence_min_gain else self.pass_action()
 
     def _d_retreat(self, state: State, legal: list[int]) -> int | None:
@@ -374,7 +415,11 @@ class GermanHeuristic(HeuristicBot):
             h = s.hex
             budget = self.params.refugee_lookahead
             while budget > 0 and dmap[h] > 0:
-                nxt = min((n for _d, n, _r in moves[h] if not forbidden[n]), key=lambda n: (dmap[n], n), default=None)
+                nxt = min(
+                    (n for _d, n, _r in moves[h] if not forbidden[n]),
+                    key=lambda n: (dmap[n], n),
+                    default=None,
+                )
                 if nxt is None or dmap[nxt] >= dmap[h]:
                     break
                 budget -= dmap[h] - dmap[nxt]
@@ -393,8 +438,9 @@ class GermanHeuristic(HeuristicBot):
         return min(hexes, key=lambda h: (fd[h], h))
 
 
-def make_german(level: str | None = None, seed: int | None = None, config: str | None = None,
-                strict: bool = False) -> GermanHeuristic:
+def make_german(
+    level: str | None = None, seed: int | None = None, config: str | None = None, strict: bool = False
+) -> GermanHeuristic:
     """The German bot with ``configs/bots/german_heuristic[_<level>].yaml`` (or an explicit config path)."""
     name = "german_heuristic" + (f"_{level}" if level else "")
     params = load_params(config or name, GermanParams, "german")

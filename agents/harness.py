@@ -94,7 +94,10 @@ def play_game(g: GameSpec) -> dict[str, Any]:
 
     game = _game_for(g.setup)
     state = game.new_initial_state(g.seed)
-    agents = {"french": _make(g.french, "french", 2 * g.seed + 1), "german": _make(g.german, "german", 2 * g.seed + 2)}
+    agents = {
+        "french": _make(g.french, "french", 2 * g.seed + 1),
+        "german": _make(g.german, "german", 2 * g.seed + 2),
+    }
     for a in agents.values():
         if hasattr(a, "reset"):
             a.reset(None)
@@ -123,7 +126,10 @@ def play_game(g: GameSpec) -> dict[str, Any]:
         "seconds": round(dt, 4),
     }
     if rec is not None and g.record_dir:
-        path = Path(g.record_dir) / f"p{g.pairing:02d}_{_safe(g.french_name)}_vs_{_safe(g.german_name)}_seed{g.seed}.json"
+        path = (
+            Path(g.record_dir)
+            / f"p{g.pairing:02d}_{_safe(g.french_name)}_vs_{_safe(g.german_name)}_seed{g.seed}.json"
+        )
         record = rec.record()
         record["agents"] = {"french": g.french_name, "german": g.german_name}
         save_record(record, path)
@@ -248,8 +254,16 @@ def run_tournament(
         raise ValueError(f"workers must be >= 1, got {workers}")
     out_dir = Path(out) if out is not None else None
     labels = [(_name_of(f), _name_of(g)) for f, g in pairings]
-    plan = {"format": "ffo-tournament", "version": 1, "pairings": [list(lab) for lab in labels], "games": games,
-            "seed": seed, "setup": setup, "save_records": save_records, "html": html}
+    plan = {
+        "format": "ffo-tournament",
+        "version": 1,
+        "pairings": [list(lab) for lab in labels],
+        "games": games,
+        "seed": seed,
+        "setup": setup,
+        "save_records": save_records,
+        "html": html,
+    }
     done: list[dict[str, Any]] = []
     rec_dir = None
     if out_dir is not None:
@@ -263,13 +277,26 @@ def run_tournament(
         fn, gn = labels[p]
         for i in range(games):
             if (p, i) not in finished:
-                specs.append(GameSpec(p, i, seed + i, f, g, fn, gn, setup,
-                                      str(rec_dir) if rec_dir is not None and i < save_records else None, html))
+                specs.append(
+                    GameSpec(
+                        p,
+                        i,
+                        seed + i,
+                        f,
+                        g,
+                        fn,
+                        gn,
+                        setup,
+                        str(rec_dir) if rec_dir is not None and i < save_records else None,
+                        html,
+                    )
+                )
     t0 = time.perf_counter()
     log = _GameLog(out_dir / GAMES_LOG) if out_dir is not None else None
     try:
-        rows = _run_all(specs, workers, progress, on_row=log.append if log is not None else None,
-                        already=len(done))
+        rows = _run_all(
+            specs, workers, progress, on_row=log.append if log is not None else None, already=len(done)
+        )
     finally:
         if log is not None:
             log.close()
@@ -308,7 +335,9 @@ class TournamentExists(ValueError):
     """``--out`` already holds a tournament: resume it, overwrite it, or choose another folder."""
 
 
-def _open_tournament(out_dir: Path, plan: dict[str, Any], resume: bool, overwrite: bool) -> list[dict[str, Any]]:
+def _open_tournament(
+    out_dir: Path, plan: dict[str, Any], resume: bool, overwrite: bool
+) -> list[dict[str, Any]]:
     """Prepare ``out_dir``; return the rows of the games a resumed tournament already finished."""
     from ffo_env.atomic import atomic_write_text
 
@@ -317,17 +346,22 @@ def _open_tournament(out_dir: Path, plan: dict[str, Any], resume: bool, overwrit
     existing = [p for p in (plan_path, log_path, out_dir / "results.json") if p.exists()]
     if resume:
         if not plan_path.exists():
-            raise TournamentExists(f"{out_dir}: nothing to resume (no {TOURNAMENT_FILE}); start the tournament "
-                                   "without --resume")
+            raise TournamentExists(
+                f"{out_dir}: nothing to resume (no {TOURNAMENT_FILE}); start the tournament without --resume"
+            )
         old = _read_plan(plan_path)
         for key in sorted(set(plan) | set(old)):
             if old.get(key) != plan.get(key):
-                raise TournamentExists(f"{plan_path}: {key} is {old.get(key)!r}, this tournament's is "
-                                       f"{plan.get(key)!r}; resume with the same settings or use another --out")
+                raise TournamentExists(
+                    f"{plan_path}: {key} is {old.get(key)!r}, this tournament's is "
+                    f"{plan.get(key)!r}; resume with the same settings or use another --out"
+                )
         return _read_log(log_path, plan)
     if existing and not overwrite:
-        raise TournamentExists(f"{out_dir}: already holds a tournament ({existing[0].name}); continue it with "
-                               "--resume, replace it with --force, or choose another --out")
+        raise TournamentExists(
+            f"{out_dir}: already holds a tournament ({existing[0].name}); continue it with "
+            "--resume, replace it with --force, or choose another --out"
+        )
     for p in (log_path, out_dir / "results.json"):
         p.unlink(missing_ok=True)
     atomic_write_text(plan_path, json.dumps(plan, indent=1) + "\n")
@@ -383,14 +417,21 @@ class _GameLog:
         self.f.close()
 
 
-def _run_all(specs: list[GameSpec], workers: int, progress: bool,
-             on_row: Callable[[dict[str, Any]], None] | None = None, already: int = 0) -> list[dict[str, Any]]:
+def _run_all(
+    specs: list[GameSpec],
+    workers: int,
+    progress: bool,
+    on_row: Callable[[dict[str, Any]], None] | None = None,
+    already: int = 0,
+) -> list[dict[str, Any]]:
     bar = None
     if progress:
         try:
             from tqdm import tqdm
 
-            bar = tqdm(total=len(specs) + already, initial=already, desc="games", unit="game", file=sys.stderr)
+            bar = tqdm(
+                total=len(specs) + already, initial=already, desc="games", unit="game", file=sys.stderr
+            )
         except ImportError:  # pragma: no cover
             bar = None
     rows = []
@@ -406,7 +447,9 @@ def _run_all(specs: list[GameSpec], workers: int, progress: bool,
         # its OpenMP state; each worker plays with one torch thread so that workers don't thrash
         ctx = mp.get_context("spawn")
         with ctx.Pool(workers, initializer=_init_worker) as pool:
-            for r in pool.imap_unordered(play_game, specs, chunksize=max(1, min(8, len(specs) // (workers * 8) or 1))):
+            for r in pool.imap_unordered(
+                play_game, specs, chunksize=max(1, min(8, len(specs) // (workers * 8) or 1))
+            ):
                 rows.append(r)
                 if on_row is not None:
                     on_row(r)
@@ -426,10 +469,29 @@ def _init_worker() -> None:
         sys.modules["torch"].set_num_threads(1)
 
 
-PAIRING_COLUMNS = ("french", "german", "games", "french_wins", "french_win_rate", "french_win_lo95", "french_win_hi95",
-                   "german_wins", "german_win_rate", "german_win_lo95", "german_win_hi95", "vp_mean", "vp_median",
-                   "vp_stdev", "vp_min", "vp_max", *(f"vp_{k}_mean" for k in VP_KINDS), "turn_mean",
-                   "decisions_mean", "agent_decisions_mean", "seconds_per_game")
+PAIRING_COLUMNS = (
+    "french",
+    "german",
+    "games",
+    "french_wins",
+    "french_win_rate",
+    "french_win_lo95",
+    "french_win_hi95",
+    "german_wins",
+    "german_win_rate",
+    "german_win_lo95",
+    "german_win_hi95",
+    "vp_mean",
+    "vp_median",
+    "vp_stdev",
+    "vp_min",
+    "vp_max",
+    *(f"vp_{k}_mean" for k in VP_KINDS),
+    "turn_mean",
+    "decisions_mean",
+    "agent_decisions_mean",
+    "seconds_per_game",
+)
 
 
 def pairing_row(p: dict[str, Any]) -> dict[str, Any]:
@@ -438,7 +500,9 @@ def pairing_row(p: dict[str, Any]) -> dict[str, Any]:
     row["german_win_lo95"], row["german_win_hi95"] = p["german_win_ci95"]
     for k in VP_KINDS:
         row[f"vp_{k}_mean"] = p["vp_breakdown_mean"][k]
-    return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in ((c, row[c]) for c in PAIRING_COLUMNS)}
+    return {
+        k: (round(v, 4) if isinstance(v, float) else v) for k, v in ((c, row[c]) for c in PAIRING_COLUMNS)
+    }
 
 
 def write_outputs(out: Path, summary: dict[str, Any], rows: list[dict[str, Any]]) -> None:
@@ -455,8 +519,20 @@ def write_outputs(out: Path, summary: dict[str, Any], rows: list[dict[str, Any]]
         for p in summary["pairings"]:
             w.writerow(pairing_row(p))
 
-    game_cols = ["pairing", "game", "seed", "french", "german", "winner", "vp", *(f"vp_{k}" for k in VP_KINDS),
-                 "turn", "decisions", "agent_decisions", "seconds"]
+    game_cols = [
+        "pairing",
+        "game",
+        "seed",
+        "french",
+        "german",
+        "winner",
+        "vp",
+        *(f"vp_{k}" for k in VP_KINDS),
+        "turn",
+        "decisions",
+        "agent_decisions",
+        "seconds",
+    ]
 
     def games_csv(f: Any) -> None:
         w = csv.DictWriter(f, fieldnames=game_cols, extrasaction="ignore")
@@ -476,15 +552,19 @@ def write_outputs(out: Path, summary: dict[str, Any], rows: list[dict[str, Any]]
 
 
 def format_table(summary: dict[str, Any]) -> str:
-    lines = [f"{'french':<28} {'german':<28} {'n':>4} {'French win':>10} {'95% CI':>15} {'VP mean':>8} {'median':>6}"
-             f" {'evac':>5} {'Gloss':>5} {'city':>5} {'naval':>5} {'turns':>5}"]
+    lines = [
+        f"{'french':<28} {'german':<28} {'n':>4} {'French win':>10} {'95% CI':>15} {'VP mean':>8} {'median':>6}"
+        f" {'evac':>5} {'Gloss':>5} {'city':>5} {'naval':>5} {'turns':>5}"
+    ]
     for p in summary["pairings"]:
         lo, hi = p["french_win_ci95"]
         b = p["vp_breakdown_mean"]
-        lines.append(f"{p['french']:<28} {p['german']:<28} {p['games']:>4} {p['french_win_rate']:>10.3f}"
-                     f" {f'[{lo:.3f},{hi:.3f}]':>15} {p['vp_mean']:>8.2f} {p['vp_median']:>6.1f}"
-                     f" {b['evacuation']:>5.1f} {b['german_losses']:>5.1f} {b['cities']:>5.1f} {b['naval']:>5.1f}"
-                     f" {p['turn_mean']:>5.1f}")
+        lines.append(
+            f"{p['french']:<28} {p['german']:<28} {p['games']:>4} {p['french_win_rate']:>10.3f}"
+            f" {f'[{lo:.3f},{hi:.3f}]':>15} {p['vp_mean']:>8.2f} {p['vp_median']:>6.1f}"
+            f" {b['evacuation']:>5.1f} {b['german_losses']:>5.1f} {b['cities']:>5.1f} {b['naval']:>5.1f}"
+            f" {p['turn_mean']:>5.1f}"
+        )
     if summary.get("ratings"):
         lines.append("ratings (OpenSkill Plackett-Luce; ordinal = mu - 3 sigma):")
         for k, v in summary["ratings"].items():
@@ -496,29 +576,60 @@ def format_table(summary: dict[str, Any]) -> str:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--agents", default="random,heuristic",
-                   help="comma-separated agent names for a round robin: every agent as French against every agent"
-                        " as German (default: random,heuristic)")
-    p.add_argument("--pairings", metavar="F:G,...",
-                   help="explicit pairings french_agent:german_agent, comma-separated (overrides --agents)")
+    p.add_argument(
+        "--agents",
+        default="random,heuristic",
+        help="comma-separated agent names for a round robin: every agent as French against every agent"
+        " as German (default: random,heuristic)",
+    )
+    p.add_argument(
+        "--pairings",
+        metavar="F:G,...",
+        help="explicit pairings french_agent:german_agent, comma-separated (overrides --agents)",
+    )
     p.add_argument("--games", "-n", type=int, default=100, help="games per pairing (default 100)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the first game; game i uses seed+i (default 0)")
+    p.add_argument(
+        "--seed", type=int, default=0, help="seed of the first game; game i uses seed+i (default 0)"
+    )
     p.add_argument("--workers", type=int, default=2, help="parallel worker processes (default 2)")
-    p.add_argument("--setup", default="random", choices=("random", "fixed", "decide"),
-                   help="setup mode for every game (R2; default random)")
-    p.add_argument("--out", default=None, metavar="DIR",
-                   help="output folder for results.json, pairings.csv, games.csv, ratings.csv (default: a new folder "
-                        "runs/eval-<timestamp>); an existing tournament there is refused unless --resume or --force")
-    p.add_argument("--resume", metavar="DIR",
-                   help="continue the killed tournament in DIR: its pairings, games, seed and setup come from "
-                        "DIR/tournament.json; finished games are kept")
+    p.add_argument(
+        "--setup",
+        default="random",
+        choices=("random", "fixed", "decide"),
+        help="setup mode for every game (R2; default random)",
+    )
+    p.add_argument(
+        "--out",
+        default=None,
+        metavar="DIR",
+        help="output folder for results.json, pairings.csv, games.csv, ratings.csv (default: a new folder "
+        "runs/eval-<timestamp>); an existing tournament there is refused unless --resume or --force",
+    )
+    p.add_argument(
+        "--resume",
+        metavar="DIR",
+        help="continue the killed tournament in DIR: its pairings, games, seed and setup come from "
+        "DIR/tournament.json; finished games are kept",
+    )
     p.add_argument("--force", action="store_true", help="replace a tournament already in --out")
-    p.add_argument("--save-records", type=int, default=0, metavar="K",
-                   help="save the game records of the first K games of each pairing under DIR/records")
-    p.add_argument("--html", action="store_true",
-                   help="with --save-records or --record-seed: also write an HTML replay viewer beside each record")
-    p.add_argument("--record-seed", type=int, metavar="S",
-                   help="only replay the game with seed S of the first pairing and save its record under DIR/records")
+    p.add_argument(
+        "--save-records",
+        type=int,
+        default=0,
+        metavar="K",
+        help="save the game records of the first K games of each pairing under DIR/records",
+    )
+    p.add_argument(
+        "--html",
+        action="store_true",
+        help="with --save-records or --record-seed: also write an HTML replay viewer beside each record",
+    )
+    p.add_argument(
+        "--record-seed",
+        type=int,
+        metavar="S",
+        help="only replay the game with seed S of the first pairing and save its record under DIR/records",
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--quiet", action="store_true", help="do not print the results table")
 
@@ -542,7 +653,9 @@ def parse_pairings(args: argparse.Namespace) -> list[tuple[str, str]]:
             raise ValueError(f"--agents {args.agents!r} names no agent; give e.g. --agents random,heuristic")
         out = round_robin(names)  # type: ignore[assignment]
     if not out:
-        raise ValueError(f"--pairings {args.pairings!r} names no pairing; give e.g. --pairings heuristic:random")
+        raise ValueError(
+            f"--pairings {args.pairings!r} names no pairing; give e.g. --pairings heuristic:random"
+        )
     for f, g in out:
         for n in (f, g):
             if not _known(n):
@@ -559,10 +672,10 @@ def _known(name: str) -> bool:
 def _split_pair(item: str) -> tuple[str, str]:
     """``a:b`` -> (a, b), where names may themselves contain ``heuristic:<level>`` or ``policy:PATH``."""
     for i, c in enumerate(item):
-        if c == ":" and _known(item[:i]) and _known(item[i + 1:]):
-            return item[:i], item[i + 1:]
+        if c == ":" and _known(item[:i]) and _known(item[i + 1 :]):
+            return item[:i], item[i + 1 :]
     i = item.index(":")
-    return item[:i], item[i + 1:]
+    return item[:i], item[i + 1 :]
 
 
 def _new_eval_dir() -> Path:
@@ -620,14 +733,28 @@ def run(args: argparse.Namespace) -> int:
         rec_dir = out / "records"
         rec_dir.mkdir(parents=True, exist_ok=True)
         row = play_game(GameSpec(0, 0, args.record_seed, f, g, f, g, args.setup, str(rec_dir), args.html))
-        print(f"seed {row['seed']}: {row['winner']} victory, French VP {row['vp']} after GT{row['turn']};"
-              f" record written to {row['record']}")
+        print(
+            f"seed {row['seed']}: {row['winner']} victory, French VP {row['vp']} after GT{row['turn']};"
+            f" record written to {row['record']}"
+        )
         return 0
-    summary = run_tournament(pairings, games=args.games, seed=args.seed, workers=args.workers, setup=args.setup,
-                             out=out, save_records=args.save_records, progress=not args.no_progress, html=args.html,
-                             cli_args={k: v for k, v in vars(args).items() if k not in ("func", "pairing_list")},
-                             resume=bool(args.resume), overwrite=args.force)
+    summary = run_tournament(
+        pairings,
+        games=args.games,
+        seed=args.seed,
+        workers=args.workers,
+        setup=args.setup,
+        out=out,
+        save_records=args.save_records,
+        progress=not args.no_progress,
+        html=args.html,
+        cli_args={k: v for k, v in vars(args).items() if k not in ("func", "pairing_list")},
+        resume=bool(args.resume),
+        overwrite=args.force,
+    )
     if not args.quiet:
         print(format_table(summary))
-        print(f"written to {out}/ (results.json, pairings.csv, games.csv, ratings.csv) in {summary['wall_seconds']} s")
+        print(
+            f"written to {out}/ (results.json, pairings.csv, games.csv, ratings.csv) in {summary['wall_seconds']} s"
+        )
     return 0

@@ -142,8 +142,16 @@ class HeuristicBot:
 
     # ------------------------------------------------------- battle values
 
-    def battle_values(self, state: State, attacker_side: int, attackers: list[int], target: int,
-                      defenders: list[int], hidden: int, air: bool = False) -> BattleValues:
+    def battle_values(
+        self,
+        state: State,
+        attacker_side: int,
+        attackers: list[int],
+        target: int,
+        defenders: list[int],
+        hidden: int,
+        air: bool = False,
+    ) -> BattleValues:
         """Value to this bot of each CRT result (rules 13.5-13.7, 12.4, R27-R30)."""
         v = lambda u: self.step_value(state, u)  # noqa: E731
         def_side = 1 - attacker_side
@@ -187,9 +195,14 @@ class HeuristicBot:
         """Value to this bot of the target hex being emptied (advance after combat); bots refine it."""
         return 0.0
 
-    def battle_ev(self, state: State, bs: kn.BattleSetup, vals: BattleValues,
-                  att_support: tuple[tuple[int, float], ...] = ((0, 1.0),),
-                  def_support: tuple[tuple[int, float], ...] = ((0, 1.0),)) -> float:
+    def battle_ev(
+        self,
+        state: State,
+        bs: kn.BattleSetup,
+        vals: BattleValues,
+        att_support: tuple[tuple[int, float], ...] = ((0, 1.0),),
+        def_support: tuple[tuple[int, float], ...] = ((0, 1.0),),
+    ) -> float:
         """Expected value to me; the attacker lowers to its best column (rule 13.19) if that is me."""
         cols = kn.column_probs(state, bs, att_support, def_support)
         colv = self.column_values(state, vals)
@@ -236,8 +249,12 @@ class HeuristicBot:
         defs, hidden = self.defenders_seen(state, target)
         if not defs and not hidden:
             return float("-inf"), []
-        cands = [u for n in hg.NEIGHBOR_LISTS[target] for u in state.stacks.get(n, ())
-                 if state.units[u].side == self.side and self.can_attack(state, u, target)]
+        cands = [
+            u
+            for n in hg.NEIGHBOR_LISTS[target]
+            for u in state.stacks.get(n, ())
+            if state.units[u].side == self.side and self.can_attack(state, u, target)
+        ]
         groups: list[list[int]] = []
         if self.side == GERMAN:
             west = [u for u in cands if state.units[u].west]
@@ -288,14 +305,38 @@ class HeuristicBot:
         defs = [u for u in b["defenders"] if state.status[u] == ON_MAP]
         target, support = b["target"], b.get("att_support", 0)
         if b["air"]:  # the engine's shifts of an air strike (R26): terrain and defender supply only
-            shifts = known_shifts(state, target, [], defs, air=True, attacker_side=b["attacker"], att_oos=False,
-                                  def_oos=bool(b["def_oos"]), att_supplied_mech=False, origins=[])
-            bs = kn.BattleSetup(target, b["attacker"], [], float(support), float(sum(state.cf(u) for u in defs)),
-                                sum(shifts.values()), city_die_applies(state, target, defs))
+            shifts = known_shifts(
+                state,
+                target,
+                [],
+                defs,
+                air=True,
+                attacker_side=b["attacker"],
+                att_oos=False,
+                def_oos=bool(b["def_oos"]),
+                att_supplied_mech=False,
+                origins=[],
+            )
+            bs = kn.BattleSetup(
+                target,
+                b["attacker"],
+                [],
+                float(support),
+                float(sum(state.cf(u) for u in defs)),
+                sum(shifts.values()),
+                city_die_applies(state, target, defs),
+            )
         else:
             pv = state.battle_preview(target, list(b["attackers"]), att_support=support)
-            bs = kn.BattleSetup(target, b["attacker"], list(b["attackers"]), float(pv.att_cf), float(pv.def_cf),
-                                sum(s.columns for s in pv.shifts), pv.city_die)
+            bs = kn.BattleSetup(
+                target,
+                b["attacker"],
+                list(b["attackers"]),
+                float(pv.att_cf),
+                float(pv.def_cf),
+                sum(s.columns for s in pv.shifts),
+                pv.city_die,
+            )
         vals = self.battle_values(state, b["attacker"], b["attackers"], b["target"], defs, 0, air=b["air"])
         return bs, vals
 
@@ -328,8 +369,11 @@ class HeuristicBot:
             spec = state.units[u]
             if spec.side == GERMAN:
                 vp = state.game.scenario.tables.vp
-                f = float(vp["german_mountain_division_eliminated"] if spec.type == "mountain" else
-                          vp["german_mech_eliminated" if spec.mechanized else "german_infantry_eliminated"])
+                f = float(
+                    vp["german_mountain_division_eliminated"]
+                    if spec.type == "mountain"
+                    else vp["german_mech_eliminated" if spec.mechanized else "german_infantry_eliminated"]
+                )
             else:
                 f = self.french_delta(state, u) * state.steps[u]
             return f if self.side == FRENCH else -f

@@ -51,8 +51,9 @@ def counted_own(state: State, h: int, exclude: int = -1) -> int:
 # --------------------------------------------------------------- distance maps
 
 
-def distance_map(state: State, side: int, targets: Iterable[int],
-                 offsets: dict[int, float] | None = None) -> list[float]:
+def distance_map(
+    state: State, side: int, targets: Iterable[int], offsets: dict[int, float] | None = None
+) -> list[float]:
     """Movement cost from every hex to the nearest target (reverse Dijkstra, rules 11.2-11.5).
 
     Hexes the side may never enter and enemy-occupied hexes are impassable (a target
@@ -136,19 +137,30 @@ class BattleSetup:
     city: bool  # the city die applies (rule 13.16)
 
 
-def battle_setup(state: State, attackers: list[int], target: int, hidden_cf: float,
-                 attacker_side: int) -> BattleSetup:
+def battle_setup(
+    state: State, attackers: list[int], target: int, hidden_cf: float, attacker_side: int
+) -> BattleSetup:
     """Column shifts known before the dice, asked of the core with only what ``attacker_side`` sees of the
     defending stack (``State.battle_preview(viewer=...)``, rule 3.6, R3, R26): the defenders it sees count
     their strength, each hidden one ``hidden_cf``."""
     pv = state.battle_preview(target, list(attackers), viewer=attacker_side)
-    return BattleSetup(target, attacker_side, list(attackers), float(pv.att_cf),
-                       float(pv.def_cf) + hidden_cf * pv.hidden_defenders, sum(s.columns for s in pv.shifts),
-                       pv.city_die)
+    return BattleSetup(
+        target,
+        attacker_side,
+        list(attackers),
+        float(pv.att_cf),
+        float(pv.def_cf) + hidden_cf * pv.hidden_defenders,
+        sum(s.columns for s in pv.shifts),
+        pv.city_die,
+    )
 
 
-def column_probs(state: State, bs: BattleSetup, att_support: tuple[tuple[int, float], ...] = ((0, 1.0),),
-                 def_support: tuple[tuple[int, float], ...] = ((0, 1.0),)) -> dict[int, float]:
+def column_probs(
+    state: State,
+    bs: BattleSetup,
+    att_support: tuple[tuple[int, float], ...] = ((0, 1.0),),
+    def_support: tuple[tuple[int, float], ...] = ((0, 1.0),),
+) -> dict[int, float]:
     """Distribution of the CRT column (before lowering) over support and city dice."""
     t = state.game.scenario.tables
     crt = t.crt

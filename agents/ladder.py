@@ -80,7 +80,9 @@ def fit_ratings(results: list[tuple[str, str, int, int]]) -> dict[str, tuple[flo
 
 def ladder_table(summary: dict[str, Any]) -> list[dict[str, Any]]:
     """One row per agent: ratings and intervals per side, mean rating, games and win rate per side."""
-    results = [(p["french"], p["german"], int(p["french_wins"]), int(p["games"])) for p in summary["pairings"]]
+    results = [
+        (p["french"], p["german"], int(p["french_wins"]), int(p["games"])) for p in summary["pairings"]
+    ]
     fitted = fit_ratings(results)
     agents = list(dict.fromkeys([r[0] for r in results] + [r[1] for r in results]))
     rows = []
@@ -96,7 +98,11 @@ def ladder_table(summary: dict[str, Any]) -> list[dict[str, Any]]:
             row[f"{side}_win_rate"] = round(won / played, 4) if played else None
             if key in fitted:
                 mid, lo, hi = fitted[key]
-                row[f"{side}_elo"], row[f"{side}_lo95"], row[f"{side}_hi95"] = round(mid, 1), round(lo, 1), round(hi, 1)
+                row[f"{side}_elo"], row[f"{side}_lo95"], row[f"{side}_hi95"] = (
+                    round(mid, 1),
+                    round(lo, 1),
+                    round(hi, 1),
+                )
                 sides.append(mid)
             else:
                 row[f"{side}_elo"] = row[f"{side}_lo95"] = row[f"{side}_hi95"] = None
@@ -106,8 +112,20 @@ def ladder_table(summary: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-COLUMNS = ("agent", "mean_elo", "french_elo", "french_lo95", "french_hi95", "french_win_rate", "french_games",
-           "german_elo", "german_lo95", "german_hi95", "german_win_rate", "german_games")
+COLUMNS = (
+    "agent",
+    "mean_elo",
+    "french_elo",
+    "french_lo95",
+    "french_hi95",
+    "french_win_rate",
+    "french_games",
+    "german_elo",
+    "german_lo95",
+    "german_hi95",
+    "german_win_rate",
+    "german_games",
+)
 
 
 def _fmt(v: Any, digits: int = 0) -> str:
@@ -129,9 +147,11 @@ def markdown(rows: list[dict[str, Any]], summary: dict[str, Any]) -> str:
     for r in rows:
         fci = f"[{_fmt(r['french_lo95'])}, {_fmt(r['french_hi95'])}]" if r["french_elo"] is not None else "–"
         gci = f"[{_fmt(r['german_lo95'])}, {_fmt(r['german_hi95'])}]" if r["german_elo"] is not None else "–"
-        lines.append(f"| `{r['agent']}` | {_fmt(r['mean_elo'])} | {_fmt(r['french_elo'])} | {fci} | "
-                     f"{_fmt(r['french_win_rate'], 3)} | {_fmt(r['german_elo'])} | {gci} | "
-                     f"{_fmt(r['german_win_rate'], 3)} |")
+        lines.append(
+            f"| `{r['agent']}` | {_fmt(r['mean_elo'])} | {_fmt(r['french_elo'])} | {fci} | "
+            f"{_fmt(r['french_win_rate'], 3)} | {_fmt(r['german_elo'])} | {gci} | "
+            f"{_fmt(r['german_win_rate'], 3)} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -142,23 +162,35 @@ def write_ladder(out: Path, rows: list[dict[str, Any]], summary: dict[str, Any])
     w.writerows(rows)
     atomic_write_text(out / "ladder.csv", buf.getvalue())
     atomic_write_text(out / "ladder.md", markdown(rows, summary))
-    doc = {"model": "Bradley-Terry on the French result, one rating per agent and side, MAP with a normal prior "
-                    "(sd 1000 Elo), centred on the mean of all ratings; 95% intervals from the posterior's normal "
-                    "approximation",
-           "config": summary["config"], "ratings": rows}
+    doc = {
+        "model": "Bradley-Terry on the French result, one rating per agent and side, MAP with a normal prior "
+        "(sd 1000 Elo), centred on the mean of all ratings; 95% intervals from the posterior's normal "
+        "approximation",
+        "config": summary["config"],
+        "ratings": rows,
+    }
     atomic_write_text(out / "ladder.json", json.dumps(doc, indent=1) + "\n")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--agents", default=DEFAULT_AGENTS,
-                   help=f"comma-separated agent names (default: {DEFAULT_AGENTS})")
+    p.add_argument(
+        "--agents", default=DEFAULT_AGENTS, help=f"comma-separated agent names (default: {DEFAULT_AGENTS})"
+    )
     p.add_argument("--games", "-n", type=int, default=40, help="games per pairing (default 40)")
     p.add_argument("--seed", type=int, default=0, help="seed of the first game of every pairing (default 0)")
     p.add_argument("--workers", type=int, default=2, help="parallel worker processes (default 2)")
-    p.add_argument("--setup", default="random", choices=("random", "fixed", "decide"),
-                   help="setup mode for every game (R2; default random)")
-    p.add_argument("--out", default=None, metavar="DIR", help="output folder (default: a new runs/ladder-<timestamp>)")
-    p.add_argument("--resume", metavar="DIR", help="continue the killed ladder in DIR (finished games are kept)")
+    p.add_argument(
+        "--setup",
+        default="random",
+        choices=("random", "fixed", "decide"),
+        help="setup mode for every game (R2; default random)",
+    )
+    p.add_argument(
+        "--out", default=None, metavar="DIR", help="output folder (default: a new runs/ladder-<timestamp>)"
+    )
+    p.add_argument(
+        "--resume", metavar="DIR", help="continue the killed ladder in DIR (finished games are kept)"
+    )
     p.add_argument("--force", action="store_true", help="replace a ladder already in --out")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
@@ -181,7 +213,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.resume:
         if args.force or (args.out is not None and Path(args.out) != Path(args.resume)):
-            raise ValueError("--resume DIR continues the ladder in DIR as it was started: no --out or --force")
+            raise ValueError(
+                "--resume DIR continues the ladder in DIR as it was started: no --out or --force"
+            )
         harness._resume_args(args)
         pairings = args.pairing_list
         args.agents = ",".join(dict.fromkeys(f for f, _ in pairings))
@@ -200,14 +234,24 @@ def run(args: argparse.Namespace) -> int:
     if args.games < 1 or args.workers < 1:
         raise ValueError(f"--games and --workers must be >= 1, got {args.games} and {args.workers}")
     out = Path(args.out) if args.out is not None else _new_dir()
-    summary = harness.run_tournament(pairings, games=args.games, seed=args.seed, workers=args.workers,
-                                     setup=args.setup, out=out, progress=not args.no_progress,
-                                     cli_args={"command": "ladder", "agents": args.agents},
-                                     resume=bool(args.resume), overwrite=args.force)
+    summary = harness.run_tournament(
+        pairings,
+        games=args.games,
+        seed=args.seed,
+        workers=args.workers,
+        setup=args.setup,
+        out=out,
+        progress=not args.no_progress,
+        cli_args={"command": "ladder", "agents": args.agents},
+        resume=bool(args.resume),
+        overwrite=args.force,
+    )
     rows = ladder_table(summary)
     write_ladder(out, rows, summary)
     print(markdown(rows, summary))
-    print(f"written to {out}/ (ladder.md, ladder.csv, ladder.json, and the tournament's results.json, games.csv)")
+    print(
+        f"written to {out}/ (ladder.md, ladder.csv, ladder.json, and the tournament's results.json, games.csv)"
+    )
     return 0
 
 

@@ -28,7 +28,9 @@ import numpy as np
 from ffo_env.atomic import atomic_write_bytes, atomic_write_text
 
 ENV_NAME = "france_fights_on_v0"
-MAX_WIDTH = 4096  # any network width (config or policy file): far above useful sizes, bounds what a file can allocate
+MAX_WIDTH = (
+    4096  # any network width (config or policy file): far above useful sizes, bounds what a file can allocate
+)
 MAX_POLICY_BYTES = 256 * 1024 * 1024
 
 
@@ -108,15 +110,25 @@ def _check_network(net: dict[str, Any], meta_path: Path) -> None:
     for key, lo in (("cnn_dim", 1), ("channels", 1), ("spatial", 0)):
         v = net.get(key, 0 if key == "spatial" else None)
         if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= MAX_WIDTH:
-            raise PolicyLoadError(f"{meta_path}: network.{key}: expected an integer in [{lo}, {MAX_WIDTH}], got {v!r}")
+            raise PolicyLoadError(
+                f"{meta_path}: network.{key}: expected an integer in [{lo}, {MAX_WIDTH}], got {v!r}"
+            )
     arch = net.get("net_arch")
-    ok = isinstance(arch, dict) and set(arch) == {"pi", "vf"} and all(
-        isinstance(layers, list) and len(layers) <= 8
-        and all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_WIDTH for w in layers)
-        for layers in arch.values())
+    ok = (
+        isinstance(arch, dict)
+        and set(arch) == {"pi", "vf"}
+        and all(
+            isinstance(layers, list)
+            and len(layers) <= 8
+            and all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_WIDTH for w in layers)
+            for layers in arch.values()
+        )
+    )
     if not ok:
-        raise PolicyLoadError(f"{meta_path}: network.net_arch: expected {{pi: [...], vf: [...]}} with up to 8 widths "
-                              f"in [1, {MAX_WIDTH}] each, got {arch!r}")
+        raise PolicyLoadError(
+            f"{meta_path}: network.net_arch: expected {{pi: [...], vf: [...]}} with up to 8 widths "
+            f"in [1, {MAX_WIDTH}] each, got {arch!r}"
+        )
 
 
 def _meta_parameter_count(build: Any) -> int | None:
@@ -129,8 +141,12 @@ def _meta_parameter_count(build: Any) -> int | None:
 
         # the extractor selects planes with nonzero() on constants: on meta all count as selected, so the
         # figure is an upper estimate (exact shapes are checked when the real network loads the weights)
-        with fx_config.patch(  # type: ignore[attr-defined]
-                meta_nonzero_assume_all_nonzero=True), torch.device("meta"):
+        with (
+            fx_config.patch(  # type: ignore[attr-defined]
+                meta_nonzero_assume_all_nonzero=True
+            ),
+            torch.device("meta"),
+        ):
             policy = build()
         return sum(int(p.numel()) for p in policy.parameters())
     except Exception:  # an older torch or a network that needs real data to build: fall back to the bounds
@@ -155,7 +171,11 @@ class PolicyAgent:
             torch.manual_seed(seed)
 
     def act(self, observation: Any, action_mask: np.ndarray) -> int:
-        obs = observation["observation"] if isinstance(observation, dict) and "observation" in observation else observation
+        obs = (
+            observation["observation"]
+            if isinstance(observation, dict) and "observation" in observation
+            else observation
+        )
         mask = np.asarray(action_mask, dtype=bool)
         action, _ = self.policy.predict(obs, deterministic=self.deterministic, action_masks=mask)
         return int(np.asarray(action).reshape(-1)[0])
@@ -182,8 +202,10 @@ def load_policy(path: str | Path, deterministic: bool = True, device: str = "cpu
 
     pt, meta_path = _paths(path)
     if not pt.exists() or not meta_path.exists():
-        raise PolicyLoadError(f"{pt}: a policy needs both {pt.name} and {meta_path.name}; "
-                              "write them with agents.policy.export_policy or 'ffo train'")
+        raise PolicyLoadError(
+            f"{pt}: a policy needs both {pt.name} and {meta_path.name}; "
+            "write them with agents.policy.export_policy or 'ffo train'"
+        )
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
@@ -191,38 +213,53 @@ def load_policy(path: str | Path, deterministic: bool = True, device: str = "cpu
     if not isinstance(meta, dict) or meta.get("format") != "ffo-policy":
         raise PolicyLoadError(f"{meta_path}: not an ffo-policy metadata file")
     if meta.get("env") != ENV_NAME:
-        raise PolicyLoadError(f"{meta_path}: trained on environment {meta.get('env')!r}, this installation is "
-                              f"{ENV_NAME!r}; retrain the policy on {ENV_NAME}")
+        raise PolicyLoadError(
+            f"{meta_path}: trained on environment {meta.get('env')!r}, this installation is "
+            f"{ENV_NAME!r}; retrain the policy on {ENV_NAME}"
+        )
     game = Game()
-    for key, mine, what in (("engine", ENGINE_VERSION, "rules engine"),
-                            ("data_version", game.scenario.version, "game data")):
+    for key, mine, what in (
+        ("engine", ENGINE_VERSION, "rules engine"),
+        ("data_version", game.scenario.version, "game data"),
+    ):
         if meta.get(key) != mine:
-            raise PolicyLoadError(f"{meta_path}: trained with {what} {meta.get(key)!r}, this installation has {mine!r} "
-                                  "(the game it learned differs from this one); retrain the policy with 'ffo train' "
-                                  "or use the ffo_env version it was trained with")
+            raise PolicyLoadError(
+                f"{meta_path}: trained with {what} {meta.get(key)!r}, this installation has {mine!r} "
+                "(the game it learned differs from this one); retrain the policy with 'ffo train' "
+                "or use the ffo_env version it was trained with"
+            )
     want = spec_hash()
     if meta.get("observation_spec_hash") != want:
-        raise PolicyLoadError(f"{meta_path}: observation spec {meta.get('observation_spec_hash')} differs from this "
-                              f"installation's {want} (the observation layout changed); retrain the policy")
+        raise PolicyLoadError(
+            f"{meta_path}: observation spec {meta.get('observation_spec_hash')} differs from this "
+            f"installation's {want} (the observation layout changed); retrain the policy"
+        )
     if meta.get("side") not in ("french", "german"):
         raise PolicyLoadError(f"{meta_path}: side must be 'french' or 'german', got {meta.get('side')!r}")
     obs_space: gym.spaces.Dict = observation_dict_space(game)
     act_space = action_space(game)
     if meta.get("n_actions") != act_space.n:
-        raise PolicyLoadError(f"{meta_path}: policy has {meta.get('n_actions')} actions, the env {act_space.n}")
+        raise PolicyLoadError(
+            f"{meta_path}: policy has {meta.get('n_actions')} actions, the env {act_space.n}"
+        )
     net = meta.get("network", {})
     if not isinstance(net, dict) or net.get("version", 1) != NETWORK_VERSION:
         got = net.get("version", 1) if isinstance(net, dict) else None
-        raise PolicyLoadError(f"{meta_path}: written for policy network version {got}, this installation's "
-                              f"network is version {NETWORK_VERSION} (agents/policy_net.py changed); retrain the "
-                              "policy with 'ffo train'")
+        raise PolicyLoadError(
+            f"{meta_path}: written for policy network version {got}, this installation's "
+            f"network is version {NETWORK_VERSION} (agents/policy_net.py changed); retrain the "
+            "policy with 'ffo train'"
+        )
     _check_network(net, meta_path)
     if not isinstance(meta.get("extra", {}), dict):
         raise PolicyLoadError(f"{meta_path}: extra: expected a mapping, got {meta.get('extra')!r}")
     size = pt.stat().st_size
     if not 0 < size <= MAX_POLICY_BYTES:
         raise PolicyLoadError(f"{pt}: {size} bytes; a policy file holds 1..{MAX_POLICY_BYTES} bytes")
-    classes = {"HexPolicy": HexPolicy, "MaskableMultiInputActorCriticPolicy": MaskableMultiInputActorCriticPolicy}
+    classes = {
+        "HexPolicy": HexPolicy,
+        "MaskableMultiInputActorCriticPolicy": MaskableMultiInputActorCriticPolicy,
+    }
     cls = classes.get(net["policy"]) if isinstance(net.get("policy"), str) else None
     if cls is None or not isinstance(net.get("net_arch"), dict):
         raise PolicyLoadError(f"{meta_path}: network {net.get('policy')!r} is not one of {sorted(classes)}")
@@ -234,22 +271,34 @@ def load_policy(path: str | Path, deterministic: bool = True, device: str = "cpu
         raise PolicyLoadError(f"{pt}: expected a mapping of parameter names to tensors")
 
     def build() -> Any:
-        return cls(obs_space, act_space, lr_schedule=lambda _: 0.0, net_arch=net["net_arch"],
-                   features_extractor_class=HexFeatures,
-                   features_extractor_kwargs={"cnn_dim": net["cnn_dim"], "channels": net["channels"],
-                                              "spatial": net.get("spatial", 0)})
+        return cls(
+            obs_space,
+            act_space,
+            lr_schedule=lambda _: 0.0,
+            net_arch=net["net_arch"],
+            features_extractor_class=HexFeatures,
+            features_extractor_kwargs={
+                "cnn_dim": net["cnn_dim"],
+                "channels": net["channels"],
+                "spatial": net.get("spatial", 0),
+            },
+        )
 
     estimate = _meta_parameter_count(build)
     in_file = sum(int(v.numel()) for v in state_dict.values())
     if estimate is not None and estimate > 2 * in_file + 1_000_000:
         # sized on torch's meta device, without allocating: a crafted metadata file cannot ask for gigabytes
-        raise PolicyLoadError(f"{meta_path}: describes a network of about {estimate:,} parameters, but {pt.name} "
-                              f"holds {in_file:,} values; the two files do not belong together")
+        raise PolicyLoadError(
+            f"{meta_path}: describes a network of about {estimate:,} parameters, but {pt.name} "
+            f"holds {in_file:,} values; the two files do not belong together"
+        )
     policy = build()
     try:
         policy.load_state_dict(state_dict)
     except (RuntimeError, KeyError, TypeError) as e:
-        raise PolicyLoadError(f"{pt}: weights do not fit the network described in {meta_path.name}: {e}") from e
+        raise PolicyLoadError(
+            f"{pt}: weights do not fit the network described in {meta_path.name}: {e}"
+        ) from e
     policy.to(device)
     policy.set_training_mode(False)
     return PolicyAgent(policy, meta["side"], meta, deterministic=deterministic)

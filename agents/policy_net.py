@@ -107,7 +107,9 @@ MAP_GROUPS = ("off_map", "terrain", "river", "blocked", "city", "port", "coastal
 def map_planes() -> np.ndarray:
     """Plane indices of :data:`MAP_GROUPS`, ascending."""
     size = {group[0]: int(group[1]) for group in PLANE_GROUPS}
-    return np.sort(np.concatenate([np.arange(PLANE_INDEX[name], PLANE_INDEX[name] + size[name]) for name in MAP_GROUPS]))
+    return np.sort(
+        np.concatenate([np.arange(PLANE_INDEX[name], PLANE_INDEX[name] + size[name]) for name in MAP_GROUPS])
+    )
 
 
 def map_template() -> np.ndarray:
@@ -127,8 +129,9 @@ PRIOR_INIT = (-4.0, -4.0)
 
 
 class HexFeatures(BaseFeaturesExtractor):
-    def __init__(self, observation_space: gym.spaces.Dict, cnn_dim: int = 256, channels: int = 32,
-                 spatial: int = 0) -> None:
+    def __init__(
+        self, observation_space: gym.spaces.Dict, cnn_dim: int = 256, channels: int = 32, spatial: int = 0
+    ) -> None:
         spaces = observation_space.spaces
         planes = spaces["planes"]
         c = int(planes.shape[0])
@@ -171,8 +174,11 @@ class HexFeatures(BaseFeaturesExtractor):
         # --- the other planes: ~1 % of their entries are non-zero (units, control, the decision's hexes)
         dynamic = np.setdiff1d(np.arange(c), static)
         self.n_dynamic = d = len(dynamic)
-        self.dynamic_range = (int(dynamic[0]), int(dynamic[-1]) + 1) \
-            if len(dynamic) and dynamic[-1] - dynamic[0] + 1 == d else None
+        self.dynamic_range = (
+            (int(dynamic[0]), int(dynamic[-1]) + 1)
+            if len(dynamic) and dynamic[-1] - dynamic[0] + 1 == d
+            else None
+        )
         self.register_buffer("dynamic_index", th.as_tensor(dynamic, dtype=th.long), persistent=False)
         high = planes.high[dynamic, 0, 0].astype(np.float32)
         # count/CF planes go up to 62/255 but sit at 0-8 in play: divide by min(high, 8) per channel;
@@ -195,19 +201,27 @@ class HexFeatures(BaseFeaturesExtractor):
         self.register_buffer("window", th.as_tensor(window), persistent=False)
         local = {int(p): i for i, p in enumerate(dynamic)}
         self.legal_plane = local[int(PLANE_INDEX["legal_hex"])]
-        self.register_buffer("prior_planes", th.as_tensor([local[int(p)] for p in PRIOR_PLANES]), persistent=False)
+        self.register_buffer(
+            "prior_planes", th.as_tensor([local[int(p)] for p in PRIOR_PLANES]), persistent=False
+        )
         self.stem = nn.Linear(n_in, k)  # on the 4x4-pooled planes, each coarse cell alike
         self.stem_map = nn.Linear(len(static), k, bias=False)
         self.stem_globals = nn.Linear(g, k, bias=False)
         self.context = nn.Sequential(
-            nn.Conv2d(k, 2 * k, 3, padding=1), nn.ReLU(),
-            nn.Conv2d(2 * k, 2 * k, 3, padding=1), nn.ReLU(),
+            nn.Conv2d(k, 2 * k, 3, padding=1),
+            nn.ReLU(),
+            nn.Conv2d(2 * k, 2 * k, 3, padding=1),
+            nn.ReLU(),
         )
         # the board summary reads the context averaged over 2x2 coarse cells (8x4): over the 15x7 grid this
         # one layer held 85 % of the parameters, and Adam's update of them cost as much as a batch of 64
         self.summary_grid = (-(-cols // 2), -(-rows // 2))
-        self.cnn_head = nn.Sequential(nn.AdaptiveAvgPool2d(self.summary_grid), nn.Flatten(),
-                                      nn.Linear(2 * k * self.summary_grid[0] * self.summary_grid[1], cnn_dim), nn.ReLU())
+        self.cnn_head = nn.Sequential(
+            nn.AdaptiveAvgPool2d(self.summary_grid),
+            nn.Flatten(),
+            nn.Linear(2 * k * self.summary_grid[0] * self.summary_grid[1], cnn_dim),
+            nn.ReLU(),
+        )
         self.globals_net = nn.Sequential(nn.Linear(g, 64), nn.ReLU())
         self.units_net = nn.Sequential(nn.Linear(int(units.shape[-1]), UNIT_DIM), nn.ReLU())
         self.local: nn.Linear | None = None
@@ -252,16 +266,23 @@ class HexFeatures(BaseFeaturesExtractor):
         fed another map would silently read this one's."""
         first = raw[0].index_select(0, self.map_index)
         if not th.equal(first.to(th.uint8), self.map_template):
-            raise ValueError("observation 'planes': the map planes (terrain, rivers, cities, ...) differ from this "
-                             "game's map; the policy network reads the map of the game it was built for")
+            raise ValueError(
+                "observation 'planes': the map planes (terrain, rivers, cities, ...) differ from this "
+                "game's map; the policy network reads the map of the game it was built for"
+            )
 
     def _entries(self, raw: th.Tensor) -> tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor]:
         """The non-zero entries of the non-map planes as (sample, channel, cell, value), ordered by sample:
         every per-sample input of the planes that the network reads."""
         lo_hi = self.dynamic_range
         b = raw.shape[0]
-        if lo_hi is not None and raw.dtype == th.uint8 and (lo_hi[0] * self.n_cells) % 8 == 0 \
-                and raw.shape[1] * self.n_cells % 8 == 0 and (lo_hi[1] - lo_hi[0]) * self.n_cells % 8 == 0:
+        if (
+            lo_hi is not None
+            and raw.dtype == th.uint8
+            and (lo_hi[0] * self.n_cells) % 8 == 0
+            and raw.shape[1] * self.n_cells % 8 == 0
+            and (lo_hi[1] - lo_hi[0]) * self.n_cells % 8 == 0
+        ):
             # ~99 % of the bytes are 0: find the non-zero 8-byte words first, then the bytes within them
             # (measured ~4x faster than nonzero over the bytes)
             w0, w1 = lo_hi[0] * self.n_cells // 8, lo_hi[1] * self.n_cells // 8
@@ -272,7 +293,9 @@ class HexFeatures(BaseFeaturesExtractor):
             pos = wi[j] * 8 + byte
             eb, c, cell, v = wb[j], pos // self.n_cells, pos % self.n_cells, octets[j, byte]
         else:
-            dyn = raw[:, lo_hi[0]:lo_hi[1]] if lo_hi is not None else raw.index_select(1, self.dynamic_index)
+            dyn = (
+                raw[:, lo_hi[0] : lo_hi[1]] if lo_hi is not None else raw.index_select(1, self.dynamic_index)
+            )
             eb, c, cell = dyn.nonzero(as_tuple=True)
             v = dyn[eb, c, cell]
         return eb, c, cell, v
@@ -289,8 +312,17 @@ class HexFeatures(BaseFeaturesExtractor):
         pooled = pv.new_zeros(b * self.n_coarse * d_in).index_add_(0, flat, pv / POOL**2)
         return pooled.view(b, self.n_coarse, d_in)
 
-    def _windows(self, b: int, eb: th.Tensor, ec: th.Tensor, ecell: th.Tensor, ev: th.Tensor,
-                 qb: th.Tensor, qc: th.Tensor, n_centre: int) -> tuple[th.Tensor, th.Tensor]:
+    def _windows(
+        self,
+        b: int,
+        eb: th.Tensor,
+        ec: th.Tensor,
+        ecell: th.Tensor,
+        ev: th.Tensor,
+        qb: th.Tensor,
+        qc: th.Tensor,
+        n_centre: int,
+    ) -> tuple[th.Tensor, th.Tensor]:
         """The hex-window layer over the inputs (planes and "present" channels) at the queried cells
         ``(qb, qc)``: ``(M, k)`` (with its bias), and the raw planes ``(n_centre, planes)`` of the first
         ``n_centre`` queried cells themselves.
@@ -304,8 +336,12 @@ class HexFeatures(BaseFeaturesExtractor):
         n, d = self.n_cells, self.n_in
         slot = self.present_slot[ec]
         has = slot >= 0
-        eb, ec, ecell, ev = (th.cat([eb, eb[has]]), th.cat([ec, slot[has]]), th.cat([ecell, ecell[has]]),
-                             th.cat([ev, th.ones_like(ev[has])]))
+        eb, ec, ecell, ev = (
+            th.cat([eb, eb[has]]),
+            th.cat([ec, slot[has]]),
+            th.cat([ecell, ecell[has]]),
+            th.cat([ev, th.ones_like(ev[has])]),
+        )
         occupied = th.zeros(b * n + 1, dtype=th.bool)
         occupied[eb * n + ecell] = True
         n_rows = int(occupied.sum())
@@ -317,7 +353,7 @@ class HexFeatures(BaseFeaturesExtractor):
         values = table[row_of[cells]].float()  # (M, 7, planes)
         w = self.local.weight.view(self.channels, WINDOW, d) * self.plane_scale[:d]  # scale folded in
         local = nn.functional.linear(values.flatten(1), w.flatten(1), self.local.bias)
-        return local, values[:n_centre, 0, :self.n_dynamic]
+        return local, values[:n_centre, 0, : self.n_dynamic]
 
     def _map_part(self, weight: th.Tensor, table: th.Tensor, cell: th.Tensor) -> th.Tensor:
         """``table[cell] @ weight.T`` for a constant per-cell ``table``: over every cell once when there are
@@ -343,7 +379,11 @@ class HexFeatures(BaseFeaturesExtractor):
         summary = [self.cnn_head(ctx), self.globals_net(g), u.mean(dim=1), u.max(dim=1).values]
         if self.local is None:
             return th.cat(summary, dim=1)
-        assert self.local_map is not None and self.local_globals is not None and self.context_to_cells is not None
+        assert (
+            self.local_map is not None
+            and self.local_globals is not None
+            and self.context_to_cells is not None
+        )
         assert self.spatial_out is not None and self.spatial_skip is not None and self.skip_map is not None
         assert self.unit_out is not None
         up = self.context_to_cells(ctx).flatten(2).transpose(1, 2)  # (B, coarse cells, k)
@@ -359,11 +399,18 @@ class HexFeatures(BaseFeaturesExtractor):
         n_legal = int(lb.shape[0])
         qb, qc = th.cat([lb, ub]), th.cat([lc, idx[ub, ui]])
         local, centre = self._windows(b, eb, ec, ecell, ev, qb, qc, n_legal)
-        fine = th.relu(local + self._map_part(self.local_map.weight, self.map_window, qc)
-                       + self.local_globals(g)[qb] + up[qb, self.coarse_index[qc]])
-        centre_in = th.cat([centre * self.plane_scale[:self.n_dynamic], (centre[:, self.count_planes] > 0).float()], 1)
-        skip = (nn.functional.linear(centre_in, self.spatial_skip.weight)
-                + self._map_part(self.skip_map.weight, self.map_center, lc))
+        fine = th.relu(
+            local
+            + self._map_part(self.local_map.weight, self.map_window, qc)
+            + self.local_globals(g)[qb]
+            + up[qb, self.coarse_index[qc]]
+        )
+        centre_in = th.cat(
+            [centre * self.plane_scale[: self.n_dynamic], (centre[:, self.count_planes] > 0).float()], 1
+        )
+        skip = nn.functional.linear(centre_in, self.spatial_skip.weight) + self._map_part(
+            self.skip_map.weight, self.map_center, lc
+        )
         marks = centre[:, self.prior_planes]  # (M, priors), 0/1 planes
         logit = self.hex_logit(th.relu(self.spatial_out(fine[:n_legal]) + skip)).squeeze(-1)
         hexes = g.new_zeros((b, self.n_hex)).index_put((lb, lh), logit + marks @ self.priors)
@@ -414,7 +461,9 @@ class SummaryCritic(nn.Module):
         return features
 
     def forward_critic(self, features: th.Tensor) -> th.Tensor:
-        return self.value_body(features.split([features.shape[1] - self.summary_dim, self.summary_dim], dim=1)[1])
+        return self.value_body(
+            features.split([features.shape[1] - self.summary_dim, self.summary_dim], dim=1)[1]
+        )
 
 
 class HexPolicy(MaskableMultiInputActorCriticPolicy):
@@ -426,7 +475,9 @@ class HexPolicy(MaskableMultiInputActorCriticPolicy):
             raise ValueError("HexPolicy needs features_extractor_class=HexFeatures with spatial > 0")
         arch = self.net_arch
         if not isinstance(arch, dict) or arch.get("pi"):
-            raise ValueError("HexPolicy needs net_arch={'pi': [], 'vf': [...]}: the heads read the features directly")
+            raise ValueError(
+                "HexPolicy needs net_arch={'pi': [], 'vf': [...]}: the heads read the features directly"
+            )
         self.mlp_extractor = SummaryCritic(fe.features_dim, fe.summary_dim, list(arch.get("vf", [])))  # type: ignore[assignment]
 
     def _build(self, lr_schedule: Any) -> None:

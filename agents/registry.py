@@ -50,15 +50,17 @@ def _heuristic(side: str, level: str | None, seed: int | None, **kw: Any) -> Any
 def _side_bot(bot_side: str, level: str | None) -> Callable[..., Any]:
     def factory(side: str, seed: int | None = None, **kw: Any) -> Any:
         if side != bot_side:
-            raise ValueError(f"agent {bot_side}_heuristic{'_' + level if level else ''} plays the {bot_side} side only,"
-                             f" not {side!r}; use 'heuristic' to pick the side's bot")
+            raise ValueError(
+                f"agent {bot_side}_heuristic{'_' + level if level else ''} plays the {bot_side} side only,"
+                f" not {side!r}; use 'heuristic' to pick the side's bot"
+            )
         return _heuristic(side, level, seed, **kw)
 
     return factory
 
 
 def _level_of(cfg: str, side: str) -> str | None:
-    rest = cfg[len(f"{side}_heuristic"):]
+    rest = cfg[len(f"{side}_heuristic") :]
     return rest[1:] if rest.startswith("_") else None
 
 
@@ -71,8 +73,10 @@ for _cfg in available_configs():
             _lvl = _level_of(_cfg, _side)
             register(_cfg, _side_bot(_side, _lvl))
             if _lvl:
-                register(f"heuristic:{_lvl}",
-                         lambda side, seed=None, _l=_lvl, **kw: _heuristic(side, _l, seed, **kw))
+                register(
+                    f"heuristic:{_lvl}",
+                    lambda side, seed=None, _l=_lvl, **kw: _heuristic(side, _l, seed, **kw),
+                )
 
 
 def make_agent(name: str, side: str, seed: int | None = None, **kwargs: Any) -> Any:

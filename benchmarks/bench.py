@@ -29,8 +29,22 @@ from benchmarks.timing import _pin_one_core, _unpin
 from benchmarks.traced_memory import memory
 from benchmarks.training_speed import imitation_samples, train_samples
 
-__all__ = ["FORMAT", "PEERS", "VERSION", "aec_random", "core_random", "format_table", "imitation_samples", "main",
-           "memory", "profile_aec", "run_bench", "single_agent_random", "step_breakdown", "train_samples"]
+__all__ = [
+    "FORMAT",
+    "PEERS",
+    "VERSION",
+    "aec_random",
+    "core_random",
+    "format_table",
+    "imitation_samples",
+    "main",
+    "memory",
+    "profile_aec",
+    "run_bench",
+    "single_agent_random",
+    "step_breakdown",
+    "train_samples",
+]
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -47,7 +61,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--warmup", type=float, default=None, help="warm-up seconds before each figure (default 1; quick 0.5)"
     )
     p.add_argument("--quick", action="store_true", help="short run: 1 s x 2 repeats, no training figures")
-    p.add_argument("--skip-train", action="store_true", help="skip the MaskablePPO and imitation-fit samples/s figures")
+    p.add_argument(
+        "--skip-train", action="store_true", help="skip the MaskablePPO and imitation-fit samples/s figures"
+    )
     p.add_argument("--skip-peers", action="store_true", help="skip chess_v6 / connect_four_v3")
     p.add_argument(
         "--train-config",

@@ -35,6 +35,7 @@ def env_churn_rss_mib(n_envs: int = 1000) -> float:
     closed (issue bar: < 40 MiB for 1,000)."""
     if n_envs < 1:
         raise ValueError(f"n_envs must be positive, got {n_envs}")
-    out = subprocess.run([sys.executable, "-c", _CHILD, str(n_envs)], capture_output=True, text=True,
-                         timeout=1800, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(n_envs)], capture_output=True, text=True, timeout=1800, check=True
+    )
     return float(json.loads(out.stdout.strip().splitlines()[-1])["rss_growth_mib"])

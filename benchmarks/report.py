@@ -183,7 +183,9 @@ def format_table(report: dict[str, Any]) -> str:
             f"peak traced memory: {m['one_env']:.1f} MiB for 1 env, {m['eight_envs']:.1f} MiB for 8 envs"
         )
     if "env_churn_rss_mib" in r:
-        lines.append(f"RSS growth after 1,000 envs created, reset and closed: {r['env_churn_rss_mib']:.1f} MiB")
+        lines.append(
+            f"RSS growth after 1,000 envs created, reset and closed: {r['env_churn_rss_mib']:.1f} MiB"
+        )
     if "train" in r:
         t = r["train"]
         setup = f"{t['n_envs']} {t['vec_env']} envs, " if "n_envs" in t else ""
@@ -193,7 +195,9 @@ def format_table(report: dict[str, Any]) -> str:
             f"{t['seconds']:.1f} s, {setup}config {t['config']})"
         )
         if "ratio_train_to_single_agent" in r:
-            lines.append(f"MaskablePPO samples/s / single-agent wrapper steps/s = {r['ratio_train_to_single_agent']:.2f}")
+            lines.append(
+                f"MaskablePPO samples/s / single-agent wrapper steps/s = {r['ratio_train_to_single_agent']:.2f}"
+            )
     if "imitation_fit" in r:
         t = r["imitation_fit"]
         lines.append(

@@ -53,7 +53,16 @@ def measure_training_speed(config: str | None = None, seconds: float = 20.0) -> 
         dt, cpu = time.perf_counter() - t0, time.process_time() - c0
         n = model.num_timesteps - n0
         env.close()
-    return {"samples_per_s": n / dt, "samples_per_cpu_s": n / cpu if cpu > 0 else 0.0, "timesteps": n,
-            "seconds": dt, "cpu_seconds": cpu, "n_envs": cfg.n_envs, "vec_env": cfg.vec_env,
-            "n_steps": cfg.ppo.n_steps, "batch_size": cfg.ppo.batch_size, "n_epochs": cfg.ppo.n_epochs,
-            "config": str(config or DEFAULT_CONFIG.relative_to(DEFAULT_CONFIG.parent.parent))}
+    return {
+        "samples_per_s": n / dt,
+        "samples_per_cpu_s": n / cpu if cpu > 0 else 0.0,
+        "timesteps": n,
+        "seconds": dt,
+        "cpu_seconds": cpu,
+        "n_envs": cfg.n_envs,
+        "vec_env": cfg.vec_env,
+        "n_steps": cfg.ppo.n_steps,
+        "batch_size": cfg.ppo.batch_size,
+        "n_epochs": cfg.ppo.n_epochs,
+        "config": str(config or DEFAULT_CONFIG.relative_to(DEFAULT_CONFIG.parent.parent)),
+    }

@@ -82,7 +82,9 @@ def parse_args() -> Args:
         flag = "--" + f.name.replace("_", "-")
         help_text = f"{docs.get(f.name, '')} (default: {f.default})"
         if str(f.type) == "bool":
-            p.add_argument(flag, type=lambda s: s.lower() in ("1", "true", "yes"), default=f.default, help=help_text)
+            p.add_argument(
+                flag, type=lambda s: s.lower() in ("1", "true", "yes"), default=f.default, help=help_text
+            )
         else:
             cast = {"int": int, "float": float, "str": str}[str(f.type)]
             p.add_argument(flag, type=cast, default=f.default, help=help_text)
@@ -98,12 +100,20 @@ def layer_init(layer: nn.Linear, std: float = np.sqrt(2), bias_const: float = 0.
 class Agent(nn.Module):
     def __init__(self, obs_dim: int, n_actions: int, hidden: int) -> None:
         super().__init__()
-        self.critic = nn.Sequential(layer_init(nn.Linear(obs_dim, hidden)), nn.Tanh(),
-                                    layer_init(nn.Linear(hidden, hidden)), nn.Tanh(),
-                                    layer_init(nn.Linear(hidden, 1), std=1.0))
-        self.actor = nn.Sequential(layer_init(nn.Linear(obs_dim, hidden)), nn.Tanh(),
-                                   layer_init(nn.Linear(hidden, hidden)), nn.Tanh(),
-                                   layer_init(nn.Linear(hidden, n_actions), std=0.01))
+        self.critic = nn.Sequential(
+            layer_init(nn.Linear(obs_dim, hidden)),
+            nn.Tanh(),
+            layer_init(nn.Linear(hidden, hidden)),
+            nn.Tanh(),
+            layer_init(nn.Linear(hidden, 1), std=1.0),
+        )
+        self.actor = nn.Sequential(
+            layer_init(nn.Linear(obs_dim, hidden)),
+            nn.Tanh(),
+            layer_init(nn.Linear(hidden, hidden)),
+            nn.Tanh(),
+            layer_init(nn.Linear(hidden, n_actions), std=0.01),
+        )
 
     def get_value(self, x: torch.Tensor) -> torch.Tensor:
         return self.critic(x)
@@ -130,8 +140,10 @@ def main() -> None:
 
     # SAME_STEP autoreset: the observation and info["action_mask"] after an episode ends are the next
     # episode's, so the mask always belongs to the observation it is used with
-    envs = gym.vector.SyncVectorEnv([lambda: gym.make(args.env_id) for _ in range(args.num_envs)],
-                                    autoreset_mode=gym.vector.AutoresetMode.SAME_STEP)
+    envs = gym.vector.SyncVectorEnv(
+        [lambda: gym.make(args.env_id) for _ in range(args.num_envs)],
+        autoreset_mode=gym.vector.AutoresetMode.SAME_STEP,
+    )
     assert isinstance(envs.single_action_space, gym.spaces.Discrete), "only discrete action spaces"
     obs_dim = int(np.prod(envs.single_observation_space.shape))
     n_actions = int(envs.single_action_space.n)
@@ -149,8 +161,11 @@ def main() -> None:
     global_step, episodes, wins, start = 0, 0, 0, time.time()
     next_obs_np, info = envs.reset(seed=args.seed)
     next_obs = torch.as_tensor(next_obs_np, dtype=torch.float32)
-    next_mask = torch.as_tensor(info["action_mask"].astype(bool)) if args.use_mask else torch.ones(
-        (args.num_envs, n_actions), dtype=torch.bool)
+    next_mask = (
+        torch.as_tensor(info["action_mask"].astype(bool))
+        if args.use_mask
+        else torch.ones((args.num_envs, n_actions), dtype=torch.bool)
+    )
     next_done = torch.zeros(args.num_envs)
 
     for iteration in range(1, num_iterations + 1):
@@ -190,12 +205,15 @@ def main() -> None:
             np.random.shuffle(b_inds)
             for s in range(0, batch_size, minibatch_size):
                 mb = b_inds[s : s + minibatch_size]
-                _, newlogprob, entropy, newvalue = agent.get_action_and_value(b_obs[mb], b_masks[mb], b_actions[mb])
+                _, newlogprob, entropy, newvalue = agent.get_action_and_value(
+                    b_obs[mb], b_masks[mb], b_actions[mb]
+                )
                 ratio = (newlogprob - b_logprobs[mb]).exp()
                 mb_adv = b_advantages[mb]
                 mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-                pg_loss = torch.max(-mb_adv * ratio,
-                                    -mb_adv * torch.clamp(ratio, 1 - args.clip_coef, 1 + args.clip_coef)).mean()
+                pg_loss = torch.max(
+                    -mb_adv * ratio, -mb_adv * torch.clamp(ratio, 1 - args.clip_coef, 1 + args.clip_coef)
+                ).mean()
                 v_loss = 0.5 * ((newvalue.view(-1) - b_returns[mb]) ** 2).mean()
                 loss = pg_loss - args.ent_coef * entropy.mean() + v_loss * args.vf_coef
                 optimizer.zero_grad()
@@ -204,8 +222,18 @@ def main() -> None:
                 optimizer.step()
 
         sps = int(global_step / (time.time() - start))
-        print(json.dumps({"iteration": iteration, "global_step": global_step, "episodes": episodes,
-                          "win_rate": round(wins / episodes, 3) if episodes else None, "SPS": sps}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "iteration": iteration,
+                    "global_step": global_step,
+                    "episodes": episodes,
+                    "win_rate": round(wins / episodes, 3) if episodes else None,
+                    "SPS": sps,
+                }
+            ),
+            flush=True,
+        )
     envs.close()
 
 

@@ -35,8 +35,13 @@ def main(argv: list[str] | None = None) -> int:
     sim_s = time.perf_counter() - t0
 
     rng = np.random.RandomState(args.seed)
-    bot = mcts.MCTSBot(game, uct_c=2.0, max_simulations=args.simulations,
-                       evaluator=mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng), random_state=rng)
+    bot = mcts.MCTSBot(
+        game,
+        uct_c=2.0,
+        max_simulations=args.simulations,
+        evaluator=mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng),
+        random_state=rng,
+    )
     me = 0 if args.side == "french" else 1
     wins, decisions = 0, 0
     t0 = time.perf_counter()
@@ -55,9 +60,19 @@ def main(argv: list[str] | None = None) -> int:
                 n += 1
         decisions += n
         wins += int(state.is_terminal() and state.returns()[me] > 0)
-    print(json.dumps({"random_sim_test_seconds": round(sim_s, 2), "side": args.side, "games": args.games,
-                      "simulations": args.simulations, "mcts_wins": wins, "decisions": decisions,
-                      "seconds": round(time.perf_counter() - t0, 1)}))
+    print(
+        json.dumps(
+            {
+                "random_sim_test_seconds": round(sim_s, 2),
+                "side": args.side,
+                "games": args.games,
+                "simulations": args.simulations,
+                "mcts_wins": wins,
+                "decisions": decisions,
+                "seconds": round(time.perf_counter() - t0, 1),
+            }
+        )
+    )
     return 0
 
 

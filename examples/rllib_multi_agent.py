@@ -33,9 +33,15 @@ def main(argv: list[str] | None = None) -> int:
 
     ray.init(include_dashboard=False, log_to_driver=False)
     register_env("france_fights_on", lambda cfg: FFOMultiAgentEnv(cfg))
-    module = RLModuleSpec(module_class=ActionMaskingTorchRLModule,
-                          model_config={"fcnet_hiddens": [32], "fcnet_activation": "relu", "head_fcnet_hiddens": [],
-                                        "vf_share_layers": True})
+    module = RLModuleSpec(
+        module_class=ActionMaskingTorchRLModule,
+        model_config={
+            "fcnet_hiddens": [32],
+            "fcnet_activation": "relu",
+            "head_fcnet_hiddens": [],
+            "vf_share_layers": True,
+        },
+    )
     config = (
         PPOConfig()
         .environment("france_fights_on", env_config={"setup": "random", "max_steps": args.max_steps})
@@ -49,9 +55,17 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(1, args.iterations + 1):
         result = algo.train()
         runners = result.get("env_runners", {})
-        print(json.dumps({"iteration": i, "env_steps": runners.get("num_env_steps_sampled_lifetime"),
-                          "episodes": runners.get("num_episodes_lifetime"),
-                          "seconds": round(time.perf_counter() - t0, 1)}), flush=True)
+        print(
+            json.dumps(
+                {
+                    "iteration": i,
+                    "env_steps": runners.get("num_env_steps_sampled_lifetime"),
+                    "episodes": runners.get("num_episodes_lifetime"),
+                    "seconds": round(time.perf_counter() - t0, 1),
+                }
+            ),
+            flush=True,
+        )
     algo.stop()
     ray.shutdown()
     return 0

@@ -22,7 +22,9 @@ import ffo_env  # noqa: F401 - registers the gymnasium ids
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--env-id", default="ffo_env/French-flat-v0", help="a registered id (default: %(default)s)")
+    p.add_argument(
+        "--env-id", default="ffo_env/French-flat-v0", help="a registered id (default: %(default)s)"
+    )
     p.add_argument("--opponent", default="random", help="agent name of the other side (default: %(default)s)")
     p.add_argument("--timesteps", type=int, default=20_000, help="learner decisions to train on")
     p.add_argument("--n-steps", type=int, default=512, help="rollout length per update")
@@ -33,8 +35,15 @@ def main(argv: list[str] | None = None) -> int:
 
     env = gym.make(args.env_id, opponent=args.opponent, max_steps=args.max_steps)
     policy = "MlpPolicy" if len(env.observation_space.shape or ()) == 1 else "MultiInputPolicy"
-    model = MaskablePPO(policy, env, n_steps=args.n_steps, batch_size=min(64, args.n_steps), seed=args.seed,
-                        policy_kwargs={"net_arch": [64, 64]}, verbose=0)
+    model = MaskablePPO(
+        policy,
+        env,
+        n_steps=args.n_steps,
+        batch_size=min(64, args.n_steps),
+        seed=args.seed,
+        policy_kwargs={"net_arch": [64, 64]},
+        verbose=0,
+    )
     t0 = time.perf_counter()
     model.learn(total_timesteps=args.timesteps)
     train_s = time.perf_counter() - t0
@@ -48,10 +57,19 @@ def main(argv: list[str] | None = None) -> int:
             obs, _r, term, trunc, info = env.step(int(action))
             done = term or trunc
         wins += info.get("winner") == env.unwrapped.side
-    print(json.dumps({"env_id": args.env_id, "opponent": args.opponent, "timesteps": args.timesteps,
-                      "train_seconds": round(train_s, 1), "eval_games": args.eval_games,
-                      "win_rate": wins / max(1, args.eval_games),
-                      "samples_per_second": round(args.timesteps / max(train_s, 1e-9), 1)}))
+    print(
+        json.dumps(
+            {
+                "env_id": args.env_id,
+                "opponent": args.opponent,
+                "timesteps": args.timesteps,
+                "train_seconds": round(train_s, 1),
+                "eval_games": args.eval_games,
+                "win_rate": wins / max(1, args.eval_games),
+                "samples_per_second": round(args.timesteps / max(train_s, 1e-9), 1),
+            }
+        )
+    )
     return 0
 
 

@@ -18,7 +18,9 @@ def _cmd_map(args: argparse.Namespace) -> int:
 
 def _cmd_play(args: argparse.Namespace) -> int:
     if args.record and Path(args.record).exists() and not args.force:
-        raise ValueError(f"{args.record} already exists; add --force to overwrite it or choose another --record path")
+        raise ValueError(
+            f"{args.record} already exists; add --force to overwrite it or choose another --record path"
+        )
     if "human" in (args.french, args.german):
         from webplay.command import run as run_web  # a person plays: the local web UI
 
@@ -61,51 +63,88 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             from ffo_env.render.html_viewer import write_viewer
 
             size = write_viewer(record, args.html)  # replays the record itself, with the same checks
-            print(f"viewer written to {args.html} ({size / 1e6:.1f} MB); open it in a browser (works offline)")
+            print(
+                f"viewer written to {args.html} ({size / 1e6:.1f} MB); open it in a browser (works offline)"
+            )
             return 0
         state = replay(record)
     except RecordError as e:
-        print(f"error: {args.record}: {e}" if str(args.record) not in str(e) else f"error: {e}", file=sys.stderr)
+        print(
+            f"error: {args.record}: {e}" if str(args.record) not in str(e) else f"error: {e}", file=sys.stderr
+        )
         return 2
     print(state)
     return 0
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="ffo", description="France Fights On: rules engine, environment, bots and training.")
-    p.add_argument("--debug", action="store_true",
-                   help="show the full traceback when a command fails (also: environment variable FFO_DEBUG=1)")
+    p = argparse.ArgumentParser(
+        prog="ffo", description="France Fights On: rules engine, environment, bots and training."
+    )
+    p.add_argument(
+        "--debug",
+        action="store_true",
+        help="show the full traceback when a command fails (also: environment variable FFO_DEBUG=1)",
+    )
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    pm = sub.add_parser("map", help="draw the map (PNG or text)", description="Draw the map as a PNG or as text.")
+    pm = sub.add_parser(
+        "map", help="draw the map (PNG or text)", description="Draw the map as a PNG or as text."
+    )
     from ffo_env.render import cli_map
 
     cli_map.add_arguments(pm)
     pm.set_defaults(func=_cmd_map)
 
-    pp = sub.add_parser("play", help="play one full game between two agents and print the result",
-                        description="Play one full game between two agents; print the result and VP breakdown.")
-    pp.add_argument("--french", default="random",
-                    help="agent for the French side, or 'human' to play it in the browser (default: random)")
-    pp.add_argument("--german", default="random",
-                    help="agent for the German side, or 'human' to play it in the browser (default: random)")
+    pp = sub.add_parser(
+        "play",
+        help="play one full game between two agents and print the result",
+        description="Play one full game between two agents; print the result and VP breakdown.",
+    )
+    pp.add_argument(
+        "--french",
+        default="random",
+        help="agent for the French side, or 'human' to play it in the browser (default: random)",
+    )
+    pp.add_argument(
+        "--german",
+        default="random",
+        help="agent for the German side, or 'human' to play it in the browser (default: random)",
+    )
     pp.add_argument("--seed", type=int, default=0, help="game seed (dice and random choices; default 0)")
-    pp.add_argument("--setup", default="random", choices=("decide", "random", "fixed"),
-                    help="setup mode (R2): agents place units, random placement, or the fixed deployment")
+    pp.add_argument(
+        "--setup",
+        default="random",
+        choices=("decide", "random", "fixed"),
+        help="setup mode (R2): agents place units, random placement, or the fixed deployment",
+    )
     pp.add_argument("--record", metavar="PATH", help="write the game record (JSON) here")
     pp.add_argument("--force", action="store_true", help="overwrite an existing --record file")
     pp.add_argument("--json", action="store_true", help="also print the result as one JSON line")
-    pp.add_argument("--port", type=int, default=0,
-                    help="with a human side: port of the local web UI on 127.0.0.1 (default: a free port)")
-    pp.add_argument("--open-browser", action="store_true",
-                    help="with a human side: open the web UI in the default browser")
+    pp.add_argument(
+        "--port",
+        type=int,
+        default=0,
+        help="with a human side: port of the local web UI on 127.0.0.1 (default: a free port)",
+    )
+    pp.add_argument(
+        "--open-browser",
+        action="store_true",
+        help="with a human side: open the web UI in the default browser",
+    )
     pp.set_defaults(func=_cmd_play)
 
-    pr = sub.add_parser("replay", help="replay a game record and print the final position",
-                        description="Replay a game record, check it against the engine and print the final position.")
+    pr = sub.add_parser(
+        "replay",
+        help="replay a game record and print the final position",
+        description="Replay a game record, check it against the engine and print the final position.",
+    )
     pr.add_argument("record", help="path of a game record written by 'ffo play --record'")
-    pr.add_argument("--html", metavar="PATH",
-                    help="write a self-contained HTML viewer of the game (step, play, scrub; no network needed)")
+    pr.add_argument(
+        "--html",
+        metavar="PATH",
+        help="write a self-contained HTML viewer of the game (step, play, scrub; no network needed)",
+    )
     pr.set_defaults(func=_cmd_replay)
 
     # subcommands that live in higher layers; each module offers add_arguments(parser) and run(args)
@@ -118,7 +157,9 @@ def build_parser() -> argparse.ArgumentParser:
             if e.name and (module.startswith(e.name) or e.name.startswith(module)):
                 continue  # that layer is not installed / not written yet
             raise
-        sp = sub.add_parser(name, help=help_text, description=(mod.__doc__ or help_text).strip().splitlines()[0])
+        sp = sub.add_parser(
+            name, help=help_text, description=(mod.__doc__ or help_text).strip().splitlines()[0]
+        )
         mod.add_arguments(sp)
         sp.set_defaults(func=mod.run)
     return p
@@ -127,7 +168,11 @@ def build_parser() -> argparse.ArgumentParser:
 _PLUGINS = (
     ("eval", "agents.harness", "run a tournament between agents and write results (JSON/CSV)"),
     ("ladder", "agents.ladder", "rate agents (both sides) from a round robin: one Elo table with intervals"),
-    ("train", "training.train_command", "train French/German policies (MaskablePPO, or RLlib with --backend rllib)"),
+    (
+        "train",
+        "training.train_command",
+        "train French/German policies (MaskablePPO, or RLlib with --backend rllib)",
+    ),
     ("bench", "benchmarks.bench", "measure the speed of the core, the environment and training"),
 )
 
@@ -153,8 +198,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as e:
         if debug:
             raise
-        print(f"internal error: {type(e).__name__}: {e} (run 'ffo --debug ...' for the traceback and report it)",
-              file=sys.stderr)
+        print(
+            f"internal error: {type(e).__name__}: {e} (run 'ffo --debug ...' for the traceback and report it)",
+            file=sys.stderr,
+        )
         return 1
 
 

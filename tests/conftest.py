@@ -18,8 +18,21 @@ from ffo_env.core.game import Game, RulesOptions
 from ffo_env.core.notation import custom_game, default_game, position
 from ffo_env.core.state import Decision, State
 
-__all__ = ["DIRS", "H", "U", "act", "default_game", "fight", "hexes", "nb", "plain_game", "position", "sp", "texts",
-           "ua"]
+__all__ = [
+    "DIRS",
+    "H",
+    "U",
+    "act",
+    "default_game",
+    "fight",
+    "hexes",
+    "nb",
+    "plain_game",
+    "position",
+    "sp",
+    "texts",
+    "ua",
+]
 
 DIRS = {"E": 0, "NE": 1, "NW": 2, "W": 3, "SW": 4, "SE": 5}
 
@@ -74,8 +87,15 @@ def act(s: State, what: str | int) -> None:
     raise AssertionError(f"no legal action {what!r} at {s.decision.name}; legal: {texts(s)}")
 
 
-def fight(s: State, target: str, attackers: tuple[str, ...] | list[str] = (), *, att_support: int | None = None,
-          def_support: int | None = None, lower: int = 0) -> dict[str, Any]:
+def fight(
+    s: State,
+    target: str,
+    attackers: tuple[str, ...] | list[str] = (),
+    *,
+    att_support: int | None = None,
+    def_support: int | None = None,
+    lower: int = 0,
+) -> dict[str, Any]:
     """Declare and resolve one battle up to the CRT die; return the battle as it stood before the die,
     updated with the result. Supports are declined unless given as special actions."""
     L = s.game.layout

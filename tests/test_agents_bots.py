@@ -26,16 +26,25 @@ def _play(french, german, seed: int):
     return s
 
 
-PAIRINGS = [("heuristic", "random"), ("random", "heuristic"), ("heuristic", "heuristic"),
-            ("pass", "heuristic"), ("heuristic", "pass")]
+PAIRINGS = [
+    ("heuristic", "random"),
+    ("random", "heuristic"),
+    ("heuristic", "heuristic"),
+    ("pass", "heuristic"),
+    ("heuristic", "pass"),
+]
 
 
 @pytest.mark.parametrize("french,german", PAIRINGS)
 def test_bots_only_choose_legal_actions(french: str, german: str) -> None:
     n = 8 if (french, german) == ("heuristic", "heuristic") else 6
     for seed in range(n):
-        f = make_agent(french, "french", seed=2 * seed + 1, **({"strict": True} if "heuristic" in french else {}))
-        g = make_agent(german, "german", seed=2 * seed + 2, **({"strict": True} if "heuristic" in german else {}))
+        f = make_agent(
+            french, "french", seed=2 * seed + 1, **({"strict": True} if "heuristic" in french else {})
+        )
+        g = make_agent(
+            german, "german", seed=2 * seed + 2, **({"strict": True} if "heuristic" in german else {})
+        )
         s = _play(f, g, 1000 + seed)
         assert s.is_terminal()
         for a in (f, g):
@@ -44,8 +53,11 @@ def test_bots_only_choose_legal_actions(french: str, german: str) -> None:
 
 def test_level_variants_play_legally() -> None:
     for lvl in ("cautious", "aggressive"):
-        s = _play(make_agent(f"heuristic:{lvl}", "french", seed=1, strict=True),
-                  make_agent(f"heuristic:{lvl}", "german", seed=2, strict=True), 77)
+        s = _play(
+            make_agent(f"heuristic:{lvl}", "french", seed=1, strict=True),
+            make_agent(f"heuristic:{lvl}", "german", seed=2, strict=True),
+            77,
+        )
         assert s.is_terminal()
 
 
@@ -74,8 +86,11 @@ def test_bots_do_not_read_hidden_units() -> None:
     checked = 0
     while not s.is_terminal() and checked < 40:
         side = s.player
-        hidden = [h for h, st in s.stacks.items()
-                  if len(st) > 1 and s.units[st[0]].side != side and h not in s.revealed[side]]
+        hidden = [
+            h
+            for h, st in s.stacks.items()
+            if len(st) > 1 and s.units[st[0]].side != side and h not in s.revealed[side]
+        ]
         if hidden and s.decision.name in ("MOVE_DEST", "ATTACK_TARGET", "REFUGEE_HEX", "AIR_TARGET"):
             t = s.clone()
             st = t.stacks[hidden[0]]
@@ -92,8 +107,17 @@ def test_bots_do_not_read_hidden_units() -> None:
 
 
 def test_registry_names() -> None:
-    for name in ("random", "pass", "heuristic", "heuristic:cautious", "heuristic:aggressive", "french_heuristic",
-                 "german_heuristic", "german_heuristic_cautious", "german_heuristic_aggressive"):
+    for name in (
+        "random",
+        "pass",
+        "heuristic",
+        "heuristic:cautious",
+        "heuristic:aggressive",
+        "french_heuristic",
+        "german_heuristic",
+        "german_heuristic_cautious",
+        "german_heuristic_aggressive",
+    ):
         assert name in AGENT_NAMES
     with pytest.raises(ValueError, match="german side only"):
         make_agent("german_heuristic", "french")
@@ -108,18 +132,24 @@ def test_shipped_configs_load() -> None:
     assert load_params("german_heuristic_aggressive", GermanParams, "german").aggression == "aggressive"
 
 
-@pytest.mark.parametrize("body,match", [
-    ("version: 1\nside: german\nparams: {attack_min_evv: 1}\n", r"params\.attack_min_evv"),
-    ("version: 1\nside: german\nparams: {attack_min_ev: high}\n", r"params\.attack_min_ev.*number"),
-    ("version: 1\nside: german\nparams: {risk_weight: -1}\n", r"params\.risk_weight.*>= 0"),
-    ("version: 1\nside: german\nparams: {order: sideways}\n", r"params\.order.*one of"),
-    ("version: 1\nside: german\nparams: {use_replacements: 1}\n", r"params\.use_replacements.*true or false"),
-    ("version: 1\nside: french\nparams: {}\n", r"'side' must be 'german'"),
-    ("version: 2\nside: german\n", r"'version' must be 1"),
-    ("version: 1\nside: german\ncolour: red\n", r"unknown top-level key 'colour'"),
-    ("version: 1\nside: german\nextends: missing_file\n", r"cannot read"),
-    ("[1, 2\n", r"not valid YAML"),
-])
+@pytest.mark.parametrize(
+    "body,match",
+    [
+        ("version: 1\nside: german\nparams: {attack_min_evv: 1}\n", r"params\.attack_min_evv"),
+        ("version: 1\nside: german\nparams: {attack_min_ev: high}\n", r"params\.attack_min_ev.*number"),
+        ("version: 1\nside: german\nparams: {risk_weight: -1}\n", r"params\.risk_weight.*>= 0"),
+        ("version: 1\nside: german\nparams: {order: sideways}\n", r"params\.order.*one of"),
+        (
+            "version: 1\nside: german\nparams: {use_replacements: 1}\n",
+            r"params\.use_replacements.*true or false",
+        ),
+        ("version: 1\nside: french\nparams: {}\n", r"'side' must be 'german'"),
+        ("version: 2\nside: german\n", r"'version' must be 1"),
+        ("version: 1\nside: german\ncolour: red\n", r"unknown top-level key 'colour'"),
+        ("version: 1\nside: german\nextends: missing_file\n", r"cannot read"),
+        ("[1, 2\n", r"not valid YAML"),
+    ],
+)
 def test_config_validation_errors_name_file_and_key(tmp_path, body: str, match: str) -> None:
     p = tmp_path / "bad.yaml"
     p.write_text(body)
@@ -130,7 +160,9 @@ def test_config_validation_errors_name_file_and_key(tmp_path, body: str, match: 
 
 def test_config_extends_and_explicit_path(tmp_path) -> None:
     (tmp_path / "base.yaml").write_text("version: 1\nside: german\nparams: {attack_min_ev: 2.0}\n")
-    (tmp_path / "child.yaml").write_text("version: 1\nside: german\nextends: base\nparams: {risk_weight: 0.0}\n")
+    (tmp_path / "child.yaml").write_text(
+        "version: 1\nside: german\nextends: base\nparams: {risk_weight: 0.0}\n"
+    )
     p = load_params(tmp_path / "child.yaml", GermanParams, "german")
     assert (p.attack_min_ev, p.risk_weight) == (2.0, 0.0)
     bot = make_agent("heuristic", "german", seed=0, config=str(tmp_path / "child.yaml"))

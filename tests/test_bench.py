@@ -90,7 +90,12 @@ def test_step_breakdown_restores_the_patched_functions():
 
     before = (st.State.apply_action, masks.flood_bits, evacuation.flood_bits, ObservationEncoder.encode)
     bench.step_breakdown(0.05)
-    assert (st.State.apply_action, masks.flood_bits, evacuation.flood_bits, ObservationEncoder.encode) == before
+    assert (
+        st.State.apply_action,
+        masks.flood_bits,
+        evacuation.flood_bits,
+        ObservationEncoder.encode,
+    ) == before
 
 
 @pytest.mark.slow
@@ -119,11 +124,23 @@ def test_table_shows_the_training_figures_and_the_ratio_to_the_wrapper():
     report = {
         "results": {
             "single_agent_steps_per_s": rate,
-            "train": {"samples_per_s": 500.0, "samples_per_cpu_s": 600.0, "timesteps": 5000, "seconds": 10.0,
-                      "n_envs": 16, "vec_env": "dummy", "config": "q.yaml"},
+            "train": {
+                "samples_per_s": 500.0,
+                "samples_per_cpu_s": 600.0,
+                "timesteps": 5000,
+                "seconds": 10.0,
+                "n_envs": 16,
+                "vec_env": "dummy",
+                "config": "q.yaml",
+            },
             "ratio_train_to_single_agent": 0.25,
-            "imitation_fit": {"samples_per_s": 900.0, "samples": 9000, "seconds": 10.0, "batch_size": 64,
-                              "config": "q.yaml"},
+            "imitation_fit": {
+                "samples_per_s": 900.0,
+                "samples": 9000,
+                "seconds": 10.0,
+                "batch_size": 64,
+                "config": "q.yaml",
+            },
         }
     }
     table = bench.format_table(report)

@@ -21,7 +21,8 @@ from ffo_env.render.html_viewer import write_viewer
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
 CHROMIUM = os.environ.get("FFO_CHROMIUM") or next(
-    (p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p), None)
+    (p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p), None
+)
 if CHROMIUM is None:
     pytest.skip("no Chromium binary (apt-get install chromium, or set FFO_CHROMIUM)", allow_module_level=True)
 
@@ -46,7 +47,9 @@ def page(browser: Any) -> Iterator[Any]:
     pg = browser.new_page(viewport={"width": 1500, "height": 950})
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.on("console", lambda m: errors.append(m.text) if m.type == "error" and "favicon" not in m.text else None)
+    pg.on(
+        "console", lambda m: errors.append(m.text) if m.type == "error" and "favicon" not in m.text else None
+    )
     pg.errors = errors
     yield pg
     pg.close()
@@ -92,9 +95,11 @@ def test_viewer_scrubs_to_the_end_and_shows_the_recorded_vp(page: Any, tmp_path:
     page.keyboard.press("End")
     assert int(page.inner_text("#vp")) == record["result"]["vp"]
     # a battle position shows the battle box and its die
-    k = page.evaluate("(() => { const D = JSON.parse(document.getElementById('ffo-data').textContent);"
-                      " return D.frames.findIndex(f => f.battle && f.battle.att.length && f.n_dice >"
-                      " (D.frames[D.frames.indexOf(f) - 1] || D.first).n_dice) + 1; })()")
+    k = page.evaluate(
+        "(() => { const D = JSON.parse(document.getElementById('ffo-data').textContent);"
+        " return D.frames.findIndex(f => f.battle && f.battle.att.length && f.n_dice >"
+        " (D.frames[D.frames.indexOf(f) - 1] || D.first).n_dice) + 1; })()"
+    )
     assert k > 0
     page.evaluate(f"ffoViewer.go({k})")
     assert "Battle at" in page.inner_text("#battle") and page.locator("#dice b.die").count() >= 1
@@ -118,9 +123,11 @@ def test_play_human_decisions_against_random_in_the_browser(page: Any, tmp_path:
         page.locator(f"#picks polygon[data-hex='{first['hex']}']").click()
         page.wait_for_selector("body[data-busy='0'][data-decision='MOVE_DEST']", timeout=TIMEOUT_MS)
         moved_unit = first["unit"]
-        page.evaluate("(() => { const w = document.getElementById('mapwrap');"
-                      " const p = document.querySelector('#picks polygon');"
-                      " if (p) { const b = p.getBBox(); w.scrollTo(b.x - 450, b.y - 330); } })()")
+        page.evaluate(
+            "(() => { const w = document.getElementById('mapwrap');"
+            " const p = document.querySelector('#picks polygon');"
+            " if (p) { const b = p.getBBox(); w.scrollTo(b.x - 450, b.y - 330); } })()"
+        )
         assert page.locator("#marks polygon.selected").count() == 1
         _shot(page, "play.png")  # the destinations of the picked unit, highlighted on the map and listed
         dest = next(c for c in session.choices() if c["hex"] != session.state.loc[moved_unit])
@@ -148,5 +155,7 @@ def test_play_human_decisions_against_random_in_the_browser(page: Any, tmp_path:
         pos = session.view()["pos"]
         for h, st in pos["stacks"].items():
             if len(st) > 1 and st[0] == -1:
-                assert page.locator(f"#overlay g.counter[data-hex='{h}'] text.height").text_content() == str(len(st))
+                assert page.locator(f"#overlay g.counter[data-hex='{h}'] text.height").text_content() == str(
+                    len(st)
+                )
         assert page.errors == []

@@ -28,13 +28,38 @@ from training.config import TrainConfig  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = ROOT / "configs" / "train_quick.yaml"
 TINY = [
-    "--set", "rounds=2", "--set", "steps_per_round=96", "--set", "n_envs=1", "--set", "vec_env=dummy",
-    "--set", "ppo.n_steps=32", "--set", "ppo.batch_size=32", "--set", "ppo.n_epochs=1",
-    "--set", "checkpoint_every=32", "--set", "max_steps=200",
-    "--set", "opponents={random: 1.0, snapshots: 1.0}",
-    "--set", "pretrain.decisions=60", "--set", "pretrain.iterations=1", "--set", "pretrain.epochs=1",
-    "--set", "pretrain.workers=1", "--set", "pretrain.opponents={random: 1.0}",
-    "--no-progress", "--no-eval",
+    "--set",
+    "rounds=2",
+    "--set",
+    "steps_per_round=96",
+    "--set",
+    "n_envs=1",
+    "--set",
+    "vec_env=dummy",
+    "--set",
+    "ppo.n_steps=32",
+    "--set",
+    "ppo.batch_size=32",
+    "--set",
+    "ppo.n_epochs=1",
+    "--set",
+    "checkpoint_every=32",
+    "--set",
+    "max_steps=200",
+    "--set",
+    "opponents={random: 1.0, snapshots: 1.0}",
+    "--set",
+    "pretrain.decisions=60",
+    "--set",
+    "pretrain.iterations=1",
+    "--set",
+    "pretrain.epochs=1",
+    "--set",
+    "pretrain.workers=1",
+    "--set",
+    "pretrain.opponents={random: 1.0}",
+    "--no-progress",
+    "--no-eval",
 ]
 STAGES = ["pretrain:french", "pretrain:german", "r0:french", "r0:german", "r1:french", "r1:german"]
 
@@ -77,7 +102,9 @@ def test_checkpoint_round_trip_restores_weights_optimizer_and_counters(tmp_path:
     assert dst.num_timesteps == 1234 and dst._n_updates == 7
     s_opt, d_opt = src.policy.optimizer.state_dict(), dst.policy.optimizer.state_dict()
     assert s_opt["param_groups"] == d_opt["param_groups"]
-    assert all(torch.equal(s_opt["state"][k]["exp_avg"], d_opt["state"][k]["exp_avg"]) for k in s_opt["state"])
+    assert all(
+        torch.equal(s_opt["state"][k]["exp_avg"], d_opt["state"][k]["exp_avg"]) for k in s_opt["state"]
+    )
 
 
 def test_a_new_checkpoint_replaces_the_old_weights_only_after_its_manifest(tmp_path: Path) -> None:
@@ -91,17 +118,21 @@ def test_a_new_checkpoint_replaces_the_old_weights_only_after_its_manifest(tmp_p
     assert json.loads((tmp_path / "ck" / "french.json").read_text())["weights"] == "french-000000000020.pt"
 
 
-@pytest.mark.parametrize("damage, match", [
-    ("truncate", "bytes"),
-    ("flip", "SHA-256"),
-    ("manifest_json", "not valid JSON"),
-    ("traversal", "weights"),
-    ("missing", "missing"),
-    ("pickle_payload", "not a weights-only checkpoint"),
-    ("other_network", "network"),
-])
-def test_a_damaged_or_crafted_checkpoint_is_refused_and_changes_nothing(tmp_path: Path, damage: str,
-                                                                       match: str) -> None:
+@pytest.mark.parametrize(
+    "damage, match",
+    [
+        ("truncate", "bytes"),
+        ("flip", "SHA-256"),
+        ("manifest_json", "not valid JSON"),
+        ("traversal", "weights"),
+        ("missing", "missing"),
+        ("pickle_payload", "not a weights-only checkpoint"),
+        ("other_network", "network"),
+    ],
+)
+def test_a_damaged_or_crafted_checkpoint_is_refused_and_changes_nothing(
+    tmp_path: Path, damage: str, match: str
+) -> None:
     import hashlib
 
     m = _model(tmp_path)
@@ -154,11 +185,27 @@ def test_a_damaged_or_crafted_checkpoint_is_refused_and_changes_nothing(tmp_path
     assert not marker.exists()
 
 
-def test_resume_of_a_legacy_pickle_checkpoint_is_refused_without_trust_pickle(tmp_path: Path,
-                                                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_resume_of_a_legacy_pickle_checkpoint_is_refused_without_trust_pickle(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "runs"
-    assert ffo(["train", "--config", str(QUICK), "--out", str(out), *TINY, "--set", "rounds=1",
-                "--set", "pretrain.teacher=''"]) == 0
+    assert (
+        ffo(
+            [
+                "train",
+                "--config",
+                str(QUICK),
+                "--out",
+                str(out),
+                *TINY,
+                "--set",
+                "rounds=1",
+                "--set",
+                "pretrain.teacher=''",
+            ]
+        )
+        == 0
+    )
     (run,) = out.iterdir()
     ck = run / "checkpoints"
     model = _model(tmp_path)
@@ -209,20 +256,48 @@ def _checkpointed_steps(run: Path | None) -> dict[str, int]:
     return out
 
 
-def _kill_and_resume(tmp_path: Path, kills: int, seed: int, budget: list[str], window: tuple[float, float],
-                     ) -> tuple[Path, int]:
+def _kill_and_resume(
+    tmp_path: Path,
+    kills: int,
+    seed: int,
+    budget: list[str],
+    window: tuple[float, float],
+) -> tuple[Path, int]:
     """Start a run, SIGKILL it at random moments ``kills`` times (resuming each time), then let it finish.
     Checkpointed progress never goes back (a kill loses at most the steps since the last checkpoint)."""
     rng = random.Random(seed)
     out = tmp_path / "runs"
     env = dict(os.environ, PYTHONUNBUFFERED="1")
-    cmd = [sys.executable, "-m", "ffo_env.cli", "train", "--config", str(QUICK), "--out", str(out), *TINY, *budget]
+    cmd = [
+        sys.executable,
+        "-m",
+        "ffo_env.cli",
+        "train",
+        "--config",
+        str(QUICK),
+        "--out",
+        str(out),
+        *TINY,
+        *budget,
+    ]
     run: Path | None = None
     killed = 0
     seen: dict[str, int] = {}
     for attempt in range(kills + 20):
-        args = cmd if run is None else [sys.executable, "-m", "ffo_env.cli", "train", "--resume", str(run),
-                                         "--no-progress", "--no-eval"]
+        args = (
+            cmd
+            if run is None
+            else [
+                sys.executable,
+                "-m",
+                "ffo_env.cli",
+                "train",
+                "--resume",
+                str(run),
+                "--no-progress",
+                "--no-eval",
+            ]
+        )
         proc = subprocess.Popen(args, env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         was_killed = False
         if killed < kills:
@@ -269,7 +344,14 @@ def test_a_run_killed_with_sigkill_at_random_moments_resumes_to_the_end(tmp_path
 @pytest.mark.parametrize("seed", range(3))
 def test_many_sigkills(tmp_path: Path, seed: int) -> None:
     # a longer run (each attempt restarts python, torch and SB3: ~4 s) so that every kill lands mid-run
-    budget = ["--set", "steps_per_round=12000", "--set", "pretrain.decisions=400", "--set", "checkpoint_every=256"]
+    budget = [
+        "--set",
+        "steps_per_round=12000",
+        "--set",
+        "pretrain.decisions=400",
+        "--set",
+        "checkpoint_every=256",
+    ]
     run, killed = _kill_and_resume(tmp_path, kills=10, seed=100 + seed, budget=budget, window=(2.0, 10.0))
     assert killed == 10
     _check_finished_run(run, 12000)

@@ -20,28 +20,31 @@ def _run(argv: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str]
     return code, err
 
 
-@pytest.mark.parametrize("argv", [
-    ["play", "--french", "nosuch"],
-    ["play", "--german", "policy:/no/such/policy.pt"],
-    ["eval", "--games", "0"],
-    ["eval", "--workers", "0"],
-    ["replay", "/no/such/record.json"],
-    ["play", "--seed", "x"],
-    ["nosuchcommand"],
-    ["eval", "--agents", ""],
-    ["eval", "--agents", " , "],
-    ["eval", "--pairings", ","],
-    ["eval", "--resume", "/no/such/tournament"],
-    ["train", "--set", "ppo.n_epochs=-1"],
-    ["train", "--set", "ppo.gamma=5"],
-    ["train", "--set", "ppo.learning_rate=.nan"],
-    ["train", "--set", "run_name=../../x"],
-    ["train", "--set", "policy.cnn_dim=3000000"],
-    ["train", "--set", "device=gpu7"],
-    ["train", "--set", "eval.opponents=[grandmaster]"],
-    ["train", "--set", "eval.games=0"],
-    ["train", "--resume", "/no/such/run"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["play", "--french", "nosuch"],
+        ["play", "--german", "policy:/no/such/policy.pt"],
+        ["eval", "--games", "0"],
+        ["eval", "--workers", "0"],
+        ["replay", "/no/such/record.json"],
+        ["play", "--seed", "x"],
+        ["nosuchcommand"],
+        ["eval", "--agents", ""],
+        ["eval", "--agents", " , "],
+        ["eval", "--pairings", ","],
+        ["eval", "--resume", "/no/such/tournament"],
+        ["train", "--set", "ppo.n_epochs=-1"],
+        ["train", "--set", "ppo.gamma=5"],
+        ["train", "--set", "ppo.learning_rate=.nan"],
+        ["train", "--set", "run_name=../../x"],
+        ["train", "--set", "policy.cnn_dim=3000000"],
+        ["train", "--set", "device=gpu7"],
+        ["train", "--set", "eval.opponents=[grandmaster]"],
+        ["train", "--set", "eval.games=0"],
+        ["train", "--resume", "/no/such/run"],
+    ],
+)
 def test_bad_command_lines_fail_with_one_clear_line(argv, capsys):
     code, err = _run(argv, capsys)
     assert code != 0

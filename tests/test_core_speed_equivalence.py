@@ -41,7 +41,9 @@ _SUPPLY_KEYS = ((0, False), (1, False), (1, True))
 def _step_record(s: State, legal: list[int], a: int) -> list[Any]:
     rec: list[Any] = [int(s.decision), int(s.player), legal, a]
     if s.decision == Decision.MOVE_DEST:
-        rec.append(sorted((h, r.vp, r.mp, list(r.path), list(r.overrun)) for h, r in s.move_destinations().items()))
+        rec.append(
+            sorted((h, r.vp, r.mp, list(r.path), list(r.overrun)) for h, r in s.move_destinations().items())
+        )
     rec.append([bytes(s._supply_mask(side, west)).hex() for side, west in _SUPPLY_KEYS])
     return rec
 
@@ -162,10 +164,15 @@ def _diff() -> None:
         theirs = other[(setup, seed)]
         for i, (p, q) in enumerate(zip(mine["steps"], theirs["steps"], strict=False)):
             if p != q:
-                print(f"{setup}-{seed}: first difference at step {i}:\n  here:  {str(p)[:400]}\n  other: {str(q)[:400]}")
+                print(
+                    f"{setup}-{seed}: first difference at step {i}:\n  here:  {str(p)[:400]}\n  other: {str(q)[:400]}"
+                )
                 break
         else:
-            print(f"{setup}-{seed}: same steps" + ("" if mine["final_sha256"] == theirs["final_sha256"] else ", final differs"))
+            print(
+                f"{setup}-{seed}: same steps"
+                + ("" if mine["final_sha256"] == theirs["final_sha256"] else ", final differs")
+            )
 
 
 if __name__ == "__main__":

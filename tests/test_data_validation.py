@@ -32,12 +32,32 @@ def _edit(path: Path, old: str, new: str) -> None:
 
 
 TABLES = [
-    ("clear: 1, rough", "clear: 0, rough", r"tables\.yaml: tec\.move_cost\.clear: expected an integer in \[1, 30\], got 0"),
-    ("clear: 1, rough", "clear: -2, rough", r"tec\.move_cost\.clear: expected an integer in \[1, 30\], got -2"),
-    ("mechanized: 6,", "mechanized: -1,", r"game\.movement_factor\.mechanized: expected an integer in \[0, 30\], got -1"),
+    (
+        "clear: 1, rough",
+        "clear: 0, rough",
+        r"tables\.yaml: tec\.move_cost\.clear: expected an integer in \[1, 30\], got 0",
+    ),
+    (
+        "clear: 1, rough",
+        "clear: -2, rough",
+        r"tec\.move_cost\.clear: expected an integer in \[1, 30\], got -2",
+    ),
+    (
+        "mechanized: 6,",
+        "mechanized: -1,",
+        r"game\.movement_factor\.mechanized: expected an integer in \[0, 30\], got -1",
+    ),
     ("mechanized: 6,", "mechanized: 1000000,", r"game\.movement_factor\.mechanized: .* got 1000000"),
-    ("mechanized: 6,", "mechanized: six,", r"game\.movement_factor\.mechanized: expected an integer, got 'six'"),
-    ("  last_turn: 15", "  last_turns: 15", r"tables\.yaml: game\.last_turns: unknown key; did you mean 'last_turn'\?"),
+    (
+        "mechanized: 6,",
+        "mechanized: six,",
+        r"game\.movement_factor\.mechanized: expected an integer, got 'six'",
+    ),
+    (
+        "  last_turn: 15",
+        "  last_turns: 15",
+        r"tables\.yaml: game\.last_turns: unknown key; did you mean 'last_turn'\?",
+    ),
     ("  stack_limit: 1 ", "  stak_limit: 1 ", r"game\.stak_limit: unknown key; did you mean 'stack_limit'\?"),
     ("tec:", "tecs:", r"tables\.yaml: tecs: unknown key; did you mean 'tec'\?"),
 ]
@@ -51,16 +71,24 @@ def test_r8_11_1_bad_tables_values_name_file_and_key(data, old, new, message):
 
 
 def test_misspelt_unit_key_names_the_nearest_valid_one(data):
-    _edit(data / "units.yaml", "side: german, nationality: german, type: mountain",
-          "side: german, nationalty: german, type: mountain")
-    with pytest.raises(DataError, match=r"units\.yaml: units\[\d+\]\.nationalty: unknown key; "
-                                        r"did you mean 'nationality'\?"):
+    _edit(
+        data / "units.yaml",
+        "side: german, nationality: german, type: mountain",
+        "side: german, nationalty: german, type: mountain",
+    )
+    with pytest.raises(
+        DataError,
+        match=r"units\.yaml: units\[\d+\]\.nationalty: unknown key; "
+        r"did you mean 'nationality'\?",
+    ):
         load_scenario(data)
 
 
 def test_misspelt_setup_key_is_refused(data):
     _edit(data / "setup_fixed.yaml", "placement:", "placements:")
-    with pytest.raises(DataError, match=r"setup_fixed\.yaml: placements: unknown key; did you mean 'placement'\?"):
+    with pytest.raises(
+        DataError, match=r"setup_fixed\.yaml: placements: unknown key; did you mean 'placement'\?"
+    ):
         load_scenario(data)
 
 
@@ -72,7 +100,9 @@ def _sea_hex_name() -> str:
 def test_3_3_fixed_placement_at_sea_is_refused(data):
     sea = _sea_hex_name()
     _edit(data / "setup_fixed.yaml", 'fr-III: "5901"', f'fr-III: "{sea}"')
-    with pytest.raises(DataError, match=rf'setup_fixed\.yaml: placement\.fr-III: hex {sea} is not a legal setup hex'):
+    with pytest.raises(
+        DataError, match=rf"setup_fixed\.yaml: placement\.fr-III: hex {sea} is not a legal setup hex"
+    ):
         load_scenario(data)
 
 

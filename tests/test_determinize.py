@@ -81,8 +81,10 @@ def test_r37_determinize_reseeds_the_dice() -> None:
 def test_r37_determinize_is_deterministic_given_rng() -> None:
     for s in _positions()[:8]:
         for viewer in (0, 1):
-            assert (determinize(s, viewer, random.Random(9)).to_json()
-                    == determinize(s, viewer, random.Random(9)).to_json())
+            assert (
+                determinize(s, viewer, random.Random(9)).to_json()
+                == determinize(s, viewer, random.Random(9)).to_json()
+            )
 
 
 def test_3_6_determinize_rejects_a_bad_viewer() -> None:

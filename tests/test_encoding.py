@@ -170,8 +170,10 @@ def test_6_5_stacking_planes_flag_full_and_overstacked_own_hexes():
 
     # two counted corps in 4414 (over the limit of 1, rule 6.1, R8); a corps under the free-stacking
     # 1st Mountain Division in 4500 (full, not over); a lone corps in 4600 (full)
-    s = position("turn 3 phase GERMAN_MOVEMENT\ngerman: de-III@4414 de-XV@4414 de-XXXIX@4500 de-1Mtn@4500 "
-                 "de-XVI@4600", game("random"))
+    s = position(
+        "turn 3 phase GERMAN_MOVEMENT\ngerman: de-III@4414 de-XV@4414 de-XXXIX@4500 de-1Mtn@4500 de-XVI@4600",
+        game("random"),
+    )
     full, over = _plane(s, 1, "own_stack_full"), _plane(s, 1, "own_overstacked")
     assert (full[[H("4414"), H("4500"), H("4600")]] == 1).all() and full.sum() == 3
     assert over[H("4414")] == 1 and over.sum() == 1
@@ -184,7 +186,9 @@ def test_4_3_french_cities_global_is_the_french_share_of_the_cities():
 
     from ffo_env.encoding.observation import GLOBAL_INDEX as G
 
-    s = position("turn 3 phase FRENCH_MOVEMENT\ngerman: de-III@1618\ngerman_control: 4016 3711", game("random"))
+    s = position(
+        "turn 3 phase FRENCH_MOVEMENT\ngerman: de-III@1618\ngerman_control: 4016 3711", game("random")
+    )
     n = len(s.game.tables.city_hexes)
     for viewer in (0, 1):
         assert encoder_for(s.game).encode(s, viewer)["globals"][G["french_cities"]] == np.float32((n - 2) / n)
@@ -201,8 +205,12 @@ def test_r9_dest_overstacks_marks_full_destinations_of_the_moving_unit():
     dest = _plane(s, 1, "dest_overstacks")
     assert dest[H("4414")] == 1  # joining de-III over-stacks (rule 6.1, R8) and costs it at the end (R9)
     assert dest[H("4513")] == 0 and dest[H("4413")] == 0  # free-stacking company; staying put
-    assert dest.sum() == sum(1 for h in legal if h < hg.N_HEX and any(
-        not s.units[u].free_stacking for u in s.stacks.get(h, []) if u != U_("de-XV", s)))
+    assert dest.sum() == sum(
+        1
+        for h in legal
+        if h < hg.N_HEX
+        and any(not s.units[u].free_stacking for u in s.stacks.get(h, []) if u != U_("de-XV", s))
+    )
     assert _plane(s, 0, "dest_overstacks").sum() == 0  # decider only
 
 
@@ -210,11 +218,14 @@ def _ends_game_position(french: str, extra: str = "", turn: int = 3) -> State:
     from conftest import position
 
     # de-III in 4415 may attack 4414; the naval garrisons are gone, so 4414 may hold the last French units
-    return position(f"""turn {turn} phase GERMAN_COMBAT stuka_used
+    return position(
+        f"""turn {turn} phase GERMAN_COMBAT stuka_used
         french: {french}
         german: de-III@4415
         dead: garrisons
-        {extra}""", game("random"))
+        {extra}""",
+        game("random"),
+    )
 
 
 def test_r21_target_ends_game_marks_a_target_holding_every_french_unit_left():

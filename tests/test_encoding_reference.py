@@ -308,10 +308,17 @@ class ReferenceEncoder:
                 n_counted = sum(1 for u in st if not state.units[u].free_stacking)
                 planes[P["own_stack_full"], FLAT[h]] = n_counted >= limit
                 planes[P["own_overstacked"], FLAT[h]] = n_counted > limit
-        if to_act and ctx_u >= 0 and state.units[ctx_u].side == viewer and not state.units[ctx_u].free_stacking:
+        if (
+            to_act
+            and ctx_u >= 0
+            and state.units[ctx_u].side == viewer
+            and not state.units[ctx_u].free_stacking
+        ):
             for a in legal:
                 if a < hg.N_HEX:
-                    others = [u for u in state.stacks.get(a, []) if u != ctx_u and not state.units[u].free_stacking]
+                    others = [
+                        u for u in state.stacks.get(a, []) if u != ctx_u and not state.units[u].free_stacking
+                    ]
                     if len(others) >= limit:
                         planes[P["dest_overstacks"], FLAT[a]] = 1
         # ---- targets holding every French ground unit left while a city is French (rule 4.1, 4.3, R21)

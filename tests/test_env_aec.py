@@ -40,7 +40,10 @@ def test_render_test():
 def test_metadata_and_spaces():
     e = raw_env()
     assert e.metadata["name"] == "france_fights_on_v0"
-    assert e.metadata["render_modes"] == ["ansi", "rgb_array", "human"] and e.metadata["is_parallelizable"] is False
+    assert (
+        e.metadata["render_modes"] == ["ansi", "rgb_array", "human"]
+        and e.metadata["is_parallelizable"] is False
+    )
     assert e.metadata["render_fps"] > 0
     assert e.action_space("french").n == 1607
     sp = e.observation_space("german")
@@ -202,7 +205,9 @@ def _illegal_for(e) -> int:
     return next(a for a in range(1607) if a not in legal)
 
 
-@pytest.mark.parametrize("bad", ["illegal", None, 1379.9, "1379", float("nan"), -5, 1607, True, np.float32(3)])
+@pytest.mark.parametrize(
+    "bad", ["illegal", None, 1379.9, "1379", float("nan"), -5, 1607, True, np.float32(3)]
+)
 def test_illegal_action_ends_the_game_by_default_pettingzoo_classic(bad):
     e = ffo_env.env()
     e.reset(seed=4)

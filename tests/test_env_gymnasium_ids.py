@@ -52,8 +52,10 @@ def test_rgb_array_render_is_the_map_image():
 
 
 def test_make_by_module_prefix_without_importing_ffo_env_first():
-    code = ("import gymnasium as gym; e = gym.make('ffo_env:ffo_env/French-flat-v0'); o, _ = e.reset(seed=1); "
-            "print(o.shape[0] == e.observation_space.shape[0])")
+    code = (
+        "import gymnasium as gym; e = gym.make('ffo_env:ffo_env/French-flat-v0'); o, _ = e.reset(seed=1); "
+        "print(o.shape[0] == e.observation_space.shape[0])"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "True"

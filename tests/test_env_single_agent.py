@@ -75,7 +75,9 @@ def test_illegal_action_ends_the_episode_by_default_and_raise_mode_raises():
     bad = int(np.flatnonzero(~env.action_masks())[0])
     before = env.game_state.to_json()
     _, r, term, trunc, info = env.step(bad)
-    assert r == -1.0 and term and not trunc and info["illegal_action"] == bad and "not legal" in info["reason"]
+    assert (
+        r == -1.0 and term and not trunc and info["illegal_action"] == bad and "not legal" in info["reason"]
+    )
     assert info["winner"] == "german" and info["episode_stats"]["winner"] == "german"
     assert env.game_state.to_json() == before  # the core state is not changed
     assert not env.action_masks().any() and not info["action_mask"].any()

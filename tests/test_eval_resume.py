@@ -29,13 +29,16 @@ def _games(out: Path) -> list[tuple]:
 def test_finished_games_are_logged_as_they_finish(tmp_path: Path) -> None:
     run_tournament(PAIRS, games=3, seed=7, workers=1, out=tmp_path, progress=False)
     lines = (tmp_path / "games.jsonl").read_text().splitlines()
-    assert sorted((json.loads(x)["pairing"], json.loads(x)["game"]) for x in lines) == \
-        [(p, g) for p in range(2) for g in range(3)]
+    assert sorted((json.loads(x)["pairing"], json.loads(x)["game"]) for x in lines) == [
+        (p, g) for p in range(2) for g in range(3)
+    ]
     plan = json.loads((tmp_path / "tournament.json").read_text())
     assert plan["pairings"] == [list(p) for p in PAIRS] and plan["games"] == 3
 
 
-def test_resume_after_a_torn_log_plays_only_the_missing_games_and_gives_the_same_results(tmp_path: Path) -> None:
+def test_resume_after_a_torn_log_plays_only_the_missing_games_and_gives_the_same_results(
+    tmp_path: Path,
+) -> None:
     full, part = tmp_path / "full", tmp_path / "part"
     run_tournament(PAIRS, games=3, seed=7, workers=1, out=full, progress=False)
     run_tournament(PAIRS, games=3, seed=7, workers=1, out=part, progress=False, overwrite=True)
@@ -50,8 +53,9 @@ def test_resume_after_a_torn_log_plays_only_the_missing_games_and_gives_the_same
     a = json.loads((full / "results.json").read_text())["pairings"]
     b = json.loads((part / "results.json").read_text())["pairings"]
     drop = ("seconds_per_game",)
-    assert [{k: v for k, v in p.items() if k not in drop} for p in a] == \
-        [{k: v for k, v in p.items() if k not in drop} for p in b]
+    assert [{k: v for k, v in p.items() if k not in drop} for p in a] == [
+        {k: v for k, v in p.items() if k not in drop} for p in b
+    ]
 
 
 def test_an_existing_tournament_is_not_overwritten_without_force(tmp_path: Path) -> None:
@@ -70,10 +74,21 @@ def test_resume_with_other_settings_is_refused(tmp_path: Path) -> None:
         run_tournament(PAIRS[:1], games=5, seed=0, workers=1, out=tmp_path, progress=False, resume=True)
 
 
-def test_cli_refuses_an_existing_out_and_resumes_with_its_own_settings(tmp_path: Path,
-                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_refuses_an_existing_out_and_resumes_with_its_own_settings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     out = tmp_path / "t"
-    args = ["eval", "--pairings", "heuristic:random", "--games", "2", "--workers", "1", "--no-progress", "--quiet"]
+    args = [
+        "eval",
+        "--pairings",
+        "heuristic:random",
+        "--games",
+        "2",
+        "--workers",
+        "1",
+        "--no-progress",
+        "--quiet",
+    ]
     assert ffo([*args, "--out", str(out)]) == 0
     capsys.readouterr()
     assert ffo([*args, "--out", str(out)]) == 2
@@ -91,13 +106,25 @@ def test_cli_without_out_never_reuses_a_folder(tmp_path: Path, monkeypatch: pyte
 
 
 def test_a_killed_eval_resumes_to_the_uninterrupted_results(tmp_path: Path) -> None:
-    args = ["--pairings", "heuristic:random,random:heuristic", "--games", "6", "--seed", "3", "--no-progress",
-            "--quiet"]
+    args = [
+        "--pairings",
+        "heuristic:random,random:heuristic",
+        "--games",
+        "6",
+        "--seed",
+        "3",
+        "--no-progress",
+        "--quiet",
+    ]
     full = tmp_path / "full"
     assert ffo(["eval", *args, "--workers", "1", "--out", str(full)]) == 0
     killed = tmp_path / "killed"
-    proc = subprocess.Popen([sys.executable, "-m", "ffo_env.cli", "eval", *args, "--workers", "2", "--out",
-                             str(killed)], env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ffo_env.cli", "eval", *args, "--workers", "2", "--out", str(killed)],
+        env=dict(os.environ),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     log = killed / "games.jsonl"
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and proc.poll() is None:
@@ -114,18 +141,30 @@ def test_a_killed_eval_resumes_to_the_uninterrupted_results(tmp_path: Path) -> N
 
 @pytest.mark.slow
 def test_an_eval_killed_many_times_resumes_to_the_uninterrupted_results(tmp_path: Path) -> None:
-    args = ["--pairings", "heuristic:random,random:heuristic", "--games", "12", "--seed", "11", "--no-progress",
-            "--quiet"]
+    args = [
+        "--pairings",
+        "heuristic:random,random:heuristic",
+        "--games",
+        "12",
+        "--seed",
+        "11",
+        "--no-progress",
+        "--quiet",
+    ]
     full = tmp_path / "full"
     assert ffo(["eval", *args, "--workers", "1", "--out", str(full)]) == 0
     out = tmp_path / "killed"
     log = out / "games.jsonl"
     kills = 0
     for target in (1, 3, 5, 8, 11, 14, 17, 20):
-        cmd = ["eval", *args, "--workers", "2", "--out", str(out)] if kills == 0 else \
-            ["eval", "--resume", str(out), "--workers", "2", "--no-progress", "--quiet"]
-        proc = subprocess.Popen([sys.executable, "-m", "ffo_env.cli", *cmd], stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL)
+        cmd = (
+            ["eval", *args, "--workers", "2", "--out", str(out)]
+            if kills == 0
+            else ["eval", "--resume", str(out), "--workers", "2", "--no-progress", "--quiet"]
+        )
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "ffo_env.cli", *cmd], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         while proc.poll() is None and not (log.exists() and len(log.read_text().splitlines()) >= target):
             time.sleep(0.02)
         if proc.poll() is None:

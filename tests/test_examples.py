@@ -19,26 +19,57 @@ def _run(*args: str) -> list[dict]:
 
 
 def test_sb3_maskable_ppo_example():
-    (res,) = _run("examples/sb3_maskable_ppo.py", "--timesteps", "64", "--n-steps", "32", "--eval-games", "1",
-                  "--max-steps", "40")
+    (res,) = _run(
+        "examples/sb3_maskable_ppo.py",
+        "--timesteps",
+        "64",
+        "--n-steps",
+        "32",
+        "--eval-games",
+        "1",
+        "--max-steps",
+        "40",
+    )
     assert res["env_id"] == "ffo_env/French-flat-v0" and res["eval_games"] == 1
 
 
 @pytest.mark.parametrize("mask", ["true", "false"])
 def test_cleanrl_masked_ppo_example_runs_from_the_id_alone(mask):
-    rows = _run("examples/cleanrl_masked_ppo.py", "--env-id", "ffo_env:ffo_env/German-flat-v0",
-                "--total-timesteps", "64", "--num-steps", "16", "--num-envs", "2", "--use-mask", mask)
+    rows = _run(
+        "examples/cleanrl_masked_ppo.py",
+        "--env-id",
+        "ffo_env:ffo_env/German-flat-v0",
+        "--total-timesteps",
+        "64",
+        "--num-steps",
+        "16",
+        "--num-envs",
+        "2",
+        "--use-mask",
+        mask,
+    )
     assert [r["iteration"] for r in rows] == [1, 2] and rows[-1]["global_step"] == 64
 
 
 def test_openspiel_bridge_example():
     pytest.importorskip("pyspiel", reason="open_spiel is not installed (pip install 'ffo_env[openspiel]')")
-    (res,) = _run("examples/openspiel_bridge.py", "--games", "1", "--simulations", "2", "--max-decisions", "20")
+    (res,) = _run(
+        "examples/openspiel_bridge.py", "--games", "1", "--simulations", "2", "--max-decisions", "20"
+    )
     assert res["games"] == 1 and res["decisions"] == 20
 
 
 def test_rllib_multi_agent_example():
     pytest.importorskip("ray.rllib", reason="the rllib extra is not installed")
-    rows = _run("examples/rllib_multi_agent.py", "--iterations", "1", "--num-env-runners", "1", "--batch", "256",
-                "--max-steps", "200")
+    rows = _run(
+        "examples/rllib_multi_agent.py",
+        "--iterations",
+        "1",
+        "--num-env-runners",
+        "1",
+        "--batch",
+        "256",
+        "--max-steps",
+        "200",
+    )
     assert [r["iteration"] for r in rows] == [1] and rows[0]["env_steps"] >= 256

@@ -52,16 +52,19 @@ def _meta(policy):
     return p, json.loads(p.read_text())
 
 
-@pytest.mark.parametrize(("key", "value", "words"), [
-    ("engine", "ffo-engine-0", "engine"),
-    ("data_version", "reconstruction-v0", "data_version"),
-    ("obs_size", 12, "obs_size"),
-    ("hidden", [3_000_000], "hidden"),
-    ("hidden", [4096, 4096, 4096, 4096], "parameters"),
-    ("side", "italian", "side"),
-    ("activation", "gelu", "activation"),
-    ("network", "u-net", "network"),
-])
+@pytest.mark.parametrize(
+    ("key", "value", "words"),
+    [
+        ("engine", "ffo-engine-0", "engine"),
+        ("data_version", "reconstruction-v0", "data_version"),
+        ("obs_size", 12, "obs_size"),
+        ("hidden", [3_000_000], "hidden"),
+        ("hidden", [4096, 4096, 4096, 4096], "parameters"),
+        ("side", "italian", "side"),
+        ("activation", "gelu", "activation"),
+        ("network", "u-net", "network"),
+    ],
+)
 def test_mismatched_or_crafted_metadata_is_refused(policy, key, value, words):
     p, meta = _meta(policy)
     meta[key] = value

@@ -26,10 +26,16 @@ def _keys(obj: object, prefix: str = "") -> list[str]:
 
 KEYS = _keys(TrainConfig()) + ["ppo", "policy", "eval", "pretrain"]
 scalars = st.one_of(
-    st.none(), st.booleans(), st.integers(-(2**40), 2**40), st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=12), st.sampled_from(["random", "heuristic", "snapshots", "cpu", "../x", "policy:", ""]),
+    st.none(),
+    st.booleans(),
+    st.integers(-(2**40), 2**40),
+    st.floats(allow_nan=True, allow_infinity=True),
+    st.text(max_size=12),
+    st.sampled_from(["random", "heuristic", "snapshots", "cpu", "../x", "policy:", ""]),
 )
-values = st.one_of(scalars, st.lists(scalars, max_size=4), st.dictionaries(st.text(max_size=8), scalars, max_size=3))
+values = st.one_of(
+    scalars, st.lists(scalars, max_size=4), st.dictionaries(st.text(max_size=8), scalars, max_size=3)
+)
 
 
 def _numbers(obj: object) -> list[float]:
@@ -56,12 +62,26 @@ def test_fuzzed_overrides_load_in_range_or_fail_with_the_key(overrides: dict) ->
     assert "/" not in cfg.run_name and not cfg.run_name.startswith(".")
 
 
-@pytest.mark.parametrize("key, value", [
-    ("ppo.n_epochs", -1), ("ppo.gamma", 5), ("ppo.gamma", float("nan")), ("ppo.batch_size", 1),
-    ("ppo.clip_range", 0), ("run_name", "../../x"), ("run_name", ".hidden"), ("policy.cnn_dim", 3_000_000),
-    ("policy.net_arch", []), ("policy.net_arch", [64, "wide"]), ("device", "gpu"), ("eval.workers", 0),
-    ("eval.opponents", ["nosuch"]), ("opponents", {"nosuch": 1.0}), ("seed", -1),
-])
+@pytest.mark.parametrize(
+    "key, value",
+    [
+        ("ppo.n_epochs", -1),
+        ("ppo.gamma", 5),
+        ("ppo.gamma", float("nan")),
+        ("ppo.batch_size", 1),
+        ("ppo.clip_range", 0),
+        ("run_name", "../../x"),
+        ("run_name", ".hidden"),
+        ("policy.cnn_dim", 3_000_000),
+        ("policy.net_arch", []),
+        ("policy.net_arch", [64, "wide"]),
+        ("device", "gpu"),
+        ("eval.workers", 0),
+        ("eval.opponents", ["nosuch"]),
+        ("opponents", {"nosuch": 1.0}),
+        ("seed", -1),
+    ],
+)
 def test_out_of_range_values_are_refused_with_their_key(key: str, value: object) -> None:
     with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
         load_config(QUICK, {key: value})

@@ -17,8 +17,14 @@ from ffo_env.core.errors import DataError
 from ffo_env.core.scenario import DATA_DIR, load_scenario
 
 YAML_FILES = ("tables.yaml", "units.yaml", "setup_fixed.yaml")
-VALUES = (st.none() | st.booleans() | st.integers(-(10**7), 10**7) | st.text(max_size=6)
-          | st.lists(st.integers(-5, 99), max_size=3) | st.dictionaries(st.text(max_size=5), st.integers(), max_size=2))
+VALUES = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**7), 10**7)
+    | st.text(max_size=6)
+    | st.lists(st.integers(-5, 99), max_size=3)
+    | st.dictionaries(st.text(max_size=5), st.integers(), max_size=2)
+)
 
 
 def yaml_paths(doc: Any, prefix: tuple = ()) -> list[tuple]:
@@ -76,7 +82,7 @@ def _map_case(data) -> None:
     i = data.draw(st.integers(0, len(lines) - 1))
     cells = lines[i].split(",")
     j = data.draw(st.integers(0, len(cells) - 1))
-    cells[j] = data.draw(st.text(alphabet="0123456789abcdefghijklmnopqrstuvwxyz NSEW-\"", max_size=6))
+    cells[j] = data.draw(st.text(alphabet='0123456789abcdefghijklmnopqrstuvwxyz NSEW-"', max_size=6))
     lines[i] = ",".join(cells)
     _load_edited("map.csv", "\n".join(lines) + "\n")
 

@@ -13,13 +13,16 @@ from agents.harness import round_robin, run_tournament, wilson_interval
 from ffo_env.cli import main
 
 
-@pytest.mark.parametrize("wins,n,lo,hi", [
-    (0, 10, 0.0, 0.27753),       # standard table values (z = 1.95996)
-    (10, 10, 0.72247, 1.0),
-    (5, 10, 0.23659, 0.76341),
-    (81, 263, 0.25529, 0.36624),  # Newcombe (1998), Stat. Med. 17:857, table I
-    (95, 100, 0.88825, 0.97846),
-])
+@pytest.mark.parametrize(
+    "wins,n,lo,hi",
+    [
+        (0, 10, 0.0, 0.27753),  # standard table values (z = 1.95996)
+        (10, 10, 0.72247, 1.0),
+        (5, 10, 0.23659, 0.76341),
+        (81, 263, 0.25529, 0.36624),  # Newcombe (1998), Stat. Med. 17:857, table I
+        (95, 100, 0.88825, 0.97846),
+    ],
+)
 def test_wilson_interval_known_values(wins: int, n: int, lo: float, hi: float) -> None:
     got = wilson_interval(wins, n)
     assert got[0] == pytest.approx(lo, abs=1e-4)
@@ -57,8 +60,15 @@ def _random_factory(side: str, seed: int) -> RandomAgent:
 def test_agent_factories_and_outputs(tmp_path) -> None:
     named = functools.partial(_random_factory)
     named.agent_name = "my_policy"  # type: ignore[attr-defined]
-    s = run_tournament([(named, "pass"), ("random", named)], games=2, seed=5, workers=2, out=tmp_path,
-                       save_records=1, progress=False)
+    s = run_tournament(
+        [(named, "pass"), ("random", named)],
+        games=2,
+        seed=5,
+        workers=2,
+        out=tmp_path,
+        save_records=1,
+        progress=False,
+    )
     assert [p["french"] for p in s["pairings"]] == ["my_policy", "random"]
     assert set(s["ratings"]) == {"my_policy@french", "pass@german", "random@french", "my_policy@german"}
     for f in ("results.json", "pairings.csv", "games.csv", "ratings.csv"):
@@ -84,8 +94,22 @@ def test_eval_help(capsys) -> None:
 
 
 def test_eval_smoke_run(tmp_path, capsys) -> None:
-    rc = main(["eval", "--pairings", "heuristic:random", "--games", "2", "--workers", "1", "--out", str(tmp_path),
-               "--no-progress", "--save-records", "1"])
+    rc = main(
+        [
+            "eval",
+            "--pairings",
+            "heuristic:random",
+            "--games",
+            "2",
+            "--workers",
+            "1",
+            "--out",
+            str(tmp_path),
+            "--no-progress",
+            "--save-records",
+            "1",
+        ]
+    )
     assert rc == 0
     out = capsys.readouterr().out
     assert "heuristic" in out and "95% CI" in out
@@ -98,7 +122,9 @@ def test_eval_smoke_run(tmp_path, capsys) -> None:
 
 
 def test_eval_record_seed(tmp_path, capsys) -> None:
-    rc = main(["eval", "--pairings", "heuristic:aggressive:pass", "--record-seed", "3", "--out", str(tmp_path)])
+    rc = main(
+        ["eval", "--pairings", "heuristic:aggressive:pass", "--record-seed", "3", "--out", str(tmp_path)]
+    )
     assert rc == 0
     assert "seed 3" in capsys.readouterr().out
     assert len(list((tmp_path / "records").glob("*seed3.json"))) == 1

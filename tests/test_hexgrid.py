@@ -51,18 +51,21 @@ def test_neighbour_rule_even_and_odd_columns() -> None:
     assert [nb(4312, d) for d in range(6)] == [4313, 4413, 4412, 4311, 4212, 4213]
 
 
-@pytest.mark.parametrize("hex_id, expected", [
-    (100, [101, 201, 200, None, None, None]),          # south-west corner (odd column)
-    (124, [None, 225, 224, 123, None, None]),          # south-east corner
-    (200, [201, 300, None, None, None, 100]),          # even column, west end
-    (225, [None, None, 324, 224, 124, None]),          # even column, east end
-    (5900, [5901, 6001, 6000, None, 5800, 5801]),      # red row west end (odd column)
-    (5924, [None, 6025, 6024, 5923, 5824, 5825]),      # red row east end
-    (6000, [6001, None, None, None, None, 5900]),      # green row west end: no north
-    (6025, [None, None, None, 6024, 5924, None]),      # green row east end
-    (6012, [6013, None, None, 6011, 5911, 5912]),
-    (3000, [3001, 3100, None, None, None, 2900]),      # yellow row hex on the west edge
-])
+@pytest.mark.parametrize(
+    "hex_id, expected",
+    [
+        (100, [101, 201, 200, None, None, None]),  # south-west corner (odd column)
+        (124, [None, 225, 224, 123, None, None]),  # south-east corner
+        (200, [201, 300, None, None, None, 100]),  # even column, west end
+        (225, [None, None, 324, 224, 124, None]),  # even column, east end
+        (5900, [5901, 6001, 6000, None, 5800, 5801]),  # red row west end (odd column)
+        (5924, [None, 6025, 6024, 5923, 5824, 5825]),  # red row east end
+        (6000, [6001, None, None, None, None, 5900]),  # green row west end: no north
+        (6025, [None, None, None, 6024, 5924, None]),  # green row east end
+        (6012, [6013, None, None, 6011, 5911, 5912]),
+        (3000, [3001, 3100, None, None, None, 2900]),  # yellow row hex on the west edge
+    ],
+)
 def test_map_edges_and_corners(hex_id: int, expected: list[int | None]) -> None:
     assert [nb(hex_id, d) for d in range(6)] == expected
 

@@ -16,8 +16,20 @@ from training.imitation import CollectJob, Dataset, agreement, collect, fit  # n
 
 
 def _job(**kw: object) -> CollectJob:
-    base = dict(side="german", teacher="pass", opponents={"random": 1.0}, snapshots=[], setup="random",
-                reward="win", max_steps=3000, gamma=1.0, decisions=120, seed=11, student=None, beta=1.0)
+    base = dict(
+        side="german",
+        teacher="pass",
+        opponents={"random": 1.0},
+        snapshots=[],
+        setup="random",
+        reward="win",
+        max_steps=3000,
+        gamma=1.0,
+        decisions=120,
+        seed=11,
+        student=None,
+        beta=1.0,
+    )
     base.update(kw)
     return CollectJob(**base)  # type: ignore[arg-type]
 
@@ -92,8 +104,17 @@ def test_fit_brings_the_policy_to_the_teachers_choices(tmp_path: Path) -> None:
     ds.add(collect(_job(teacher="heuristic", decisions=96)))
     idx = np.arange(ds.n)
     before = agreement(model.policy, ds, idx)["all"]  # type: ignore[attr-defined]
-    losses = fit(model.policy, ds, idx, epochs=40, batch_size=32, lr=2e-3, value_coef=0.5, seed=0,  # type: ignore[attr-defined]
-                 progress=False)
+    losses = fit(
+        model.policy,
+        ds,
+        idx,
+        epochs=40,
+        batch_size=32,
+        lr=2e-3,
+        value_coef=0.5,
+        seed=0,  # type: ignore[attr-defined]
+        progress=False,
+    )
     after = agreement(model.policy, ds, idx)["all"]  # type: ignore[attr-defined]
     # a sign error or a misaligned label would leave it at chance (~0.2)
     assert after >= max(0.6, before + 0.4), (before, after, losses)

@@ -22,8 +22,14 @@ def _expected_results(true: dict[str, float], games: int) -> list[tuple[str, str
 
 
 def test_fit_recovers_known_ratings_and_their_order() -> None:
-    true = {"random@french": 200.0, "a@french": 500.0, "b@french": 900.0,
-            "random@german": 0.0, "a@german": 300.0, "b@german": 650.0}
+    true = {
+        "random@french": 200.0,
+        "a@french": 500.0,
+        "b@french": 900.0,
+        "random@german": 0.0,
+        "a@german": 300.0,
+        "b@german": 650.0,
+    }
     fitted = fit_ratings(_expected_results(true, 20_000))
     centre = sum(true.values()) / len(true)
     for k, v in true.items():
@@ -68,13 +74,16 @@ def test_ffo_ladder_writes_a_table_and_resumes(tmp_path: Path, capsys: pytest.Ca
     assert (out / "ladder.md").exists()
 
 
-@pytest.mark.parametrize("argv", [
-    ["ladder", "--agents", "random"],
-    ["ladder", "--agents", "random,random"],
-    ["ladder", "--agents", "random,nosuch"],
-    ["ladder", "--games", "0"],
-    ["ladder", "--resume", "/no/such/ladder"],
-])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["ladder", "--agents", "random"],
+        ["ladder", "--agents", "random,random"],
+        ["ladder", "--agents", "random,nosuch"],
+        ["ladder", "--games", "0"],
+        ["ladder", "--resume", "/no/such/ladder"],
+    ],
+)
 def test_bad_ladder_command_lines_are_one_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert ffo(argv) == 2
     err = capsys.readouterr().err

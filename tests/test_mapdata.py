@@ -16,9 +16,28 @@ from ffo_env.core.mapdata import ColoredRow, MapData, Terrain
 from ffo_env.core.mapfile import MAP_VERSION, default_map_path, dumps_map, load_map, map_version, save_map
 
 ROOT = Path(__file__).resolve().parent.parent
-CITIES = ("Dijon", "Nevers", "Moulins", "Montluçon", "Vichy", "Clermont-Ferrand", "Chalon-sur-Saône",
-          "Mâcon", "Lyon", "Saint-Étienne", "Le Puy", "Grenoble", "Valence", "Avignon", "Nîmes",
-          "Montpellier", "Sète", "Marseille", "Toulon", "Cannes")
+CITIES = (
+    "Dijon",
+    "Nevers",
+    "Moulins",
+    "Montluçon",
+    "Vichy",
+    "Clermont-Ferrand",
+    "Chalon-sur-Saône",
+    "Mâcon",
+    "Lyon",
+    "Saint-Étienne",
+    "Le Puy",
+    "Grenoble",
+    "Valence",
+    "Avignon",
+    "Nîmes",
+    "Montpellier",
+    "Sète",
+    "Marseille",
+    "Toulon",
+    "Cannes",
+)
 PORTS = ("Marseille", "Toulon", "Cannes", "Sète")
 
 
@@ -61,8 +80,11 @@ def test_colored_rows(md: MapData, row: ColoredRow, n: int) -> None:
         for d in np.flatnonzero(md.blocked[i]):  # blocked only toward sea / neutral
             assert not md.land[hg.NEIGHBORS[i, d]]
     ids = sorted(hg.hex_id(i) for i in hexes)
-    expected = {ColoredRow.RED: range(5900, 5925), ColoredRow.GREEN: range(6000, 6026),
-                ColoredRow.YELLOW: range(2900, 5900, 100)}[row]
+    expected = {
+        ColoredRow.RED: range(5900, 5925),
+        ColoredRow.GREEN: range(6000, 6026),
+        ColoredRow.YELLOW: range(2900, 5900, 100),
+    }[row]
     assert ids == list(expected)
 
 
@@ -245,11 +267,14 @@ def test_port_without_city(tmp_path: Path) -> None:
     assert f"line {n}" in msg and "port" in msg
 
 
-@pytest.mark.parametrize("fields, words", [
-    ({"terrain": "rough"}, "clear"),
-    ({"city": "Paris"}, "city"),
-    ({"row": ""}, "red"),
-])
+@pytest.mark.parametrize(
+    "fields, words",
+    [
+        ({"terrain": "rough"}, "clear"),
+        ({"city": "Paris"}, "city"),
+        ({"row": ""}, "red"),
+    ],
+)
 def test_colored_row_rules(tmp_path: Path, fields: dict[str, str], words: str) -> None:
     lines = _lines()
     n = _edit(lines, "5910", **fields)

@@ -17,17 +17,30 @@ from training.model import ppo_classes  # noqa: E402
 
 
 def _filled(buffer_class: type, n_envs: int = 3, steps: int = 4) -> object:
-    space = gym.spaces.Dict({"planes": gym.spaces.Box(0, 255, (2, 3, 5), np.uint8),
-                             "units": gym.spaces.Box(-1, 1, (4, 2), np.float32)})
+    space = gym.spaces.Dict(
+        {
+            "planes": gym.spaces.Box(0, 255, (2, 3, 5), np.uint8),
+            "units": gym.spaces.Box(-1, 1, (4, 2), np.float32),
+        }
+    )
     buf = buffer_class(steps, space, gym.spaces.Discrete(6), n_envs=n_envs)
     rng = np.random.default_rng(0)
     for t in range(steps):
-        obs = {"planes": rng.integers(0, 255, (n_envs, 2, 3, 5), dtype=np.uint8),
-               "units": rng.random((n_envs, 4, 2), dtype=np.float32)}
+        obs = {
+            "planes": rng.integers(0, 255, (n_envs, 2, 3, 5), dtype=np.uint8),
+            "units": rng.random((n_envs, 4, 2), dtype=np.float32),
+        }
         action = np.array([[t * n_envs + e] for e in range(n_envs)])  # each sample's action names it
         masks = rng.random((n_envs, 6)) > 0.5
-        buf.add(obs, action, rng.random(n_envs), np.zeros(n_envs), th.as_tensor(rng.random(n_envs)),
-                th.as_tensor(rng.random(n_envs)), action_masks=masks)
+        buf.add(
+            obs,
+            action,
+            rng.random(n_envs),
+            np.zeros(n_envs),
+            th.as_tensor(rng.random(n_envs)),
+            th.as_tensor(rng.random(n_envs)),
+            action_masks=masks,
+        )
     buf.compute_returns_and_advantage(th.zeros(n_envs), np.zeros(n_envs))
     return buf
 
@@ -36,9 +49,15 @@ def _by_action(batches: list) -> dict[int, dict[str, np.ndarray]]:
     out = {}
     for s in batches:
         for i, a in enumerate(s.actions.flatten().tolist()):
-            out[int(a)] = {"planes": s.observations["planes"][i].numpy(), "units": s.observations["units"][i].numpy(),
-                           "mask": s.action_masks[i].numpy(), "adv": float(s.advantages[i]),
-                           "ret": float(s.returns[i]), "logp": float(s.old_log_prob[i]), "v": float(s.old_values[i])}
+            out[int(a)] = {
+                "planes": s.observations["planes"][i].numpy(),
+                "units": s.observations["units"][i].numpy(),
+                "mask": s.action_masks[i].numpy(),
+                "adv": float(s.advantages[i]),
+                "ret": float(s.returns[i]),
+                "logp": float(s.old_log_prob[i]),
+                "v": float(s.old_values[i]),
+            }
     return out
 
 

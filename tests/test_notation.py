@@ -35,9 +35,17 @@ def test_dice_with():
     assert [d.roll() for _ in range(3)] == [6, 1, 3]
 
 
-@pytest.mark.parametrize("bad", ["french: fr-I@4512", "turn 3 phase NOPE", "phase GERMAN_COMBAT\nfrench: xx@4512",
-                                 "phase GERMAN_COMBAT\nfrench: de-III@4512",
-                                 "phase GERMAN_COMBAT\nfrench: fr-I@0101", "phase GERMAN_COMBAT\nwhat: 1"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "french: fr-I@4512",
+        "turn 3 phase NOPE",
+        "phase GERMAN_COMBAT\nfrench: xx@4512",
+        "phase GERMAN_COMBAT\nfrench: de-III@4512",
+        "phase GERMAN_COMBAT\nfrench: fr-I@0101",
+        "phase GERMAN_COMBAT\nwhat: 1",
+    ],
+)
 def test_errors(bad):
     with pytest.raises(ValueError):
         position(bad)

@@ -6,15 +6,21 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-pyspiel = pytest.importorskip("pyspiel", reason="open_spiel is not installed (pip install 'ffo_env[openspiel]')")
+pyspiel = pytest.importorskip(
+    "pyspiel", reason="open_spiel is not installed (pip install 'ffo_env[openspiel]')"
+)
 
 import ffo_env.envs.openspiel_game  # noqa: E402, F401
 from ffo_env.core.game import Game, RulesOptions  # noqa: E402
 
 
 def test_random_sim_test_passes():
-    pyspiel.random_sim_test(pyspiel.load_game("python_france_fights_on", {"num_seeds": 20}), num_sims=2,
-                            serialize=False, verbose=False)
+    pyspiel.random_sim_test(
+        pyspiel.load_game("python_france_fights_on", {"num_seeds": 20}),
+        num_sims=2,
+        serialize=False,
+        verbose=False,
+    )
 
 
 def test_a_game_through_pyspiel_is_the_core_game_of_that_seed():

@@ -16,9 +16,14 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def test_every_package_of_the_tree_is_listed_in_pyproject():
     listed = set(tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["packages"])
-    found = {".".join(p.parent.relative_to(ROOT).parts) for p in ROOT.glob("*/**/__init__.py")
-             if not any(part.startswith(".") or part in ("tests", "build") for part in p.relative_to(ROOT).parts)}
-    assert found <= listed, f"packages missing from pyproject's [tool.setuptools] packages: {sorted(found - listed)}"
+    found = {
+        ".".join(p.parent.relative_to(ROOT).parts)
+        for p in ROOT.glob("*/**/__init__.py")
+        if not any(part.startswith(".") or part in ("tests", "build") for part in p.relative_to(ROOT).parts)
+    }
+    assert found <= listed, (
+        f"packages missing from pyproject's [tool.setuptools] packages: {sorted(found - listed)}"
+    )
     assert "ffo_env.configs" in listed
 
 
@@ -27,16 +32,39 @@ def installed(tmp_path_factory) -> Path:
     """The project built as a wheel and installed (no dependencies) into a folder of its own."""
     tmp = tmp_path_factory.mktemp("wheel")
     env = {**os.environ, "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w",
-                    str(tmp / "dist"), str(ROOT)], check=True, env=env, timeout=600, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "-q",
+            "-w",
+            str(tmp / "dist"),
+            str(ROOT),
+        ],
+        check=True,
+        env=env,
+        timeout=600,
+        capture_output=True,
+    )
     (wheel,) = (tmp / "dist").glob("ffo_env-*.whl")
     target = tmp / "site"
-    subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target),
-                    str(wheel)], check=True, env=env, timeout=600, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target", str(target), str(wheel)],
+        check=True,
+        env=env,
+        timeout=600,
+        capture_output=True,
+    )
     return target
 
 
-def test_the_installed_wheel_plays_with_the_shipped_bots_and_configs_from_another_directory(installed, tmp_path):
+def test_the_installed_wheel_plays_with_the_shipped_bots_and_configs_from_another_directory(
+    installed, tmp_path
+):
     code = (
         "import agents, ffo_env, sys\n"
         "assert ffo_env.__file__.startswith(sys.argv[1]), ffo_env.__file__\n"
@@ -53,7 +81,13 @@ def test_the_installed_wheel_plays_with_the_shipped_bots_and_configs_from_anothe
         "print('ok', s.winner is not None)\n"
     )
     env = {**os.environ, "PYTHONPATH": str(installed)}
-    out = subprocess.run([sys.executable, "-c", code, str(installed)], cwd=tmp_path, env=env, capture_output=True,
-                         text=True, timeout=600)
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(installed)],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.split() == ["ok", "True"]

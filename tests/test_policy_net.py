@@ -185,8 +185,10 @@ def test_r9_overstack_prior_lowers_only_destinations_that_overstack(model: objec
     policy = model.policy  # type: ignore[attr-defined]
     k = PRIOR_PLANES.index(PLANE_INDEX["dest_overstacks"])
     assert policy.features_extractor.priors[k].item() == PRIOR_INIT[k] < 0
-    s = position("turn 3 phase GERMAN_MOVEMENT\ngerman: de-III@4414 de-1Mtn@4513 de-XV@4413",
-                 Game(options=RulesOptions(setup="random")))
+    s = position(
+        "turn 3 phase GERMAN_MOVEMENT\ngerman: de-III@4414 de-1Mtn@4513 de-XV@4413",
+        Game(options=RulesOptions(setup="random")),
+    )
     act(s, ua("de-XV"))
     diff = _prior_shift(policy, s, k)
     assert float(diff[H("4414")]) == pytest.approx(PRIOR_INIT[k])  # joins de-III: over-stacks (R9)
@@ -203,10 +205,13 @@ def test_r21_end_game_prior_lowers_only_the_target_holding_the_last_french_units
     k = PRIOR_PLANES.index(PLANE_INDEX["target_ends_game"])
     assert policy.features_extractor.priors[k].item() == PRIOR_INIT[k] < 0
     # de-III may attack 4414, which holds the last French unit: the game would end (rule 4.1, R21)
-    s = position("""turn 3 phase GERMAN_COMBAT stuka_used
+    s = position(
+        """turn 3 phase GERMAN_COMBAT stuka_used
         french: fr-I@4414
         german: de-III@4415
-        dead: garrisons""", Game(options=RulesOptions(setup="random")))
+        dead: garrisons""",
+        Game(options=RulesOptions(setup="random")),
+    )
     diff = _prior_shift(policy, s, k)
     assert float(diff[H("4414")]) == pytest.approx(PRIOR_INIT[k])
     assert float(diff.abs().sum()) == pytest.approx(-PRIOR_INIT[k])

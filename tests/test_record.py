@@ -150,18 +150,27 @@ def test_r17_rail_routes_are_verified(recorded):
         replay(bad)
 
 
-@pytest.mark.parametrize("edit, where", [
-    (lambda r: r.pop("seed"), 'missing key "seed"'),
-    (lambda r: r.__setitem__("seed", "4"), 'key "seed": expected int'),
-    (lambda r: r.__setitem__("decisions", {}), 'key "decisions": expected list'),
-    (lambda r: r["decisions"].__setitem__(0, 5), r"decisions\[0\]: expected an object"),
-    (lambda r: r["decisions"][1].pop("auto"), r'decisions\[1\]: missing key "auto"'),
-    (lambda r: r["decisions"][2].__setitem__("action", 1.5), r"decisions\[2\]\.action: expected an integer"),
-    (lambda r: r["decisions"][2].__setitem__("action", True), r"decisions\[2\]\.action: expected an integer"),
-    (lambda r: r["decisions"][3].__setitem__("player", "italian"), r"decisions\[3\]\.player"),
-    (lambda r: r.__setitem__("dice", [0] * 300_000), 'key "dice": 300000 entries'),
-    (lambda r: r.__setitem__("options", {"no_such_option": 1}), 'key "options"'),
-])
+@pytest.mark.parametrize(
+    "edit, where",
+    [
+        (lambda r: r.pop("seed"), 'missing key "seed"'),
+        (lambda r: r.__setitem__("seed", "4"), 'key "seed": expected int'),
+        (lambda r: r.__setitem__("decisions", {}), 'key "decisions": expected list'),
+        (lambda r: r["decisions"].__setitem__(0, 5), r"decisions\[0\]: expected an object"),
+        (lambda r: r["decisions"][1].pop("auto"), r'decisions\[1\]: missing key "auto"'),
+        (
+            lambda r: r["decisions"][2].__setitem__("action", 1.5),
+            r"decisions\[2\]\.action: expected an integer",
+        ),
+        (
+            lambda r: r["decisions"][2].__setitem__("action", True),
+            r"decisions\[2\]\.action: expected an integer",
+        ),
+        (lambda r: r["decisions"][3].__setitem__("player", "italian"), r"decisions\[3\]\.player"),
+        (lambda r: r.__setitem__("dice", [0] * 300_000), 'key "dice": 300000 entries'),
+        (lambda r: r.__setitem__("options", {"no_such_option": 1}), 'key "options"'),
+    ],
+)
 def test_r37_malformed_records_give_one_clear_error(recorded, edit, where):
     bad = _copy(load_record(recorded))
     edit(bad)
@@ -188,6 +197,7 @@ def test_save_record_is_atomic(recorded, tmp_path, monkeypatch):
         raise OSError("disk full")
 
     import ffo_env.core.record as record_mod
+
     monkeypatch.setattr(record_mod.os, "replace", boom)
     with pytest.raises(OSError):
         save_record({**rec, "seed": 99}, p)

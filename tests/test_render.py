@@ -60,22 +60,30 @@ def test_rivers_are_drawn(md: MapData, img: Image.Image) -> None:
     arr = to_array(img)
     blue = np.all(arr == np.array(RIVER_RGB, dtype=np.uint8), axis=2).sum()
     assert blue > 200
-    no_rivers = MapData(terrain=md.terrain, city=md.city, port=md.port, row=md.row,
-                        river=np.zeros_like(md.river), blocked=md.blocked)
+    no_rivers = MapData(
+        terrain=md.terrain,
+        city=md.city,
+        port=md.port,
+        row=md.row,
+        river=np.zeros_like(md.river),
+        blocked=md.blocked,
+    )
     arr2 = to_array(render_map(no_rivers, scale=SCALE, hex_numbers=False))
     assert np.all(arr2 == np.array(RIVER_RGB, dtype=np.uint8), axis=2).sum() < blue / 10
 
 
 def test_counter_overlay_changes_the_hex(md: MapData, img: Image.Image) -> None:
     i = hg.hex_index(5610)
-    counters = [Counter(i, "XXXIX", "german", "8-4", stack=2, highlight=True),
-                Counter(hg.hex_index(5510), "XVIII", "french", "3-1")]
+    counters = [
+        Counter(i, "XXXIX", "german", "8-4", stack=2, highlight=True),
+        Counter(hg.hex_index(5510), "XVIII", "french", "3-1"),
+    ]
     markers = [Marker(hg.hex_index(5510), "refugee"), Marker(hg.hex_index(4219), "control", side="german")]
     over = to_array(render_map(md, scale=SCALE, counters=counters, markers=markers))
     lay = MapLayout(SCALE)
     x, y = (int(v) for v in lay.center(i))
     base = to_array(img)
-    assert not np.array_equal(base[y - 5:y + 5, x - 5:x + 5], over[y - 5:y + 5, x - 5:x + 5])
+    assert not np.array_equal(base[y - 5 : y + 5, x - 5 : x + 5], over[y - 5 : y + 5, x - 5 : x + 5])
     with pytest.raises(ValueError):
         Counter(i, "x", "italian")
     with pytest.raises(ValueError):

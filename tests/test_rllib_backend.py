@@ -41,17 +41,39 @@ def test_ffo_train_runs_the_smoke_config_and_exports_loadable_policies(tmp_path)
     from ffo_env.cli import main as ffo
 
     # the config says "backend: rllib", so `ffo train` picks RLlib without --backend
-    assert ffo(["train", "--config", str(ROOT / "configs/train_rllib_smoke.yaml"), "--out", str(tmp_path),
-                "--no-progress"]) == 0
+    assert (
+        ffo(
+            [
+                "train",
+                "--config",
+                str(ROOT / "configs/train_rllib_smoke.yaml"),
+                "--out",
+                str(tmp_path),
+                "--no-progress",
+            ]
+        )
+        == 0
+    )
     (run,) = tmp_path.iterdir()
-    for name in ("config.yaml", "command.txt", "seed.txt", "command.json", "progress.json", "metrics.csv",
-                 "results.json", "eval/results.json"):
+    for name in (
+        "config.yaml",
+        "command.txt",
+        "seed.txt",
+        "command.json",
+        "progress.json",
+        "metrics.csv",
+        "results.json",
+        "eval/results.json",
+    ):
         assert (run / name).is_file(), name
     res = json.loads((run / "results.json").read_text())
     assert res["iterations"] == 3 and res["env_steps"] >= 3 * 512
     assert set(res["vs_random"]) == {"french", "german"}
     state = Game(options=RulesOptions(setup="random")).new_initial_state(5)
-    agents = {side: make_agent(f"policy:{run / 'policies' / side}.pt", side, seed=1) for side in ("french", "german")}
+    agents = {
+        side: make_agent(f"policy:{run / 'policies' / side}.pt", side, seed=1)
+        for side in ("french", "german")
+    }
     for _ in range(300):
         if state.is_terminal():
             break
@@ -62,17 +84,20 @@ def test_ffo_train_runs_the_smoke_config_and_exports_loadable_policies(tmp_path)
     assert meta["network"] == "flat-mlp" and meta["extra"]["backend"] == "rllib"
 
 
-@pytest.mark.parametrize(("text", "words"), [
-    ("iterations: 0", "iterations must be an integer >= 1"),
-    ("lr: 5", "lr must be a number"),
-    ("gamma: 0", "gamma must be a number"),
-    ("itrations: 3", "did you mean 'iterations'"),
-    ("run_name: ../../x", "run_name"),
-    ("hidden: [0]", "hidden"),
-    ("minibatch_size: 4096", "exceeds train_batch_size"),
-    ("- a list", "mapping"),
-    ("reward: [", "not valid YAML"),
-])
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("iterations: 0", "iterations must be an integer >= 1"),
+        ("lr: 5", "lr must be a number"),
+        ("gamma: 0", "gamma must be a number"),
+        ("itrations: 3", "did you mean 'iterations'"),
+        ("run_name: ../../x", "run_name"),
+        ("hidden: [0]", "hidden"),
+        ("minibatch_size: 4096", "exceeds train_batch_size"),
+        ("- a list", "mapping"),
+        ("reward: [", "not valid YAML"),
+    ],
+)
 def test_bad_configs_name_the_key(tmp_path, text, words):
     p = tmp_path / "c.yaml"
     p.write_text(text + "\n")

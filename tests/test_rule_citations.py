@@ -18,7 +18,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
 SHARED = ROOT.parent / "shared" / "ffo"
-CODE_DIRS = ("ffo_env", "agents", "training", "benchmarks", "tools", "tests", "examples", "webplay", "configs")
+CODE_DIRS = (
+    "ffo_env",
+    "agents",
+    "training",
+    "benchmarks",
+    "tools",
+    "tests",
+    "examples",
+    "webplay",
+    "configs",
+)
 CODE_SUFFIXES = {".py", ".yaml", ".yml", ".js", ".html"}
 
 _RULE_LIST = r"\d+\.\d+(?:\s*(?:-|–|,|/|&|and|or)\s*\d+\.\d+)*"

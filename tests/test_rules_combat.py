@@ -17,11 +17,14 @@ P = plain_game()
 
 
 def german_attack(units: str, french: str, rolls: str = "6", game=None, extra: str = "") -> object:
-    return position(f"""turn 3 phase GERMAN_COMBAT stuka_used
+    return position(
+        f"""turn 3 phase GERMAN_COMBAT stuka_used
         french: {french}
         german: {units}
         rolls: {rolls}
-        {extra}""", game or P)
+        {extra}""",
+        game or P,
+    )
 
 
 def test_13_1_attacking_is_voluntary():
@@ -81,8 +84,24 @@ def test_13_12_differential_column_and_result():
 
 def test_13_12_crt_matches_the_reconstruction():
     crt = P.scenario.tables.crt
-    assert [crt.column_of(d) for d in (-9, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 20)] == \
-        [0, 0, 1, 1, 2, 2, 3, 3, 4, 5, 6, 6, 7, 7, 8, 8]
+    assert [crt.column_of(d) for d in (-9, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 20)] == [
+        0,
+        0,
+        1,
+        1,
+        2,
+        2,
+        3,
+        3,
+        4,
+        5,
+        6,
+        6,
+        7,
+        7,
+        8,
+        8,
+    ]
     assert [crt.result(c, 1) for c in range(9)] == ["AE", "AE", "AE", "AS", "AS", "BB", "BB", "DR", "DR"]
     assert [crt.result(c, 6) for c in range(9)] == ["BB", "DR", "DR", "DE", "DE", "DE", "DE", "DE", "DE"]
     assert crt.result(4, 3) == "DR" and crt.result(2, 4) == "BB"
@@ -125,10 +144,13 @@ def test_13_13_german_all_supplied_mechanized_two_columns():
 
 
 def test_13_13_french_concentric_is_one_column():
-    s = position("""turn 3 phase FRENCH_COMBAT stuka_used
+    s = position(
+        """turn 3 phase FRENCH_COMBAT stuka_used
         french: fr-GC@4415 fr-3DCR@4413
         german: de-III@4414
-        rolls: 6""", P)
+        rolls: 6""",
+        P,
+    )
     b = fight(s, "4414", ["fr-GC", "fr-3DCR"])
     assert b["shifts"]["concentric"] == 1
 
@@ -181,7 +203,9 @@ def test_13_15_river_shift_only_if_every_attacker_crosses():
     assert b["shifts"] == {"river": -1}
     b = fight(german_attack("de-III@4415 de-IV@4513", "fr-I@4414", game=g), "4414", ["de-III", "de-IV"])
     assert b["shifts"] == {}  # de-IV does not attack across a river
-    g2 = custom_game(plain=True, terrain={"4414": "rough"}, rivers=rivers, options=RulesOptions(skip_forced=False))
+    g2 = custom_game(
+        plain=True, terrain={"4414": "rough"}, rivers=rivers, options=RulesOptions(skip_forced=False)
+    )
     b = fight(german_attack("de-III@4415", "fr-I@4414", game=g2), "4414", ["de-III"])
     assert sum(b["shifts"].values()) == -2  # additive to in-hex terrain
 
@@ -204,10 +228,13 @@ def test_13_16_r24_panzers_never_attack_cities():
 
 
 def test_13_16_r24_panzer_defends_city_as_clear():
-    s = position("""turn 3 phase FRENCH_COMBAT stuka_used
+    s = position(
+        """turn 3 phase FRENCH_COMBAT stuka_used
         french: fr-GC@4913
         german: de-XXXIX@4912
-        rolls: 6""", P)
+        rolls: 6""",
+        P,
+    )
     n = len(s.dice_log)
     b = fight(s, "4912", ["fr-GC"])
     assert "city" not in b["shifts"] and len(s.dice_log) == n + 1
@@ -223,8 +250,9 @@ def test_13_17_panzer_halved_into_mountains_and_mech_defend_as_clear():
 
 def test_r24_mixed_stack_option():
     g_any = custom_game(plain=True, terrain={"4414": "mountain"}, options=RulesOptions(skip_forced=False))
-    g_all = custom_game(plain=True, terrain={"4414": "mountain"},
-                        options=RulesOptions(skip_forced=False, mixed_stack="all"))
+    g_all = custom_game(
+        plain=True, terrain={"4414": "mountain"}, options=RulesOptions(skip_forced=False, mixed_stack="all")
+    )
     b = fight(german_attack("de-III@4415", "fr-I@4414 br-51@4414", game=g_any), "4414", ["de-III"])
     assert b["shifts"] == {"terrain": -2}
     b = fight(german_attack("de-III@4415", "fr-I@4414 br-51@4414", game=g_all), "4414", ["de-III"])
@@ -235,10 +263,13 @@ def test_13_18_r26_differential_limits_and_clamping():
     s = german_attack("de-III@4415 de-IV@4413 de-V@4514", "fr-GA@4414(r)")
     b = fight(s, "4414", ["de-III", "de-IV", "de-V"])  # +14 and concentric: clamped to the last column
     assert b["differential"] == 14 and b["column"] == 8
-    s = position("""turn 3 phase FRENCH_COMBAT stuka_used
+    s = position(
+        """turn 3 phase FRENCH_COMBAT stuka_used
         french: fr-GA@4415(r)
         german: de-III@4414 de-IV@4413
-        rolls: 1""", P)
+        rolls: 1""",
+        P,
+    )
     b = fight(s, "4414", ["fr-GA"])
     assert b["differential"] == -4 and b["column"] == 0 and b["result"] == "AE"
 
@@ -258,9 +289,12 @@ def test_13_19_r26_attacker_may_lower_before_the_die():
 
 
 def test_13_20_zero_factor_units_attack_but_naval_garrisons_do_not():
-    s = position("""turn 3 phase FRENCH_COMBAT stuka_used
+    s = position(
+        """turn 3 phase FRENCH_COMBAT stuka_used
         french: fr-41CAF@2304(r) fr-Sete@2305
-        german: de-III@2405""", P)
+        german: de-III@2405""",
+        P,
+    )
     s.apply_action(H("2405"))
     assert ua("fr-41CAF") in s.legal_actions() and ua("fr-Sete") not in s.legal_actions()
 
@@ -273,14 +307,19 @@ def test_7_4_attacker_oos_left_and_defender_oos_right():
     s = german_attack("de-XXXIX@4415", "fr-I@4414", extra="dead: garrisons\nscare: de-XXXIX")
     b = fight(s, "4414", ["de-XXXIX"])
     assert b["att_oos"] and b["def_oos"]
-    assert b["shifts"] == {"attacker_oos": -1, "defender_oos": 1} and b["column"] == s.game.scenario.tables.crt.column_of(5)
+    assert b["shifts"] == {"attacker_oos": -1, "defender_oos": 1} and b[
+        "column"
+    ] == s.game.scenario.tables.crt.column_of(5)
 
 
 def test_r22_order_of_a_battle():
-    s = position("""turn 3 phase GERMAN_COMBAT
+    s = position(
+        """turn 3 phase GERMAN_COMBAT
         french: fr-I@4912
         german: de-III@4913
-        rolls: 2 3 4 5""", P)
+        rolls: 2 3 4 5""",
+        P,
+    )
     s.apply_action(H("4912"))
     assert H("4912") in s.revealed[1]  # (1) declared and revealed
     assert s.legal_actions() == [ua("de-III")]  # at least one attacker: no withdrawal
@@ -292,7 +331,7 @@ def test_r22_order_of_a_battle():
     b = s.battle
     assert b["att_support"] == 5 and b["shifts"] == {"city": -2}
     s.apply_action(s.game.layout.lower(0))  # (8)
-    kinds = [e["for"].split(" (")[0] for e in s.dice_log[n:n + 4]]
+    kinds = [e["for"].split(" (")[0] for e in s.dice_log[n : n + 4]]
     assert kinds == ["8th Fliegerkorps attack"] * 2 + ["city defence of 4912", "combat at 4912"]
 
 

@@ -83,7 +83,9 @@ def test_2_5_the_british_51st_is_a_french_unit(scen) -> None:  # type: ignore[no
     assert [u.id for u in british] == ["br-51"]
     assert british[0].side == FRENCH and british[0].is_british_51  # rule 2.5 note
     mountain = [u for u in scen.units if u.type == "mountain"]
-    assert mountain and all(u.side == GERMAN and not u.mechanized for u in mountain)  # non-mechanized sub-type
+    assert mountain and all(
+        u.side == GERMAN and not u.mechanized for u in mountain
+    )  # non-mechanized sub-type
 
 
 def test_2_6_every_unit_is_mechanized_non_mechanized_or_static(scen) -> None:  # type: ignore[no-untyped-def]
@@ -101,7 +103,9 @@ def test_2_7_sizes_are_corps_division_or_brigade(scen) -> None:  # type: ignore[
 
 def test_2_8_w_marks_the_west_edge_reinforcement_group(scen) -> None:  # type: ignore[no-untyped-def]
     west = {u.id for u in scen.units if u.west}
-    assert west == {u.id for u in scen.units if u.side == GERMAN and u.group in ("4", "K")}  # rule 2.8 "W", 9.5
+    assert west == {
+        u.id for u in scen.units if u.side == GERMAN and u.group in ("4", "K")
+    }  # rule 2.8 "W", 9.5
     assert all(u.setup == "reinforcement" for u in scen.units if u.west)
     assert {u.id for u in scen.units if u.type == "colonial"} == {"fr-CAC", "fr-1CAC"}  # "Col"
 
@@ -130,4 +134,6 @@ def test_2_12_zero_factor_units_exist_and_are_units_of_the_game(scen) -> None:  
 def test_2_13_markers_four_refugees_two_naval_one_fliegerkorps(scen) -> None:  # type: ignore[no-untyped-def]
     t = scen.tables
     assert t.refugee_max == 4  # rule 2.13, 10.1
-    assert {k for k in t.support if k.startswith("naval_")} and {k for k in t.support if k.startswith("stuka_")}
+    assert {k for k in t.support if k.startswith("naval_")} and {
+        k for k in t.support if k.startswith("stuka_")
+    }

@@ -17,8 +17,22 @@ def _state():
     return s
 
 
-@pytest.mark.parametrize("bad", [1379.9, 1379.0, "1379", None, math.nan, True, False, np.float64(3.0), np.bool_(True),
-                                 [1], np.array([1])])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        1379.9,
+        1379.0,
+        "1379",
+        None,
+        math.nan,
+        True,
+        False,
+        np.float64(3.0),
+        np.bool_(True),
+        [1],
+        np.array([1]),
+    ],
+)
 def test_apply_action_accepts_only_integers(bad):
     s = _state()
     before = s.to_json()
@@ -36,7 +50,11 @@ def test_apply_action_out_of_range_is_a_value_error(bad):
     with pytest.raises(ValueError) as e:  # IllegalActionError is a ValueError
         s.apply_action(bad)
     assert isinstance(e.value, IllegalActionError)
-    assert str(bad) in str(e.value) and s.decision.name in str(e.value) and "outside the action space" in str(e.value)
+    assert (
+        str(bad) in str(e.value)
+        and s.decision.name in str(e.value)
+        and "outside the action space" in str(e.value)
+    )
     assert s.to_json() == before
 
 
@@ -60,10 +78,17 @@ def test_action_to_string_rejects_out_of_range_and_non_integers():
         s.action_to_string("3")  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("name", "value", "expected"), [
-    ("skip_forced", "false", "bool"), ("repeat_attacks", 1, "bool"), ("repeat_attacks", None, "bool"),
-    ("setup", 3, "str"), ("naval_vp_loss", True, "str"), ("mixed_stack", ["any"], "str"),
-])
+@pytest.mark.parametrize(
+    ("name", "value", "expected"),
+    [
+        ("skip_forced", "false", "bool"),
+        ("repeat_attacks", 1, "bool"),
+        ("repeat_attacks", None, "bool"),
+        ("setup", 3, "str"),
+        ("naval_vp_loss", True, "str"),
+        ("mixed_stack", ["any"], "str"),
+    ],
+)
 def test_rules_options_reject_wrong_types(name, value, expected):
     with pytest.raises(TypeError) as e:
         RulesOptions(**{name: value})
@@ -75,8 +100,13 @@ def test_rules_options_reject_wrong_types(name, value, expected):
 
 def test_rules_options_accept_their_defaults_and_valid_values():
     assert RulesOptions.from_dict(RulesOptions().to_dict()) == RulesOptions()
-    o = RulesOptions(setup="fixed", naval_vp_loss="die_minus_one", skip_forced=False, repeat_attacks=False,
-                     mixed_stack="all")
+    o = RulesOptions(
+        setup="fixed",
+        naval_vp_loss="die_minus_one",
+        skip_forced=False,
+        repeat_attacks=False,
+        mixed_stack="all",
+    )
     assert RulesOptions.from_dict(o.to_dict()) == o
 
 

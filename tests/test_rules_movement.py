@@ -43,13 +43,30 @@ def test_perft_rivers_refugees_and_oos_die():
     # Ring 1: all six (4415/4514 cost 1+1, 4313 costs 1+1 or 1 MP and 1 VP).
     # Ring 2: via 4513 -> 4512 4613 4614; via 4413 -> 4412 4312; via 4314 -> 4315 4214 4215;
     # via 4313 overrun -> 4213 (1 VP). 4416 4515 4615 need 3 MP. 6 + 9 = 15 destinations + stay.
-    g = custom_game(plain=True, rivers=[("4414", "4415"), ("4414", "4514")], options=RulesOptions(skip_forced=False))
+    g = custom_game(
+        plain=True, rivers=[("4414", "4415"), ("4414", "4514")], options=RulesOptions(skip_forced=False)
+    )
     s = fmove("french: fr-I@4414\ndead: garrisons\nrefugees: 4313\nrolls: 2", g)
     act(s, ua("fr-I"))
     assert s.moving_mp() == 2
     dests = s.move_destinations()
-    assert hexes(dests) == {"4415", "4514", "4513", "4413", "4313", "4314", "4512", "4613", "4614", "4412",
-                            "4312", "4315", "4214", "4215", "4213"}
+    assert hexes(dests) == {
+        "4415",
+        "4514",
+        "4513",
+        "4413",
+        "4313",
+        "4314",
+        "4512",
+        "4613",
+        "4614",
+        "4412",
+        "4312",
+        "4315",
+        "4214",
+        "4215",
+        "4213",
+    }
     assert len(s.legal_actions()) == 16
     assert {hg.hex_name(h) for h, r in dests.items() if r.vp} == {"4213"}
     assert (dests[H("4313")].vp, dests[H("4313")].mp) == (0, 2)  # R13: fewest VP first
@@ -57,10 +74,13 @@ def test_perft_rivers_refugees_and_oos_die():
 
 
 def test_perft_concentric_attack_targets_and_attackers():
-    s = position("""turn 3 phase GERMAN_COMBAT stuka_used
+    s = position(
+        """turn 3 phase GERMAN_COMBAT stuka_used
         french: fr-I@4414 fr-III@4416
         german: de-III@4415 de-1Mtn@4415 de-IV@4413 de-XXXIX@4313 de-V@4515
-        rolls: 6""", P)
+        rolls: 6""",
+        P,
+    )
     assert hexes(a for a in s.legal_actions() if a < 1530) == {"4414", "4416"} and len(s.legal_actions()) == 3
     act(s, "attack 4414")
     assert sorted(s.legal_actions()) == sorted(ua(x) for x in ("de-III", "de-1Mtn", "de-IV", "de-XXXIX"))
@@ -72,13 +92,17 @@ def test_perft_concentric_attack_targets_and_attackers():
 
 
 def test_perft_evacuation_ports():
-    s = position("""turn 3 phase EVACUATION
+    s = position(
+        """turn 3 phase EVACUATION
         french: fr-I@1815 br-51@1815 fr-GC@1517 fr-III@2305
         german: de-III@1624
-        ever_german: 2305""", P)
+        ever_german: 2305""",
+        P,
+    )
     # Marseille: Mar, I, 51; Toulon: Tou, GC; Cannes has a German neighbour; Sete was German once
-    assert sorted(s.legal_actions()) == sorted([ua(x) for x in ("fr-Mar", "fr-I", "br-51", "fr-Tou", "fr-GC")]
-                                               + [PASS])
+    assert sorted(s.legal_actions()) == sorted(
+        [ua(x) for x in ("fr-Mar", "fr-I", "br-51", "fr-Tou", "fr-GC")] + [PASS]
+    )
     act(s, ua("fr-I"))
     assert sorted(s.legal_actions()) == sorted([ua("fr-Tou"), ua("fr-GC"), PASS])  # one unit per port
     act(s, ua("fr-Tou"))
@@ -119,8 +143,12 @@ def test_6_7_moving_through_friendly_units():
 
 
 def test_11_5_tec_costs():
-    g = custom_game(plain=True, terrain={"4415": "rough", "4413": "marsh", "4514": "mountain"},
-                    rivers=[("4414", "4513")], options=RulesOptions(skip_forced=False))
+    g = custom_game(
+        plain=True,
+        terrain={"4415": "rough", "4413": "marsh", "4514": "mountain"},
+        rivers=[("4414", "4513")],
+        options=RulesOptions(skip_forced=False),
+    )
     s = fmove("french: fr-GC@4414", g)
     act(s, ua("fr-GC"))
     d = s.move_destinations()
@@ -135,8 +163,12 @@ def test_r14_city_hex_nullifies_rivers_for_movement():
 
 
 def test_11_4_r15_minimum_move_of_one_hex():
-    g = custom_game(plain=True, terrain={"4415": "mountain"}, blocked=[("4414", "4513")],
-                    options=RulesOptions(skip_forced=False))
+    g = custom_game(
+        plain=True,
+        terrain={"4415": "mountain"},
+        blocked=[("4414", "4513")],
+        options=RulesOptions(skip_forced=False),
+    )
     s = fmove("french: fr-I@4414\ngerman: de-III@4413\ndead: garrisons\nrolls: 1", g)
     act(s, ua("fr-I"))
     assert s.moving_mp() == 1
@@ -156,8 +188,9 @@ def test_r15_minimum_move_never_into_the_sea():
 
 
 def test_11_3_advances_and_retreats_spend_no_mp():
-    s = position("turn 3 phase FRENCH_COMBAT stuka_used\nfrench: fr-GC@4415\ngerman: de-III@4414(r)\nrolls: 6",
-                 P)
+    s = position(
+        "turn 3 phase FRENCH_COMBAT stuka_used\nfrench: fr-GC@4415\ngerman: de-III@4414(r)\nrolls: 6", P
+    )
     act(s, "attack 4414")
     act(s, ua("fr-GC"))
     act(s, s.game.layout.lower(0))
@@ -195,8 +228,11 @@ def test_r17_rail_route_only_clear_or_city_and_never_next_to_enemies():
 
 
 def test_r16_rail_ignores_refugees():
-    s = fmove("french: fr-I@4912\nrefugees: " + " ".join(hg.hex_name(n) for n in hg.NEIGHBOR_LISTS[H("4912")])
-              + "\nrolls: 1")
+    s = fmove(
+        "french: fr-I@4912\nrefugees: "
+        + " ".join(hg.hex_name(n) for n in hg.NEIGHBOR_LISTS[H("4912")])
+        + "\nrolls: 1"
+    )
     act(s, ua("fr-I"))
     act(s, H("1815"))
     assert s.vp == 0
@@ -255,15 +291,20 @@ def test_r17_3_7_rail_route_takes_control_of_every_hex_it_enters():
     mid = route[len(route) // 2]
     assert len(route) >= 3 and mid != "1815"
     # an empty German-controlled hex on the route, and one off it
-    off = next(hg.hex_name(h) for h in range(hg.N_HEX)
-               if P.tables.rail_ok[h] and hg.hex_name(h) not in route and hg.distance(h, H("4220")) > 3)
+    off = next(
+        hg.hex_name(h)
+        for h in range(hg.N_HEX)
+        if P.tables.rail_ok[h] and hg.hex_name(h) not in route and hg.distance(h, H("4220")) > 3
+    )
     s = fmove(f"french: fr-I@4912\ngerman: de-III@4220\ngerman_control: {mid} {off}\nrolls: 5")
     act(s, ua("fr-I"))
     act(s, H("1815"))
     assert s.control[H(mid)] == 0  # rule 3.7, R17: the route entered it: French
     assert s.control[H(off)] == 1  # not on the route: still German
     assert all(s.control[H(h)] == 0 for h in route)
-    assert s.rail_log == [{"turn": 3, "unit": "fr-I", "from": "4912", "to": "1815", "route": route}]  # R17: recorded
+    assert s.rail_log == [
+        {"turn": 3, "unit": "fr-I", "from": "4912", "to": "1815", "route": route}
+    ]  # R17: recorded
 
 
 def test_r17_rail_route_is_a_shortest_chain_of_rail_hexes_avoiding_enemies():

@@ -37,10 +37,16 @@ def test_r26_battle_preview_is_the_engines_arithmetic_for_every_ground_battle_of
             b = s.battle
             if s.decision != Decision.LOWER or b["air"]:
                 continue
-            pv = s.battle_preview(b["target"], list(b["attackers"]), att_support=b.get("att_support", 0),
-                                  def_support=b.get("def_support", 0))
+            pv = s.battle_preview(
+                b["target"],
+                list(b["attackers"]),
+                att_support=b.get("att_support", 0),
+                def_support=b.get("def_support", 0),
+            )
             assert (pv.att_cf, pv.def_cf, pv.differential) == (b["att_cf"], b["def_cf"], b["differential"])
-            assert {x.cause: x.columns for x in pv.shifts} == {k: v for k, v in b["shifts"].items() if k != "city"}
+            assert {x.cause: x.columns for x in pv.shifts} == {
+                k: v for k, v in b["shifts"].items() if k != "city"
+            }
             assert all(x.rule == SHIFT_RULES[x.cause] for x in pv.shifts)
             assert pv.city_die == ("city" in b["shifts"])
             assert pv.columns.get(b["column"], 0.0) > 0  # the column the engine rolled is a possible one
@@ -52,9 +58,12 @@ def test_r26_battle_preview_is_the_engines_arithmetic_for_every_ground_battle_of
 
 
 def test_13_16_r26_battle_preview_city_die_and_distribution():
-    s = position("""turn 3 phase GERMAN_COMBAT stuka_used
+    s = position(
+        """turn 3 phase GERMAN_COMBAT stuka_used
         french: fr-I@4414
-        german: de-III@4415 de-IV@4413""", P)
+        german: de-III@4415 de-IV@4413""",
+        P,
+    )
     pv = s.battle_preview(H("4414"), [U("de-III"), U("de-IV")])
     assert pv.defenders == (U("fr-I"),) and pv.att_cf == s.cf(U("de-III")) + s.cf(U("de-IV"))
     assert [x.cause for x in pv.shifts] == ["concentric"] and pv.shifts[0].rule == SHIFT_RULES["concentric"]
@@ -92,13 +101,15 @@ def test_3_7_controller():
 
 
 def test_4_1_r21_destroying_the_last_french_units_ends_the_game():
-    s = position("turn 3 phase GERMAN_COMBAT stuka_used\nfrench: fr-I@4414\ndead: garrisons\n"
-                 "german: de-III@4415", P)
+    s = position(
+        "turn 3 phase GERMAN_COMBAT stuka_used\nfrench: fr-I@4414\ndead: garrisons\ngerman: de-III@4415", P
+    )
     assert s.destroying_ends_game(H("4414")) and not s.destroying_ends_game(H("4415"))
     s = position("turn 3 phase GERMAN_COMBAT stuka_used\nfrench: fr-I@4414\ngerman: de-III@4415", P)
     assert not s.destroying_ends_game(H("4414"))  # the port garrisons are still there
-    s = position("turn 15 phase GERMAN_COMBAT stuka_used\nfrench: fr-I@4414\ndead: garrisons\n"
-                 "german: de-III@4415", P)
+    s = position(
+        "turn 15 phase GERMAN_COMBAT stuka_used\nfrench: fr-I@4414\ndead: garrisons\ngerman: de-III@4415", P
+    )
     assert not s.destroying_ends_game(H("4414"))  # the game ends after this turn anyway (rule 4.1)
 
 
@@ -131,13 +142,18 @@ def test_decision_unit_and_move_destinations():
     act(s, ua("fr-I"))
     assert s.decision == Decision.MOVE_DEST and s.decision_unit() == U("fr-I") == s.selected_unit()
     dests = s.move_destinations()
-    assert dests and set(dests) <= set(s.legal_actions()) and all(r.mp <= s.moving_mp() for r in dests.values())
+    assert (
+        dests and set(dests) <= set(s.legal_actions()) and all(r.mp <= s.moving_mp() for r in dests.values())
+    )
 
 
 def test_3_6_r03_r24_battle_preview_for_a_viewer_uses_only_what_it_sees_of_the_stack():
-    s = position("""turn 3 phase FRENCH_COMBAT
+    s = position(
+        """turn 3 phase FRENCH_COMBAT
         french: fr-I@4218
-        german: de-XL@4219 de-XXXIX@4219""", P)
+        german: de-XL@4219 de-XXXIX@4219""",
+        P,
+    )
     lyon, attackers = H("4219"), [U("fr-I")]
     full = s.battle_preview(lyon, attackers)
     seen = s.battle_preview(lyon, attackers, viewer=Side.FRENCH)
@@ -148,9 +164,12 @@ def test_3_6_r03_r24_battle_preview_for_a_viewer_uses_only_what_it_sees_of_the_s
     assert seen.att_cf == full.att_cf
     # R24, rule 13.16: a panzer corps alone defends a city as clear terrain; the hidden unit may not be one
     assert seen.city_die and full.city_die
-    alone = position("""turn 3 phase FRENCH_COMBAT
+    alone = position(
+        """turn 3 phase FRENCH_COMBAT
         french: fr-I@4218
-        german: de-XXXIX@4219""", P)
+        german: de-XXXIX@4219""",
+        P,
+    )
     assert not alone.battle_preview(lyon, attackers, viewer=Side.FRENCH).city_die
     # R3: declaring the attack reveals the stack, and then the viewer's preview is the full one
     act(s, "attack 4219")

@@ -23,8 +23,9 @@ def test_10_1_number_of_markers_is_the_die_at_most_four():
 
 
 def test_10_2_r35_placement_hexes():
-    s = position("turn 1 phase REFUGEE_PLACEMENT\nfrench: fr-I@4212\ngerman: de-III@4414\n"
-                 "refugees: 3010\nrolls: 3", P)
+    s = position(
+        "turn 1 phase REFUGEE_PLACEMENT\nfrench: fr-I@4212\ngerman: de-III@4414\nrefugees: 3010\nrolls: 3", P
+    )
     mt = s.game.tables
     legal = set(s.legal_actions())
     near = {H("4414"), *hg.NEIGHBOR_LISTS[H("4414")]}
@@ -78,8 +79,11 @@ def test_10_6_refugees_never_removed_by_units_and_not_stacking():
 
 
 def test_r16_retreats_ignore_refugees():
-    s = position("turn 3 phase GERMAN_COMBAT stuka_used\nfrench: fr-I@4414\n"
-                 "german: de-III@4415 de-IV@4514\nrefugees: 4413 4513 4313 4314\nrolls: 1", P)
+    s = position(
+        "turn 3 phase GERMAN_COMBAT stuka_used\nfrench: fr-I@4414\n"
+        "german: de-III@4415 de-IV@4514\nrefugees: 4413 4513 4313 4314\nrolls: 1",
+        P,
+    )
     act(s, "attack 4414")
     act(s, ua("de-III"))
     act(s, ua("de-IV"))

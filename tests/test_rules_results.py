@@ -17,19 +17,25 @@ PASS = P.layout.special(Special.PASS)
 
 
 def g_attack(german: str, french: str, rolls: str, game=None, extra: str = ""):
-    return position(f"""turn 3 phase GERMAN_COMBAT stuka_used
+    return position(
+        f"""turn 3 phase GERMAN_COMBAT stuka_used
         french: {french}
         german: {german}
         rolls: {rolls}
-        {extra}""", game or P)
+        {extra}""",
+        game or P,
+    )
 
 
 def f_attack(french: str, german: str, rolls: str, game=None, extra: str = ""):
-    return position(f"""turn 3 phase FRENCH_COMBAT stuka_used
+    return position(
+        f"""turn 3 phase FRENCH_COMBAT stuka_used
         french: {french}
         german: {german}
         rolls: {rolls}
-        {extra}""", game or P)
+        {extra}""",
+        game or P,
+    )
 
 
 def test_13_5_r27_defender_eliminated():
@@ -46,7 +52,9 @@ def test_13_5_r27_attacker_eliminated_and_4_3_vp():
     b = fight(s, "4414", ["de-III", "de-1Mtn"])  # 7 - 7 = 0, die 1
     assert b["result"] == "AE"
     assert s.steps[U("de-III")] == 1 and s.status[U("de-1Mtn")] == DEAD
-    assert sorted(e["vp"] for e in s.vp_log) == [1, 2] and s.vp == 3  # infantry reduced, 1st Mountain eliminated
+    assert (
+        sorted(e["vp"] for e in s.vp_log) == [1, 2] and s.vp == 3
+    )  # infantry reduced, 1st Mountain eliminated
 
 
 def test_13_5_reduced_unit_eliminated_and_4_3_mech_vp():
@@ -67,7 +75,10 @@ def test_13_6_r28_retreat_hexes_exclude_origins_enemies_and_full_hexes():
     b = fight(s, "4414", ["de-III", "de-IV"])  # +7, die 1
     assert b["result"] == "DR"
     assert s.decision == Decision.RETREAT and s.current_agent == "french"
-    assert hexes(s.legal_actions()) == {"4413", "4513"}  # not 4415/4514 (origins), 4313 (enemy), 4314 (stacking)
+    assert hexes(s.legal_actions()) == {
+        "4413",
+        "4513",
+    }  # not 4415/4514 (origins), 4313 (enemy), 4314 (stacking)
     act(s, "retreat to 4413")
     assert s.loc[U("fr-I")] == H("4413")
     assert s.decision == Decision.ADVANCE_UNIT
@@ -103,8 +114,15 @@ def test_13_6_r15_no_retreat_across_blocked_hexside_or_to_sea():
 def test_13_6_no_retreat_out_to_sea():
     mt = P.tables
     from ffo_env.core import hexgrid as hg
-    c = next(h for h in range(hg.N_HEX) if mt.coastal[h] and not mt.city[h] and not mt.colored[h]
-             and sum(mt.land[n] for n in hg.NEIGHBOR_LISTS[h]) >= 3)
+
+    c = next(
+        h
+        for h in range(hg.N_HEX)
+        if mt.coastal[h]
+        and not mt.city[h]
+        and not mt.colored[h]
+        and sum(mt.land[n] for n in hg.NEIGHBOR_LISTS[h]) >= 3
+    )
     land = [n for n in hg.NEIGHBOR_LISTS[c] if mt.land[n]]
     a, rest = land[0], set(land[1:])
     s = g_attack(f"de-III@{hg.hex_name(a)} de-IV@{hg.hex_name(land[1])}", f"fr-GA@{hg.hex_name(c)}(r)", "1")
@@ -220,10 +238,13 @@ def test_4_3_r31_51st_advance_scores_one_vp():
 
 
 def test_r30_r31_no_advance_after_an_air_strike():
-    s = position("""turn 3 phase LUFTWAFFE
+    s = position(
+        """turn 3 phase LUFTWAFFE
         french: fr-GA@4414(r)
         german: de-III@6010
-        rolls: 6 6 6""", P)
+        rolls: 6 6 6""",
+        P,
+    )
     act(s, "air strike on 4414")
     act(s, s.game.layout.lower(0))
     assert s.status[U("fr-GA")] == DEAD and s.decision != Decision.ADVANCE_UNIT

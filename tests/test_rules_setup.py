@@ -100,8 +100,10 @@ def test_r02_random_and_fixed_setup():
 
 
 def test_3_6_r03_fog_of_war_reveal_on_declaration_until_the_stack_changes():
-    s = position("turn 3 phase GERMAN_COMBAT stuka_used\nfrench: fr-I@4414 br-51@4414\n"
-                 "german: de-III@4415\nrolls: 1", P)
+    s = position(
+        "turn 3 phase GERMAN_COMBAT stuka_used\nfrench: fr-I@4414 br-51@4414\ngerman: de-III@4415\nrolls: 1",
+        P,
+    )
     assert s.stacks[H("4414")][-1] == U("br-51")  # R3: the last placed is on top
     assert H("4414") not in s.revealed[1]
     fight(s, "4414", ["de-III"])  # +0: AS on die 1? 5 - 6 = -1, die 1: AE
@@ -151,11 +153,15 @@ def test_5_5_german_never_ends_in_the_red_row():
     s = position("turn 3 phase GERMAN_MOVEMENT\ngerman: de-XXXIX@5810", P)
     act(s, ua("de-XXXIX"))
     assert not any(s.game.tables.row[h] == ColoredRow.RED for h in s.move_destinations())
-    assert any(s.game.tables.row[h] == ColoredRow.GREEN for h in s.move_destinations())  # main force may go back
+    assert any(
+        s.game.tables.row[h] == ColoredRow.GREEN for h in s.move_destinations()
+    )  # main force may go back
 
 
 def test_5_5_r05_french_attack_into_yellow_but_no_advance():
-    s = position("turn 5 phase FRENCH_COMBAT stuka_used\nfrench: fr-I@4001\ngerman: de-I@4000(r)\nrolls: 6", P)
+    s = position(
+        "turn 5 phase FRENCH_COMBAT stuka_used\nfrench: fr-I@4001\ngerman: de-I@4000(r)\nrolls: 6", P
+    )
     assert H("4000") in s.legal_actions()
     b = fight(s, "4000", ["fr-I"])  # 3 - 2 = +1, die 6: DE
     assert b["result"] == "DE" and s.status[U("de-I")] == DEAD
@@ -168,7 +174,9 @@ def test_5_3_r07_gt1_french_must_leave_the_red_row():
     assert sorted(s.legal_actions()) == sorted([ua("fr-I"), ua("fr-III")])  # no END yet
     act(s, ua("fr-I"))
     assert H("5910") not in s.legal_actions()  # may not stay
-    assert s.move_destinations() and all(not mt.adj_red[h] and mt.row[h] != ColoredRow.RED for h in s.move_destinations())
+    assert s.move_destinations() and all(
+        not mt.adj_red[h] and mt.row[h] != ColoredRow.RED for h in s.move_destinations()
+    )
     act(s, max(s.move_destinations(), key=lambda h: -mt.row[h]))
     assert PASS not in s.legal_actions()
     act(s, ua("fr-III"))
@@ -177,8 +185,11 @@ def test_5_3_r07_gt1_french_must_leave_the_red_row():
 
 
 def test_5_3_r07_gt1_french_violator_eliminated_without_vp():
-    s = position("turn 1 phase FRENCH_MOVEMENT\nfrench: fr-I@5910 fr-III@5614\n"
-                 "german: de-III@5909 de-IV@5911 de-V@5810 de-VI@5811", P)
+    s = position(
+        "turn 1 phase FRENCH_MOVEMENT\nfrench: fr-I@5910 fr-III@5614\n"
+        "german: de-III@5909 de-IV@5911 de-V@5810 de-VI@5811",
+        P,
+    )
     act(s, ua("fr-I"))
     assert s.legal_actions() == [H("5910")]  # no compliant destination: it stays
     act(s, H("5910"))
@@ -196,8 +207,11 @@ def test_5_4_r07_gt1_german_must_leave_green_and_red():
     mt = s.game.tables
     assert all(mt.row[h] not in (ColoredRow.GREEN, ColoredRow.RED) for h in s.move_destinations())
     assert H("6010") not in s.legal_actions()
-    g = custom_game(plain=True, blocked=[("6010", nb) for nb in ("6009", "6011", "5909", "5910")],
-                    options=RulesOptions(skip_forced=False))
+    g = custom_game(
+        plain=True,
+        blocked=[("6010", nb) for nb in ("6009", "6011", "5909", "5910")],
+        options=RulesOptions(skip_forced=False),
+    )
     s = position("turn 1 phase GERMAN_MOVEMENT\ngerman: de-III@6010", g)
     act(s, ua("de-III"))
     act(s, H("6010"))
@@ -219,8 +233,10 @@ def test_9_2_r07_18th_army_must_leave_then_stay_out():
 
 
 def test_9_2_18th_army_never_retreats_back_into_the_rows():
-    s = position("turn 4 phase FRENCH_COMBAT stuka_used\nfrench: fr-GC@5709 fr-3DCR@5710\n"
-                 "german: de-X@5810\nrolls: 2", P)
+    s = position(
+        "turn 4 phase FRENCH_COMBAT stuka_used\nfrench: fr-GC@5709 fr-3DCR@5710\ngerman: de-X@5810\nrolls: 2",
+        P,
+    )
     b = fight(s, "5810", ["fr-GC", "fr-3DCR"])  # 9 - 5 = +4, die 2: DR
     assert b["result"] == "DR" and s.decision == Decision.RETREAT
     assert hexes(s.legal_actions()) == {"5809", "5811"}  # not 5909/5910 (red), not the origins

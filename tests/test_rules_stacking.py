@@ -65,8 +65,11 @@ def test_6_6_13_4_opposing_units_never_share_a_hex():
 
 
 def test_6_5_advance_may_not_overstack():
-    s = position("turn 3 phase GERMAN_COMBAT stuka_used\nfrench: fr-GA@4414(r)\n"
-                 "german: de-III@4415 de-IV@4514\nrolls: 6", P)
+    s = position(
+        "turn 3 phase GERMAN_COMBAT stuka_used\nfrench: fr-GA@4414(r)\n"
+        "german: de-III@4415 de-IV@4514\nrolls: 6",
+        P,
+    )
     act(s, "attack 4414")
     act(s, ua("de-III"))
     act(s, ua("de-IV"))

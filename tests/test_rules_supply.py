@@ -16,25 +16,38 @@ RING = "de-III@4415 de-IV@4514 de-V@4513 de-VI@4413 de-VII@4313 de-VIII@4314"  #
 def test_7_2_enemy_units_cut_supply_enemy_control_does_not():
     s = position(f"turn 3 phase GERMAN_MOVEMENT\nfrench: fr-I@4414\ngerman: {RING}", P, run=False)
     assert not s.is_supplied(U("fr-I"))
-    s = position("turn 3 phase GERMAN_MOVEMENT\nfrench: fr-I@4414\ngerman: de-III@4415 de-IV@4514 de-V@4513 "
-                 "de-VI@4413 de-VIII@4314\ngerman_control: 4313 4213 4212", P, run=False)
+    s = position(
+        "turn 3 phase GERMAN_MOVEMENT\nfrench: fr-I@4414\ngerman: de-III@4415 de-IV@4514 de-V@4513 "
+        "de-VI@4413 de-VIII@4314\ngerman_control: 4313 4213 4212",
+        P,
+        run=False,
+    )
     assert s.is_supplied(U("fr-I"))  # through the German-controlled but empty 4313
 
 
 def test_7_2_supply_never_crosses_a_blocked_hexside():
     g = custom_game(plain=True, blocked=[("4414", "4313")])
-    s = position("turn 3 phase GERMAN_MOVEMENT\nfrench: fr-I@4414\ngerman: de-III@4415 de-IV@4514 de-V@4513 "
-                 "de-VI@4413 de-VIII@4314", g, run=False)
+    s = position(
+        "turn 3 phase GERMAN_MOVEMENT\nfrench: fr-I@4414\ngerman: de-III@4415 de-IV@4514 de-V@4513 "
+        "de-VI@4413 de-VIII@4314",
+        g,
+        run=False,
+    )
     assert not s.is_supplied(U("fr-I"))
 
 
 def test_7_8_french_supply_from_never_german_cities_and_garrisoned_ports():
     s = position("turn 3 phase GERMAN_MOVEMENT\nfrench: fr-I@4912 fr-III@4414\ndead: garrisons", P, run=False)
     assert s.is_supplied(U("fr-I")) and not s.is_supplied(U("fr-III"))
-    s = position("turn 3 phase GERMAN_MOVEMENT\nfrench: fr-I@4912 fr-III@4414\ndead: garrisons\n"
-                 "ever_german: 4912", P, run=False)
+    s = position(
+        "turn 3 phase GERMAN_MOVEMENT\nfrench: fr-I@4912 fr-III@4414\ndead: garrisons\never_german: 4912",
+        P,
+        run=False,
+    )
     assert not s.is_supplied(U("fr-I"))  # a city once German supplies no more
-    s = position("turn 3 phase GERMAN_MOVEMENT\nfrench: fr-III@4414\ndead: fr-Tou fr-Can fr-Sete", P, run=False)
+    s = position(
+        "turn 3 phase GERMAN_MOVEMENT\nfrench: fr-III@4414\ndead: fr-Tou fr-Can fr-Sete", P, run=False
+    )
     assert s.is_supplied(U("fr-III"))  # Marseille's garrison
     s = position("turn 3 phase GERMAN_MOVEMENT\nfrench: fr-III@4414\nevacuated: garrisons", P, run=False)
     assert not s.is_supplied(U("fr-III"))
@@ -59,8 +72,10 @@ def test_r10_french_never_trace_through_green_or_yellow():
 
 
 def test_7_1_7_3_r12_oos_movement_die_when_chosen():
-    s = position("turn 3 phase FRENCH_MOVEMENT\nfrench: fr-I@4414 br-51@4414 fr-GC@4614\ndead: garrisons\n"
-                 "rolls: 5 6", P)
+    s = position(
+        "turn 3 phase FRENCH_MOVEMENT\nfrench: fr-I@4414 br-51@4414 fr-GC@4614\ndead: garrisons\nrolls: 5 6",
+        P,
+    )
     n = len(s.dice_log)
     act(s, ua("fr-I"))
     assert len(s.dice_log) == n + 1 and "OOS movement" in s.dice_log[-1]["for"]
@@ -88,8 +103,9 @@ def test_7_4_defender_oos_shift_is_in_test_rules_combat():
 
 
 def test_7_5_oos_units_are_never_reduced_for_it():
-    s = position("turn 3 phase REFUGEE_PLACEMENT\nfrench: fr-I@4414\ngerman: de-III@6010\ndead: garrisons\n"
-                 "rolls: 1", P)
+    s = position(
+        "turn 3 phase REFUGEE_PLACEMENT\nfrench: fr-I@4414\ngerman: de-III@6010\ndead: garrisons\nrolls: 1", P
+    )
     while not (s.turn == 4 and s.phase.name == "FRENCH_MOVEMENT"):
         s.apply_action(s.legal_actions()[-1] if s.decision != Decision.REFUGEE_HEX else s.legal_actions()[0])
     assert s.status[U("fr-I")] == ON_MAP and s.steps[U("fr-I")] == 2 and not s.is_supplied(U("fr-I"))
@@ -105,8 +121,11 @@ def test_7_6_units_may_move_out_of_supply():
 
 
 def test_r11_supply_cache_follows_every_move():
-    s = position("turn 3 phase GERMAN_MOVEMENT\nfrench: fr-I@4414\ngerman: de-III@4415 de-IV@4514 de-V@4513 "
-                 "de-VI@4413 de-VIII@4314 de-VII@4312", P)
+    s = position(
+        "turn 3 phase GERMAN_MOVEMENT\nfrench: fr-I@4414\ngerman: de-III@4415 de-IV@4514 de-V@4513 "
+        "de-VI@4413 de-VIII@4314 de-VII@4312",
+        P,
+    )
     assert s.is_supplied(U("fr-I"))
     act(s, ua("de-VII"))
     act(s, "move de-VII to 4313 (1 MP)")
@@ -133,8 +152,11 @@ def test_7_9_oos_mechanized_cannot_be_scared():
 
 
 def test_7_9_scare_moves_as_oos_defends_normally_and_is_removed_in_2h():
-    s = position("turn 3 phase GERMAN_MOVEMENT\nfrench: fr-I@4212\ngerman: de-XXXIX@4414 de-III@4612\n"
-                 "scare: de-XXXIX\nrolls: 3", P)
+    s = position(
+        "turn 3 phase GERMAN_MOVEMENT\nfrench: fr-I@4212\ngerman: de-XXXIX@4414 de-III@4612\n"
+        "scare: de-XXXIX\nrolls: 3",
+        P,
+    )
     n = len(s.dice_log)
     act(s, ua("de-XXXIX"))
     assert len(s.dice_log) == n + 1 and s.moving_mp() == 3

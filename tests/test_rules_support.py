@@ -40,8 +40,11 @@ def test_r32_naval_range_definitions():
 
 
 def test_12_8_4_4_r18_naval_attack_coastal_two_dice_and_vp_loss():
-    s = position(f"turn 3 phase FRENCH_COMBAT stuka_used\nfrench: fr-I@{COAST_N}\ngerman: de-III@{COAST}\n"
-                 "rolls: 3 4 5 1", P)
+    s = position(
+        f"turn 3 phase FRENCH_COMBAT stuka_used\nfrench: fr-I@{COAST_N}\ngerman: de-III@{COAST}\n"
+        "rolls: 3 4 5 1",
+        P,
+    )
     act(s, f"attack {COAST}")
     act(s, ua("fr-I"))
     assert s.decision == Decision.SUPPORT_ATTACK and sorted(s.legal_actions()) == sorted([NAV_F, NAV_B, PASS])
@@ -53,8 +56,11 @@ def test_12_8_4_4_r18_naval_attack_coastal_two_dice_and_vp_loss():
 
 def test_12_8_naval_attack_inland_one_die_and_r18_option():
     g = custom_game(plain=True, options=RulesOptions(skip_forced=False, naval_vp_loss="die_minus_one"))
-    s = position(f"turn 3 phase FRENCH_COMBAT stuka_used\nfrench: fr-I@{INLAND_N}\ngerman: de-III@{INLAND}\n"
-                 "rolls: 3 5 1", g)
+    s = position(
+        f"turn 3 phase FRENCH_COMBAT stuka_used\nfrench: fr-I@{INLAND_N}\ngerman: de-III@{INLAND}\n"
+        "rolls: 3 5 1",
+        g,
+    )
     act(s, f"attack {INLAND}")
     act(s, ua("fr-I"))
     act(s, NAV_B)
@@ -63,8 +69,10 @@ def test_12_8_naval_attack_inland_one_die_and_r18_option():
 
 def test_12_8_naval_defence_coastal_1d_inland_half():
     for target, n, want in ((COAST, COAST_N, 5), (INLAND, INLAND_N, 2)):
-        s = position(f"turn 3 phase GERMAN_COMBAT stuka_used\nfrench: fr-I@{target}\ngerman: de-III@{n}\n"
-                     "rolls: 5 2 1", P)
+        s = position(
+            f"turn 3 phase GERMAN_COMBAT stuka_used\nfrench: fr-I@{target}\ngerman: de-III@{n}\nrolls: 5 2 1",
+            P,
+        )
         act(s, f"attack {target}")
         act(s, ua("de-III"))
         assert s.decision == Decision.SUPPORT_DEFENCE and s.current_agent == "french"
@@ -73,8 +81,11 @@ def test_12_8_naval_defence_coastal_1d_inland_half():
 
 
 def test_12_8_r32_each_marker_once_per_turn_never_both_in_one_battle():
-    s = position(f"turn 3 phase FRENCH_COMBAT stuka_used\nfrench: fr-I@{COAST_N}\ngerman: de-III@{COAST}\n"
-                 "naval_used: french\nrolls: 1 1 1 1", P)
+    s = position(
+        f"turn 3 phase FRENCH_COMBAT stuka_used\nfrench: fr-I@{COAST_N}\ngerman: de-III@{COAST}\n"
+        "naval_used: french\nrolls: 1 1 1 1",
+        P,
+    )
     act(s, f"attack {COAST}")
     act(s, ua("fr-I"))
     assert sorted(s.legal_actions()) == sorted([NAV_B, PASS])
@@ -146,8 +157,12 @@ def test_12_4_r30_naval_garrison_survives_air_strikes():
 
 
 def test_12_4_r30_air_strike_terrain_and_city_apply_concentric_and_rivers_do_not():
-    g = custom_game(plain=True, terrain={"4414": "mountain"}, rivers=[("4414", "4415")],
-                    options=RulesOptions(skip_forced=False))
+    g = custom_game(
+        plain=True,
+        terrain={"4414": "mountain"},
+        rivers=[("4414", "4415")],
+        options=RulesOptions(skip_forced=False),
+    )
     s = position("turn 3 phase LUFTWAFFE\nfrench: fr-I@4414\nrolls: 1 1 1", g)
     act(s, "air strike on 4414")
     assert s.battle["shifts"] == {"terrain": -2}

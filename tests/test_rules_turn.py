@@ -12,9 +12,22 @@ from ffo_env.core.state import Decision, Phase
 
 P = plain_game()
 PASS = P.layout.special(Special.PASS)
-ORDER = [Phase.EVACUATION, Phase.FRENCH_MOVEMENT, Phase.FRENCH_COMBAT, Phase.REFUGEE_RECOVERY, Phase.PANZER_SCARE,
-         Phase.GERMAN_ORDER, Phase.REPLACEMENT, Phase.LUFTWAFFE, Phase.GERMAN_MOVEMENT, Phase.GERMAN_COMBAT,
-         Phase.REPLACEMENT_COMPLETION, Phase.REINFORCEMENT, Phase.REFUGEE_PLACEMENT, Phase.SCARE_REMOVAL]
+ORDER = [
+    Phase.EVACUATION,
+    Phase.FRENCH_MOVEMENT,
+    Phase.FRENCH_COMBAT,
+    Phase.REFUGEE_RECOVERY,
+    Phase.PANZER_SCARE,
+    Phase.GERMAN_ORDER,
+    Phase.REPLACEMENT,
+    Phase.LUFTWAFFE,
+    Phase.GERMAN_MOVEMENT,
+    Phase.GERMAN_COMBAT,
+    Phase.REPLACEMENT_COMPLETION,
+    Phase.REINFORCEMENT,
+    Phase.REFUGEE_PLACEMENT,
+    Phase.SCARE_REMOVAL,
+]
 
 
 def _phases_of_turn(s, turn):
@@ -65,11 +78,13 @@ def test_5_2_turn_advances_after_the_german_player_turn():
 
 
 def test_5_1_5_6_sequence_of_play_and_german_order_choice():
-    s = position("turn 3 phase PANZER_SCARE\nfrench: fr-I@4414\ngerman: de-III@4415 de-XXXIX@5010\n"
-                 "rolls: 6", P)
+    s = position(
+        "turn 3 phase PANZER_SCARE\nfrench: fr-I@4414\ngerman: de-III@4415 de-XXXIX@5010\nrolls: 6", P
+    )
     assert s.decision == Decision.GERMAN_ORDER
-    assert sorted(s.legal_actions()) == sorted([P.layout.special(Special.MOVE_FIRST),
-                                                P.layout.special(Special.FIGHT_FIRST)])
+    assert sorted(s.legal_actions()) == sorted(
+        [P.layout.special(Special.MOVE_FIRST), P.layout.special(Special.FIGHT_FIRST)]
+    )
     act(s, P.layout.special(Special.FIGHT_FIRST))
     seen = []
     while s.turn == 3:
@@ -86,7 +101,10 @@ def test_5_1_full_turn_order_in_play():
     rank = {p: i for i, p in enumerate(ORDER)}
     movement_first = seen.index(Phase.GERMAN_MOVEMENT) < seen.index(Phase.GERMAN_COMBAT)
     if not movement_first:
-        rank[Phase.GERMAN_MOVEMENT], rank[Phase.GERMAN_COMBAT] = rank[Phase.GERMAN_COMBAT], rank[Phase.GERMAN_MOVEMENT]
+        rank[Phase.GERMAN_MOVEMENT], rank[Phase.GERMAN_COMBAT] = (
+            rank[Phase.GERMAN_COMBAT],
+            rank[Phase.GERMAN_MOVEMENT],
+        )
     assert [rank[p] for p in seen] == sorted(rank[p] for p in seen)
     assert seen[0] in (Phase.EVACUATION, Phase.FRENCH_MOVEMENT) and seen[-1] == Phase.REFUGEE_PLACEMENT
 
@@ -95,9 +113,20 @@ def test_5_3_5_4_r33_game_turn_1():
     g = Game(options=RulesOptions(setup="fixed", skip_forced=False))
     s = g.new_initial_state(2)
     seen = _phases_of_turn(s, 1)
-    assert seen == [Phase.FRENCH_MOVEMENT, Phase.GERMAN_ORDER, Phase.LUFTWAFFE, Phase.GERMAN_MOVEMENT,
-                    Phase.GERMAN_COMBAT, Phase.REPLACEMENT_COMPLETION, Phase.REFUGEE_PLACEMENT,
-                    Phase.SCARE_REMOVAL] or Phase.FRENCH_COMBAT not in seen
+    assert (
+        seen
+        == [
+            Phase.FRENCH_MOVEMENT,
+            Phase.GERMAN_ORDER,
+            Phase.LUFTWAFFE,
+            Phase.GERMAN_MOVEMENT,
+            Phase.GERMAN_COMBAT,
+            Phase.REPLACEMENT_COMPLETION,
+            Phase.REFUGEE_PLACEMENT,
+            Phase.SCARE_REMOVAL,
+        ]
+        or Phase.FRENCH_COMBAT not in seen
+    )
     assert Phase.FRENCH_COMBAT not in seen and Phase.EVACUATION not in seen and Phase.PANZER_SCARE not in seen
     gt1 = [e for e in s.dice_log if e["turn"] == 1 and "die" in e]
     kinds = {e["for"].split(" (")[0].split(" of ")[0] for e in gt1}

@@ -70,23 +70,40 @@ CORRUPTIONS = {
     "player 2": (lambda g, d: d.__setitem__("player", 2), r"player: expected 0"),
     "over but no NONE": (lambda g, d: d.__setitem__("phase", "GAME_OVER"), r"decision: expected NONE"),
     "winner while running": (lambda g, d: d.__setitem__("winner", 0), r"winner: expected null"),
-    "setup decision in combat": (lambda g, d: d.__setitem__("decision", "SETUP_HEX"), r"decision: expected a setup"),
+    "setup decision in combat": (
+        lambda g, d: d.__setitem__("decision", "SETUP_HEX"),
+        r"decision: expected a setup",
+    ),
     "bad dice state": (lambda g, d: d.__setitem__("dice_state", "x1"), r"dice_state"),
     "short loc": (lambda g, d: d["loc"].pop(), r"loc: expected a list of \d+ entries"),
     "status 7": (lambda g, d: d["status"].__setitem__(0, 7), r"status\[0\]"),
-    "loc off map": (lambda g, d: d["loc"].__setitem__(_french_unit_on_map(g, d), 10**6), r"loc\[\d+\]: expected a hex"),
-    "loc at sea": (lambda g, d: d["loc"].__setitem__(_french_unit_on_map(g, d), _sea_hex(g)), r"loc\[\d+\]: expected a land"),
-    "dead unit with a location": (lambda g, d: d["status"].__setitem__(_french_unit_on_map(g, d), 2), r"loc\[\d+\]: expected -1"),
+    "loc off map": (
+        lambda g, d: d["loc"].__setitem__(_french_unit_on_map(g, d), 10**6),
+        r"loc\[\d+\]: expected a hex",
+    ),
+    "loc at sea": (
+        lambda g, d: d["loc"].__setitem__(_french_unit_on_map(g, d), _sea_hex(g)),
+        r"loc\[\d+\]: expected a land",
+    ),
+    "dead unit with a location": (
+        lambda g, d: d["status"].__setitem__(_french_unit_on_map(g, d), 2),
+        r"loc\[\d+\]: expected -1",
+    ),
     "steps too many": (lambda g, d: d["steps"].__setitem__(0, 9), r"steps\[0\]"),
     "moved not bool": (lambda g, d: d["moved"].__setitem__(0, 1), r"moved\[0\]: expected true/false"),
     "unit moved without its stack": (
-        lambda g, d: d["loc"].__setitem__(_french_unit_on_map(g, d), next(
-            h for h in range(hg.N_HEX) if g.scenario.map.land[h] and str(h) not in d["stacks"])),
-        r"stacks\.\d+"),
+        lambda g, d: d["loc"].__setitem__(
+            _french_unit_on_map(g, d),
+            next(h for h in range(hg.N_HEX) if g.scenario.map.land[h] and str(h) not in d["stacks"]),
+        ),
+        r"stacks\.\d+",
+    ),
     "empty stack": (lambda g, d: d["stacks"].__setitem__("5", []), r"stacks\.5: expected a non-empty"),
     "stack key not a hex": (lambda g, d: d["stacks"].__setitem__("x", [0]), r"stacks: expected a hex number"),
     "unit in two stacks": (
-        lambda g, d: d["stacks"].__setitem__(str(_sea_hex(g)), [_french_unit_on_map(g, d)]), r"stacks\.\d+"),
+        lambda g, d: d["stacks"].__setitem__(str(_sea_hex(g)), [_french_unit_on_map(g, d)]),
+        r"stacks\.\d+",
+    ),
     "control 5": (lambda g, d: d["control"].__setitem__(3, 5), r"control\[3\]: expected 0 or 1"),
     "control short": (lambda g, d: d["control"].pop(), r"control: expected a list of"),
     "refugee at sea": (lambda g, d: d["refugees"].__setitem__(str(_sea_hex(g)), True), r"refugees\.\d+"),
@@ -113,8 +130,7 @@ def test_r8_overstack_outside_movement_is_refused(game, midgame):
     d = copy.deepcopy(midgame)
     units = game.scenario.units
     free = game.unit_free_stacking
-    a, b = [u for u, st in enumerate(d["status"])
-            if st == 1 and units[u].side == 0 and not free[u]][:2]
+    a, b = [u for u, st in enumerate(d["status"]) if st == 1 and units[u].side == 0 and not free[u]][:2]
     home = str(d["loc"][a])
     d["stacks"][home].remove(a)
     if not d["stacks"][home]:

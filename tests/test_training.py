@@ -19,13 +19,42 @@ from training.config import ConfigError, load_config  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = ROOT / "configs" / "train_quick.yaml"
 TINY = [
-    "--set", "rounds=1", "--set", "steps_per_round=64", "--set", "n_envs=1", "--set", "vec_env=dummy",
-    "--set", "ppo.n_steps=32", "--set", "ppo.batch_size=32", "--set", "ppo.n_epochs=1",
-    "--set", "checkpoint_every=32", "--set", "max_steps=200",
-    "--set", "opponents={random: 1.0, heuristic: 0.5, snapshots: 1.0}",
-    "--set", "eval.games=1", "--set", "eval.workers=1", "--set", "eval.opponents=[random]",
-    "--set", "pretrain.decisions=60", "--set", "pretrain.iterations=2", "--set", "pretrain.epochs=1",
-    "--set", "pretrain.workers=1", "--set", "pretrain.opponents={random: 1.0}",
+    "--set",
+    "rounds=1",
+    "--set",
+    "steps_per_round=64",
+    "--set",
+    "n_envs=1",
+    "--set",
+    "vec_env=dummy",
+    "--set",
+    "ppo.n_steps=32",
+    "--set",
+    "ppo.batch_size=32",
+    "--set",
+    "ppo.n_epochs=1",
+    "--set",
+    "checkpoint_every=32",
+    "--set",
+    "max_steps=200",
+    "--set",
+    "opponents={random: 1.0, heuristic: 0.5, snapshots: 1.0}",
+    "--set",
+    "eval.games=1",
+    "--set",
+    "eval.workers=1",
+    "--set",
+    "eval.opponents=[random]",
+    "--set",
+    "pretrain.decisions=60",
+    "--set",
+    "pretrain.iterations=2",
+    "--set",
+    "pretrain.epochs=1",
+    "--set",
+    "pretrain.workers=1",
+    "--set",
+    "pretrain.opponents={random: 1.0}",
     "--no-progress",
 ]
 
@@ -80,7 +109,10 @@ def test_run_folder_has_everything(run_dir: Path) -> None:
     for side in ("french", "german"):
         assert (run_dir / "policies" / f"{side}.pt").is_file()
         manifest = json.loads((run_dir / "checkpoints" / f"{side}.json").read_text())
-        assert manifest["format"] == "ffo-checkpoint" and (run_dir / "checkpoints" / manifest["weights"]).is_file()
+        assert (
+            manifest["format"] == "ffo-checkpoint"
+            and (run_dir / "checkpoints" / manifest["weights"]).is_file()
+        )
         assert not list((run_dir / "checkpoints").glob("*.zip"))  # no pickle anywhere in a run folder
     progress = json.loads((run_dir / "progress.json").read_text())
     for snaps in progress["snapshots"].values():
@@ -147,12 +179,16 @@ def test_policy_for_the_wrong_side_is_refused(run_dir: Path) -> None:
         make_agent(f"policy:{run_dir / 'policies' / 'french.pt'}", "german")
 
 
-@pytest.mark.parametrize("field, value, message", [
-    ("env", "france_fights_on_v9", "trained on environment"),
-    ("observation_spec_hash", "0000000000000000", "observation spec"),
-])
-def test_mismatched_policy_is_refused_with_a_clear_message(run_dir: Path, tmp_path: Path, field: str, value: str,
-                                                           message: str) -> None:
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("env", "france_fights_on_v9", "trained on environment"),
+        ("observation_spec_hash", "0000000000000000", "observation spec"),
+    ],
+)
+def test_mismatched_policy_is_refused_with_a_clear_message(
+    run_dir: Path, tmp_path: Path, field: str, value: str, message: str
+) -> None:
     src = run_dir / "policies"
     (tmp_path / "p.pt").write_bytes((src / "french.pt").read_bytes())
     meta = json.loads((src / "french.json").read_text())
@@ -178,26 +214,37 @@ def test_resume_continues_from_the_last_checkpoint(run_dir: Path) -> None:
     assert before["done"] == ["pretrain:french", "pretrain:german", "r0:french", "r0:german"]
     assert ffo(["train", "--resume", str(run_dir), "--set", "rounds=2", *TINY[2:], "--no-eval"]) == 0
     after = json.loads((run_dir / "progress.json").read_text())
-    assert after["done"] == ["pretrain:french", "pretrain:german", "r0:french", "r0:german", "r1:french",
-                             "r1:german"]
+    assert after["done"] == [
+        "pretrain:french",
+        "pretrain:german",
+        "r0:french",
+        "r0:german",
+        "r1:french",
+        "r1:german",
+    ]
     assert after["timesteps"]["french"] >= 2 * 64 > before["timesteps"]["french"] - 1
     assert len(after["snapshots"]["german"]) == 3  # pretrain, r0, r1
 
 
-@pytest.mark.parametrize("damage, match", [
-    ("truncate_pt", "not a weights-only policy file"),
-    ("garbage_pt", "not a weights-only policy file"),
-    ("empty_pt", "bytes"),
-    ("meta_list", "not an ffo-policy metadata file"),
-    ("huge_cnn_dim", r"network\.cnn_dim"),
-    ("huge_but_in_range", "do not belong together"),
-    ("net_arch_type", r"network\.net_arch"),
-    ("policy_name_list", "is not one of"),
-    ("extra_type", "extra"),
-    ("tensor_list", "mapping of parameter names to tensors"),
-    ("other_widths", "do not fit"),
-])
-def test_a_damaged_policy_file_is_one_clear_error(run_dir: Path, tmp_path: Path, damage: str, match: str) -> None:
+@pytest.mark.parametrize(
+    "damage, match",
+    [
+        ("truncate_pt", "not a weights-only policy file"),
+        ("garbage_pt", "not a weights-only policy file"),
+        ("empty_pt", "bytes"),
+        ("meta_list", "not an ffo-policy metadata file"),
+        ("huge_cnn_dim", r"network\.cnn_dim"),
+        ("huge_but_in_range", "do not belong together"),
+        ("net_arch_type", r"network\.net_arch"),
+        ("policy_name_list", "is not one of"),
+        ("extra_type", "extra"),
+        ("tensor_list", "mapping of parameter names to tensors"),
+        ("other_widths", "do not fit"),
+    ],
+)
+def test_a_damaged_policy_file_is_one_clear_error(
+    run_dir: Path, tmp_path: Path, damage: str, match: str
+) -> None:
     import torch
 
     src = run_dir / "policies"
@@ -241,8 +288,13 @@ def test_no_load_path_unpickles() -> None:
     import re
 
     offenders = []
-    for path in [*ROOT.glob("agents/*.py"), *ROOT.glob("training/*.py"), *ROOT.glob("ffo_env/**/*.py"),
-                 *ROOT.glob("webplay/*.py"), *ROOT.glob("examples/*.py")]:
+    for path in [
+        *ROOT.glob("agents/*.py"),
+        *ROOT.glob("training/*.py"),
+        *ROOT.glob("ffo_env/**/*.py"),
+        *ROOT.glob("webplay/*.py"),
+        *ROOT.glob("examples/*.py"),
+    ]:
         for n, line in enumerate(path.read_text().splitlines(), 1):
             code = line.split("#")[0]
             if re.search(r"torch\.load\(", code) and "weights_only=True" not in code:

@@ -88,8 +88,16 @@ def test_viewer_data_carries_dice_vp_log_and_decision_texts(record: dict[str, An
     odds = [b["odds"] for b in resolved if b.get("odds")]
     assert odds, "the engine's odds (State.battle_preview) are in the battle box"
     for o in odds:
-        assert abs(sum(o["outcomes"].values()) - 1) < 1e-3 and set(o["outcomes"]) <= {"AE", "AS", "BB", "DR", "DE"}
-        assert o["diff"] == o["att_cf"] - o["def_cf"] and all(len(sh) == 3 and "rule" in sh[2] for sh in o["shifts"])
+        assert abs(sum(o["outcomes"].values()) - 1) < 1e-3 and set(o["outcomes"]) <= {
+            "AE",
+            "AS",
+            "BB",
+            "DR",
+            "DE",
+        }
+        assert o["diff"] == o["att_cf"] - o["def_cf"] and all(
+            len(sh) == 3 and "rule" in sh[2] for sh in o["shifts"]
+        )
     # the odds are those before the dice: the strengths the battle was fought with (no panzer in mountains here)
     for b in resolved:
         if b.get("odds") and not any(s[0] == "terrain" for s in b["odds"]["shifts"]):
@@ -110,8 +118,9 @@ def test_html_is_one_self_contained_file(record: dict[str, Any], tmp_path: Path)
     assert len(html) < 2_000_000
 
 
-def test_cli_replay_html_writes_the_viewer(record: dict[str, Any], tmp_path: Path,
-                                            capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_replay_html_writes_the_viewer(
+    record: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     src, out = tmp_path / "game.json", tmp_path / "view" / "game.html"
     save_record(record, src)
     assert main(["replay", str(src), "--html", str(out)]) == 0
@@ -120,8 +129,9 @@ def test_cli_replay_html_writes_the_viewer(record: dict[str, Any], tmp_path: Pat
     assert [p.name for p in out.parent.iterdir()] == ["game.html"]  # no temporary file left behind
 
 
-def test_cli_replay_html_refuses_a_tampered_record(record: dict[str, Any], tmp_path: Path,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_replay_html_refuses_a_tampered_record(
+    record: dict[str, Any], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad = json.loads(json.dumps(record))
     k = next(i for i, d in enumerate(bad["decisions"]) if not d["auto"] and i > 50)
     bad["decisions"][k]["action"] = 10**6  # not a legal action there
@@ -163,8 +173,9 @@ def test_r3_snapshot_hides_the_units_under_an_enemy_top_unit(record: dict[str, A
 def test_eval_save_records_html_writes_a_viewer_per_saved_game(tmp_path: Path) -> None:
     from agents.harness import run_tournament
 
-    summary = run_tournament([("random", "random")], games=2, workers=1, out=tmp_path, save_records=1,
-                             progress=False, html=True)
+    summary = run_tournament(
+        [("random", "random")], games=2, workers=1, out=tmp_path, save_records=1, progress=False, html=True
+    )
     recs = sorted((tmp_path / "records").iterdir())
     assert [p.suffix for p in recs] == [".html", ".json"]
     assert summary["pairings"]
@@ -176,10 +187,12 @@ def test_the_viewer_depends_on_the_core_only() -> None:
     import subprocess
     import sys
 
-    code = ("import sys, json; import ffo_env.core.record, ffo_env.core.scenario; base = set(sys.modules);"
-            "import ffo_env.render.html_viewer, ffo_env.render.frames, ffo_env.render.svgboard;"
-            "print(json.dumps(sorted(m for m in set(sys.modules) - base if m.split('.')[0] in"
-            " ('agents', 'gymnasium', 'pettingzoo', 'PIL', 'flask', 'webplay', 'torch', 'ffo_env')"
-            " and not m.startswith(('ffo_env.render', 'ffo_env.core', 'ffo_env.atomic')))))")
+    code = (
+        "import sys, json; import ffo_env.core.record, ffo_env.core.scenario; base = set(sys.modules);"
+        "import ffo_env.render.html_viewer, ffo_env.render.frames, ffo_env.render.svgboard;"
+        "print(json.dumps(sorted(m for m in set(sys.modules) - base if m.split('.')[0] in"
+        " ('agents', 'gymnasium', 'pettingzoo', 'PIL', 'flask', 'webplay', 'torch', 'ffo_env')"
+        " and not m.startswith(('ffo_env.render', 'ffo_env.core', 'ffo_env.atomic')))))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == []

@@ -75,8 +75,11 @@ def test_r3_the_human_sees_only_the_top_unit_of_enemy_stacks() -> None:
     client = create_app(s).test_client()
     v = client.get("/api/state").get_json()
     for _ in range(MAX_REQUESTS):  # play until the Germans have a stack of two or more units
-        german = {h: st for h, st in s.state.stacks.items()
-                  if s.state.units[st[-1]].side.agent == "german" and len(st) > 1}
+        german = {
+            h: st
+            for h, st in s.state.stacks.items()
+            if s.state.units[st[-1]].side.agent == "german" and len(st) > 1
+        }
         hidden = {h: st for h, st in german.items() if h not in s.state.revealed[0]}
         if hidden or v["pos"]["terminal"]:
             break
@@ -104,7 +107,10 @@ def test_a_finished_game_writes_a_record_that_replays_and_a_viewer(tmp_path: Pat
             s.act(s.choices()[-1]["a"])
         else:
             assert s.bot_step()
-    assert s.state.is_terminal() and s.saved == {"record": str(path), "viewer": str(path.with_suffix(".html"))}
+    assert s.state.is_terminal() and s.saved == {
+        "record": str(path),
+        "viewer": str(path.with_suffix(".html")),
+    }
     rec = load_record(path)
     assert rec["agents"] == {"french": "human", "german": "random"}
     assert replay(rec).vp == s.state.vp == rec["result"]["vp"]
@@ -155,8 +161,15 @@ def test_battle_strengths_are_shown_before_the_attack_is_committed() -> None:
     assert unit["unit"] in battle["att"] and battle["att_cf"] == sum(s.state.cf(u) for u in battle["att"])
     # the engine's odds, before any die (R22: the declaration revealed the stack, so the attacker may know them)
     assert battle["odds"] is not None
-    if battle["att"] and all(s.state.loc[u] >= 0 for u in battle["att"]) and s.state.stacks.get(battle["hex"]):
+    if (
+        battle["att"]
+        and all(s.state.loc[u] >= 0 for u in battle["att"])
+        and s.state.stacks.get(battle["hex"])
+    ):
         pre = s.state.battle_preview(battle["hex"], battle["att"])
         crt = s.state.game.scenario.tables.crt
-        assert battle["odds"]["column"] == crt.column_label(pre.column) and battle["odds"]["diff"] == pre.differential
+        assert (
+            battle["odds"]["column"] == crt.column_label(pre.column)
+            and battle["odds"]["diff"] == pre.differential
+        )
         assert abs(sum(battle["odds"]["outcomes"].values()) - 1) < 1e-3

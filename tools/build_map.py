@@ -70,15 +70,17 @@ class Projection:
         c = math.acos(max(-1.0, min(1.0, cos_c)))
         if c < 1e-12:
             return 0.0, 0.0
-        az = math.atan2(math.sin(dl) * math.cos(p2),
-                        math.cos(p1) * math.sin(p2) - math.sin(p1) * math.cos(p2) * math.cos(dl))
+        az = math.atan2(
+            math.sin(dl) * math.cos(p2),
+            math.cos(p1) * math.sin(p2) - math.sin(p1) * math.cos(p2) * math.cos(dl),
+        )
         d = c * EARTH_KM
         return d * math.sin(az), d * math.cos(az)
 
     def xy(self, lat: float, lon: float) -> Point:
         e, n = self.km(lat, lon)
         gn = math.radians(self.north_bearing)  # grid north as a true bearing
-        ge = gn + math.pi / 2                  # grid east = 90 deg clockwise of it (bearing 70)
+        ge = gn + math.pi / 2  # grid east = 90 deg clockwise of it (bearing 70)
         u = e * math.sin(ge) + n * math.cos(ge)
         v = e * math.sin(gn) + n * math.cos(gn)
         return self.x0 + u / self.hex_km, self.y0 + v / self.hex_km
@@ -151,8 +153,15 @@ class Built:
     notes: list[str] = field(default_factory=list)
 
     def mapdata(self) -> MapData:
-        return MapData(terrain=self.terrain, city=tuple(self.city), port=self.port, row=self.row,
-                       river=self.river, blocked=self.blocked, source="tools/build_map.py")
+        return MapData(
+            terrain=self.terrain,
+            city=tuple(self.city),
+            port=self.port,
+            row=self.row,
+            river=self.river,
+            blocked=self.blocked,
+            source="tools/build_map.py",
+        )
 
 
 def _pts(proj: Projection, latlons: list) -> list[Point]:
@@ -169,8 +178,11 @@ def build(geo: dict) -> Built:
     # (west along the first point's grid line, east along the last one's, then far north).
     coast = _pts(proj, geo["coast"])
     far = 1000.0
-    land_poly = ([(coast[0][0] - far, coast[0][1])] + coast
-                 + [(coast[-1][0] + far, coast[-1][1]), (coast[-1][0] + far, far), (coast[0][0] - far, far)])
+    land_poly = (
+        [(coast[0][0] - far, coast[0][1])]
+        + coast
+        + [(coast[-1][0] + far, coast[-1][1]), (coast[-1][0] + far, far), (coast[0][0] - far, far)]
+    )
     sea = np.array([not point_in_polygon(c, land_poly) for c in centers])
 
     lines = {"pyrenees_crest": _pts(proj, geo["pyrenees_crest"])}
@@ -255,14 +267,18 @@ def build(geo: dict) -> Built:
         if name in city_over:
             i = city_over[name]
             why = (overrides["cities"][name].get("why") or "").strip()
-            fixes.append(f"manual fix (geography.yaml overrides): {name} {hg.hex_name(natural)} -> "
-                         f"{hg.hex_name(i)}: {why}")
+            fixes.append(
+                f"manual fix (geography.yaml overrides): {name} {hg.hex_name(natural)} -> "
+                f"{hg.hex_name(i)}: {why}"
+            )
         else:
             i = next(int(k) for k in order if valid(int(k), name))
             if i != natural:
-                fixes.append(f"auto-moved: {name} projects to {hg.hex_name(natural)} "
-                             f"({_why_invalid(natural, name, land, colored, city, coastal, ports)}); "
-                             f"placed in nearest valid hex {hg.hex_name(i)}")
+                fixes.append(
+                    f"auto-moved: {name} projects to {hg.hex_name(natural)} "
+                    f"({_why_invalid(natural, name, land, colored, city, coastal, ports)}); "
+                    f"placed in nearest valid hex {hg.hex_name(i)}"
+                )
         city[i] = name
         port[i] = name in ports
 
@@ -270,8 +286,10 @@ def build(geo: dict) -> Built:
         i = hg.hex_index(str(hid))
         old = Terrain(int(terrain[i])).name.lower()
         terrain[i] = Terrain[spec["terrain"].upper()]
-        fixes.append(f"manual fix (geography.yaml overrides): hex {hg.hex_name(i)} terrain {old} -> "
-                     f"{spec['terrain']}: {(spec.get('why') or '').strip()}")
+        fixes.append(
+            f"manual fix (geography.yaml overrides): hex {hg.hex_name(i)} terrain {old} -> "
+            f"{spec['terrain']}: {(spec.get('why') or '').strip()}"
+        )
 
     # R14 / rule 11.5: cities nullify the river hexsides around them.
     n_city_rivers = 0
@@ -297,8 +315,15 @@ def _coastal(terrain: np.ndarray) -> np.ndarray:
     return land & adj
 
 
-def _why_invalid(i: int, name: str, land: np.ndarray, colored: np.ndarray, city: list[str],
-                 coastal: np.ndarray, ports: set[str]) -> str:
+def _why_invalid(
+    i: int,
+    name: str,
+    land: np.ndarray,
+    colored: np.ndarray,
+    city: list[str],
+    coastal: np.ndarray,
+    ports: set[str],
+) -> str:
     if not land[i]:
         return "not a land hex"
     if colored[i]:
@@ -323,6 +348,7 @@ def _report_places(geo: dict, proj: Projection, built: Built) -> None:
 
 def reachability(md: MapData) -> tuple[np.ndarray, np.ndarray]:
     """Land hexes reachable by land through non-blocked hexsides from the green / the red row."""
+
     def flood(start: list[int]) -> np.ndarray:
         seen = np.zeros(hg.N_HEX, dtype=bool)
         q = deque(start)
@@ -334,12 +360,14 @@ def reachability(md: MapData) -> tuple[np.ndarray, np.ndarray]:
                     seen[j] = True
                     q.append(j)
         return seen
+
     return flood(md.row_hexes(ColoredRow.GREEN)), flood(md.row_hexes(ColoredRow.RED))
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
-                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--geography", type=Path, default=DEFAULT_GEO, help="geographic facts (YAML)")
     ap.add_argument("--out", type=Path, default=DEFAULT_OUT, help="map file to write (default: %(default)s)")
     args = ap.parse_args(argv)
@@ -351,20 +379,27 @@ def main(argv: list[str] | None = None) -> int:
 
     counts = {t.name.lower(): int((md.terrain == t).sum()) for t in Terrain}
     print("terrain: " + ", ".join(f"{k} {v}" for k, v in counts.items()))
-    print(f"river hexsides {int(md.river.sum()) // 2}, blocked hexsides {int(md.blocked.sum()) // 2}, "
-          f"coastal hexes {int(md.coastal.sum())}")
+    print(
+        f"river hexsides {int(md.river.sum()) // 2}, blocked hexsides {int(md.blocked.sum()) // 2}, "
+        f"coastal hexes {int(md.coastal.sum())}"
+    )
     for note in built.notes:
         print(note)
-    print("cities: " + ", ".join(f"{c} {hg.hex_name(i)}{' (port)' if md.port[i] else ''}"
-                                 for i, c in enumerate(md.city) if c))
+    print(
+        "cities: "
+        + ", ".join(
+            f"{c} {hg.hex_name(i)}{' (port)' if md.port[i] else ''}" for i, c in enumerate(md.city) if c
+        )
+    )
     print(f"fixes ({len(built.fixes)}):" if built.fixes else "fixes: none")
     for f in built.fixes:
         print("  " + f)
     green, red = reachability(md)
     cut = np.flatnonzero(md.land & ~green)
     if len(cut):
-        print("WARNING: land hexes not reachable from the green row: "
-              + " ".join(hg.hex_name(i) for i in cut))
+        print(
+            "WARNING: land hexes not reachable from the green row: " + " ".join(hg.hex_name(i) for i in cut)
+        )
     bad_ports = [md.city[i] for i in md.port_hexes() if not red[i]]
     if bad_ports:
         print("WARNING: ports not reachable from the red row: " + ", ".join(bad_ports))

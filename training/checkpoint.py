@@ -53,11 +53,17 @@ def _network_meta(model: Any) -> dict[str, Any]:
     net_arch = model.policy.net_arch
     if not isinstance(net_arch, dict):
         net_arch = {"pi": list(net_arch), "vf": list(net_arch)}
-    return {"version": NETWORK_VERSION, "policy": type(model.policy).__name__,
-            "parameters": int(sum(p.numel() for p in model.policy.parameters())),
-            "features_extractor_kwargs": {k: getattr(fe, k) for k in ("cnn_dim", "channels", "spatial")
-                                          if isinstance(getattr(fe, k, None), int)},
-            "net_arch": {"pi": list(net_arch["pi"]), "vf": list(net_arch["vf"])}}
+    return {
+        "version": NETWORK_VERSION,
+        "policy": type(model.policy).__name__,
+        "parameters": int(sum(p.numel() for p in model.policy.parameters())),
+        "features_extractor_kwargs": {
+            k: getattr(fe, k)
+            for k in ("cnn_dim", "channels", "spatial")
+            if isinstance(getattr(fe, k, None), int)
+        },
+        "net_arch": {"pi": list(net_arch["pi"]), "vf": list(net_arch["vf"])},
+    }
 
 
 def save_checkpoint(model: Any, ckpt_dir: Path, side: str) -> Path:
@@ -69,17 +75,26 @@ def save_checkpoint(model: Any, ckpt_dir: Path, side: str) -> Path:
     ckpt_dir.mkdir(parents=True, exist_ok=True)
     steps = int(model.num_timesteps)
     weights = ckpt_dir / f"{side}-{steps:012d}.pt"
-    payload = {"policy": model.policy.state_dict(), "optimizer": model.policy.optimizer.state_dict(),
-               "torch_rng": torch.get_rng_state()}
+    payload = {
+        "policy": model.policy.state_dict(),
+        "optimizer": model.policy.optimizer.state_dict(),
+        "torch_rng": torch.get_rng_state(),
+    }
     buf = io.BytesIO()
     torch.save(payload, buf)
     data = buf.getvalue()
     atomic_write_bytes(weights, data)
     manifest = {
-        "format": FORMAT, "version": VERSION, "side": side,
-        "num_timesteps": steps, "n_updates": int(getattr(model, "_n_updates", 0)),
-        "weights": weights.name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
-        "observation_spec_hash": spec_hash(), "network": _network_meta(model),
+        "format": FORMAT,
+        "version": VERSION,
+        "side": side,
+        "num_timesteps": steps,
+        "n_updates": int(getattr(model, "_n_updates", 0)),
+        "weights": weights.name,
+        "bytes": len(data),
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "observation_spec_hash": spec_hash(),
+        "network": _network_meta(model),
     }
     path = manifest_path(ckpt_dir, side)
     atomic_write_text(path, json.dumps(manifest, indent=1) + "\n")
@@ -96,22 +111,32 @@ def read_manifest(ckpt_dir: Path, side: str) -> dict[str, Any]:
     except OSError as e:
         raise CheckpointError(f"{path}: cannot read: {e}") from e
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise CheckpointError(f"{path}: not valid JSON ({e}); delete the checkpoints folder to restart the "
-                              "side from scratch") from e
+        raise CheckpointError(
+            f"{path}: not valid JSON ({e}); delete the checkpoints folder to restart the side from scratch"
+        ) from e
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise CheckpointError(f"{path}: not an {FORMAT} manifest")
     if manifest.get("version") != VERSION:
-        raise CheckpointError(f"{path}: checkpoint format version {manifest.get('version')!r}, this installation "
-                              f"reads version {VERSION}")
+        raise CheckpointError(
+            f"{path}: checkpoint format version {manifest.get('version')!r}, this installation "
+            f"reads version {VERSION}"
+        )
     if manifest.get("side") != side:
         raise CheckpointError(f"{path}: holds side {manifest.get('side')!r}, expected {side!r}")
-    for key, typ in (("num_timesteps", int), ("n_updates", int), ("weights", str), ("bytes", int), ("sha256", str)):
+    for key, typ in (
+        ("num_timesteps", int),
+        ("n_updates", int),
+        ("weights", str),
+        ("bytes", int),
+        ("sha256", str),
+    ):
         if not isinstance(manifest.get(key), typ) or isinstance(manifest.get(key), bool):
             raise CheckpointError(f"{path}: {key}: expected {typ.__name__}, got {manifest.get(key)!r}")
     name = manifest["weights"]
     if Path(name).name != name or not name.startswith(f"{side}-") or not name.endswith(".pt"):
-        raise CheckpointError(f"{path}: weights: expected a file name '{side}-<steps>.pt' in the same folder, "
-                              f"got {name!r}")
+        raise CheckpointError(
+            f"{path}: weights: expected a file name '{side}-<steps>.pt' in the same folder, got {name!r}"
+        )
     if not 0 < manifest["bytes"] <= MAX_BYTES:
         raise CheckpointError(f"{path}: bytes: expected 1..{MAX_BYTES}, got {manifest['bytes']}")
     return manifest
@@ -128,13 +153,17 @@ def load_checkpoint(model: Any, ckpt_dir: Path, side: str) -> dict[str, Any]:
     manifest = read_manifest(ckpt_dir, side)
     path = manifest_path(ckpt_dir, side)
     if manifest.get("observation_spec_hash") != spec_hash():
-        raise CheckpointError(f"{path}: written for observation spec {manifest.get('observation_spec_hash')}, this "
-                              f"installation's is {spec_hash()}; the run cannot be resumed on this version")
+        raise CheckpointError(
+            f"{path}: written for observation spec {manifest.get('observation_spec_hash')}, this "
+            f"installation's is {spec_hash()}; the run cannot be resumed on this version"
+        )
     mine = _network_meta(model)
     theirs = manifest.get("network")
     if theirs != mine:
-        raise CheckpointError(f"{path}: network {theirs!r} differs from the one this run's config builds {mine!r}; "
-                              "resume with the run's own config.yaml (without --set on policy.*)")
+        raise CheckpointError(
+            f"{path}: network {theirs!r} differs from the one this run's config builds {mine!r}; "
+            "resume with the run's own config.yaml (without --set on policy.*)"
+        )
     weights = ckpt_dir / manifest["weights"]
     try:
         size = weights.stat().st_size
@@ -176,4 +205,5 @@ def refuse_legacy(path: Path) -> CheckpointError:
     return CheckpointError(
         f"{path}: an SB3 .zip checkpoint (cloudpickle): loading it can run code stored in the file. This run was "
         "written by an older ffo_env; if you trust where it came from, resume with --trust-pickle (the next "
-        "checkpoint is written in the weights-only format), otherwise start a new run")
+        "checkpoint is written in the weights-only format), otherwise start a new run"
+    )

@@ -46,7 +46,9 @@ class PolicyConfig:
     cnn_dim: int = 256  # board summary from the 4x4-pooled context
     channels: int = 32  # k: channels of the coarse context and of the local features
     spatial: int = 8  # hidden width of the per-hex logit, computed at the legal hexes (0: flat head)
-    net_arch: list[int] = field(default_factory=lambda: [256])  # critic MLP (and actor MLP with the flat head)
+    net_arch: list[int] = field(
+        default_factory=lambda: [256]
+    )  # critic MLP (and actor MLP with the flat head)
 
 
 @dataclass
@@ -74,7 +76,9 @@ class PretrainConfig:
     # near-duplicates (a turn's moves see almost the same board), so keeping a fraction spreads the
     # same memory and fitting time over more games
     keep_fraction: float = 1.0
-    side_scale: dict[str, float] = field(default_factory=lambda: {"french": 1.0, "german": 1.0})  # x decisions
+    side_scale: dict[str, float] = field(
+        default_factory=lambda: {"french": 1.0, "german": 1.0}
+    )  # x decisions
     opponents: dict[str, float] = field(default_factory=lambda: {"random": 0.5, "heuristic": 0.5})
     workers: int = 2  # collection processes
 
@@ -88,13 +92,17 @@ class TrainConfig:
     sides: list[str] = field(default_factory=lambda: list(SIDES))  # which sides to train
     rounds: int = 2  # self-play rounds; each trains every side for steps_per_round
     steps_per_round: int = 20_000
-    side_scale: dict[str, float] = field(default_factory=lambda: {"french": 1.0, "german": 1.0})  # x steps_per_round
+    side_scale: dict[str, float] = field(
+        default_factory=lambda: {"french": 1.0, "german": 1.0}
+    )  # x steps_per_round
     n_envs: int = 2
     vec_env: str = "subproc"  # "subproc" (use both cores) or "dummy"
     setup: str = "random"  # rules setup mode for training games (R2)
     reward: str = "win"  # "win" or "shaped" (see the env docs)
     max_steps: int = 5000  # truncation, in learner decisions per episode
-    opponents: dict[str, float] = field(default_factory=lambda: {"random": 0.4, "heuristic": 0.3, "snapshots": 0.3})
+    opponents: dict[str, float] = field(
+        default_factory=lambda: {"random": 0.4, "heuristic": 0.3, "snapshots": 0.3}
+    )
     snapshot_keep: int = 5  # most recent frozen snapshots of the other side kept in the pool
     checkpoint_every: int = 10_000  # learner timesteps between checkpoints
     device: str = "cpu"
@@ -125,8 +133,10 @@ def _build(cls: type, data: dict[str, Any], where: str, source: str) -> Any:
     known = {f.name: f for f in fields(cls)}
     unknown = sorted(set(data) - set(known))
     if unknown:
-        raise ConfigError(f"{source}: {where + '.' if where else ''}{unknown[0]}: unknown key; expected one of "
-                          f"{', '.join(sorted(known))}")
+        raise ConfigError(
+            f"{source}: {where + '.' if where else ''}{unknown[0]}: unknown key; expected one of "
+            f"{', '.join(sorted(known))}"
+        )
     default = cls()
     kwargs: dict[str, Any] = {}
     for name, value in data.items():
@@ -162,8 +172,15 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
 
     if not cfg.sides or any(s not in SIDES for s in cfg.sides):
         raise bad("sides", "a non-empty list of 'french'/'german'", cfg.sides)
-    for key in ("rounds", "steps_per_round", "n_envs", "max_steps", "checkpoint_every", "snapshot_keep",
-                "torch_threads"):
+    for key in (
+        "rounds",
+        "steps_per_round",
+        "n_envs",
+        "max_steps",
+        "checkpoint_every",
+        "snapshot_keep",
+        "torch_threads",
+    ):
         if getattr(cfg, key) < 1:
             raise bad(key, "an integer >= 1", getattr(cfg, key))
     if cfg.learner_threads < 0:
@@ -177,10 +194,17 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
     if cfg.reward not in ("win", "shaped"):
         raise bad("reward", "'win' or 'shaped'", cfg.reward)
     if not cfg.opponents or any(w < 0 for w in cfg.opponents.values()) or sum(cfg.opponents.values()) <= 0:
-        raise bad("opponents", "a mapping of opponent name -> non-negative weight with a positive sum", cfg.opponents)
+        raise bad(
+            "opponents",
+            "a mapping of opponent name -> non-negative weight with a positive sum",
+            cfg.opponents,
+        )
     if not RUN_NAME.fullmatch(cfg.run_name):
-        raise bad("run_name", "letters, digits, '.', '_' or '-' (a folder name inside --out; no '/' or leading '.')",
-                  cfg.run_name)
+        raise bad(
+            "run_name",
+            "letters, digits, '.', '_' or '-' (a folder name inside --out; no '/' or leading '.')",
+            cfg.run_name,
+        )
     if not 0 <= cfg.seed < 2**31:
         raise bad("seed", "an integer in [0, 2**31)", cfg.seed)
     if not DEVICE.fullmatch(cfg.device):
@@ -189,7 +213,9 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
     _check_policy(cfg, bad)
     ev = cfg.eval
     if ev.games < 1 or ev.workers < 1:
-        raise bad("eval.games" if ev.games < 1 else "eval.workers", "an integer >= 1", min(ev.games, ev.workers))
+        raise bad(
+            "eval.games" if ev.games < 1 else "eval.workers", "an integer >= 1", min(ev.games, ev.workers)
+        )
     for name in ev.opponents:
         if not _agent_name_ok(name):
             raise bad("eval.opponents", "agent names (see 'ffo eval --help') or policy:PATH", name)
@@ -210,18 +236,27 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
         if not 0.0 < pc.keep_fraction <= 1.0:
             raise bad("pretrain.keep_fraction", "a probability in (0, 1]", pc.keep_fraction)
         if set(pc.side_scale) - set(SIDES) or any(v <= 0 for v in pc.side_scale.values()):
-            raise bad("pretrain.side_scale", "a mapping of 'french'/'german' -> positive multiplier", pc.side_scale)
+            raise bad(
+                "pretrain.side_scale", "a mapping of 'french'/'german' -> positive multiplier", pc.side_scale
+            )
         if pc.decisions < pc.workers * 10:
             raise bad("pretrain.decisions", f"at least 10 per worker ({pc.workers * 10})", pc.decisions)
         if not pc.opponents or any(w < 0 for w in pc.opponents.values()) or sum(pc.opponents.values()) <= 0:
-            raise bad("pretrain.opponents", "a mapping of opponent name -> non-negative weight with a positive sum",
-                      pc.opponents)
+            raise bad(
+                "pretrain.opponents",
+                "a mapping of opponent name -> non-negative weight with a positive sum",
+                pc.opponents,
+            )
         from agents.registry import AGENT_NAMES
 
         if pc.teacher not in AGENT_NAMES and not pc.teacher.startswith("policy:"):
-            raise bad("pretrain.teacher", f"an agent name ({', '.join(AGENT_NAMES)}) or policy:PATH", pc.teacher)
+            raise bad(
+                "pretrain.teacher", f"an agent name ({', '.join(AGENT_NAMES)}) or policy:PATH", pc.teacher
+            )
     if cfg.ppo.batch_size > cfg.ppo.n_steps * cfg.n_envs:
-        raise bad("ppo.batch_size", f"at most n_steps * n_envs = {cfg.ppo.n_steps * cfg.n_envs}", cfg.ppo.batch_size)
+        raise bad(
+            "ppo.batch_size", f"at most n_steps * n_envs = {cfg.ppo.n_steps * cfg.n_envs}", cfg.ppo.batch_size
+        )
     return cfg
 
 
@@ -267,8 +302,10 @@ def _check_policy(cfg: TrainConfig, bad: Any) -> None:
         if not lo <= getattr(pol, key) <= MAX_WIDTH:
             raise bad(f"policy.{key}", f"an integer in [{lo}, {MAX_WIDTH}]", getattr(pol, key))
     arch = pol.net_arch
-    if not (1 <= len(arch) <= 8 and all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_WIDTH
-                                        for w in arch)):
+    if not (
+        1 <= len(arch) <= 8
+        and all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_WIDTH for w in arch)
+    ):
         raise bad("policy.net_arch", f"a list of 1..8 layer widths in [1, {MAX_WIDTH}]", arch)
 
 
@@ -289,7 +326,9 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
         for i, part in enumerate(parts[:-1]):
             node = node.setdefault(part, {})
             if not isinstance(node, dict):
-                raise ConfigError(f"{p}: {'.'.join(parts[:i + 1])}: expected a mapping (to set {key}), got {node!r}")
+                raise ConfigError(
+                    f"{p}: {'.'.join(parts[: i + 1])}: expected a mapping (to set {key}), got {node!r}"
+                )
         node[parts[-1]] = value
     return validate(_build(TrainConfig, data, "", str(p)), str(p))
 

@@ -76,10 +76,12 @@ def collect(job: CollectJob) -> dict[str, Any]:
 
     torch.set_num_threads(1)  # one worker per core
     rng = random.Random(job.seed)
-    pool = OpponentPool("german" if job.side == "french" else "french", job.opponents, job.snapshots,
-                        seed=job.seed)
-    env = FFOSingleAgentEnv(side=job.side, opponent_sampler=pool, setup=job.setup, reward=job.reward,
-                            max_steps=job.max_steps)
+    pool = OpponentPool(
+        "german" if job.side == "french" else "french", job.opponents, job.snapshots, seed=job.seed
+    )
+    env = FFOSingleAgentEnv(
+        side=job.side, opponent_sampler=pool, setup=job.setup, reward=job.reward, max_steps=job.max_steps
+    )
     teacher = make_agent(job.teacher, job.side, seed=job.seed)
     student = None
     if job.student is not None and job.beta < 1.0:
@@ -164,7 +166,9 @@ def _run_jobs(jobs: list[CollectJob]) -> list[dict[str, Any]]:
         return pool.map(collect, jobs)
 
 
-def _values_and_log_prob(policy: Any, obs: dict[str, Any], actions: Any, masks: np.ndarray) -> tuple[Any, Any]:
+def _values_and_log_prob(
+    policy: Any, obs: dict[str, Any], actions: Any, masks: np.ndarray
+) -> tuple[Any, Any]:
     """``policy.evaluate_actions`` without the entropy, which behaviour cloning does not use (it is an
     exp and a sum over the 1607 actions of every sample, forward and backward)."""
     if not getattr(policy, "share_features_extractor", True):
@@ -177,8 +181,19 @@ def _values_and_log_prob(policy: Any, obs: dict[str, Any], actions: Any, masks: 
     return policy.value_net(latent_vf), dist.log_prob(actions)
 
 
-def fit(policy: Any, data: Dataset, idx: np.ndarray, epochs: int, batch_size: int, lr: float,
-        value_coef: float, seed: int, log: Any = None, desc: str = "fit", progress: bool = True) -> dict[str, float]:
+def fit(
+    policy: Any,
+    data: Dataset,
+    idx: np.ndarray,
+    epochs: int,
+    batch_size: int,
+    lr: float,
+    value_coef: float,
+    seed: int,
+    log: Any = None,
+    desc: str = "fit",
+    progress: bool = True,
+) -> dict[str, float]:
     """Supervised passes over ``data[idx]``: masked cross-entropy on the teacher's action + value MSE."""
     import torch as th
     from tqdm import tqdm
@@ -196,7 +211,7 @@ def fit(policy: Any, data: Dataset, idx: np.ndarray, epochs: int, batch_size: in
         order = gen.permutation(idx)
         tot = {"loss_pi": 0.0, "loss_v": 0.0, "n": 0}
         for b in range(0, len(order), batch_size):
-            d = data.batch(order[b:b + batch_size])
+            d = data.batch(order[b : b + batch_size])
             obs = {k: th.as_tensor(d[k]) for k in OBS_KEYS}
             values, logp = _values_and_log_prob(policy, obs, th.as_tensor(d["action"]), d["mask"])
             loss_pi = -logp.mean()
@@ -236,7 +251,7 @@ def agreement(policy: Any, data: Dataset, idx: np.ndarray, batch_size: int = 512
     n_units = int(policy.observation_space["units"].shape[0])
     with th.inference_mode():
         for b in range(0, len(idx), batch_size):
-            d = data.batch(idx[b:b + batch_size])
+            d = data.batch(idx[b : b + batch_size])
             obs = {k: th.as_tensor(d[k]) for k in OBS_KEYS}
             dist = policy.get_distribution(obs, action_masks=d["mask"])
             ok = dist.distribution.probs.argmax(dim=1).numpy() == d["action"]
@@ -251,8 +266,9 @@ def agreement(policy: Any, data: Dataset, idx: np.ndarray, batch_size: int = 512
     return {k: hits[k] / count[k] if count[k] else float("nan") for k in hits}
 
 
-def pretrain(model: Any, cfg: Any, side: str, run_dir: Path, snapshots: list[str],
-             progress: bool = True) -> dict[str, Any]:
+def pretrain(
+    model: Any, cfg: Any, side: str, run_dir: Path, snapshots: list[str], progress: bool = True
+) -> dict[str, Any]:
     """Run the DAgger schedule of ``cfg.pretrain`` on ``model.policy`` (in place); returns the metrics
     also written to ``run_dir/pretrain/<side>.json``."""
     import torch
@@ -271,14 +287,27 @@ def pretrain(model: Any, cfg: Any, side: str, run_dir: Path, snapshots: list[str
     logger = configure(str(run_dir / "tb" / f"pretrain_{side}"), ["tensorboard"])
     t_start = time.perf_counter()
     for it in range(pc.iterations):
-        beta = 0.5 ** it
+        beta = 0.5**it
         t0 = time.perf_counter()
         per = -(-int(pc.decisions * pc.side_scale.get(side, 1.0)) // pc.workers)
-        jobs = [CollectJob(side=side, teacher=pc.teacher, opponents=dict(pc.opponents), snapshots=list(snapshots),
-                           setup=cfg.setup, reward=cfg.reward, max_steps=cfg.max_steps, gamma=cfg.ppo.gamma,
-                           decisions=per, seed=cfg.seed * 7_919 + 1_000 * it + w + (0 if side == "french" else 500),
-                           student=student_path, beta=beta, keep=pc.keep_fraction)
-                for w in range(pc.workers)]
+        jobs = [
+            CollectJob(
+                side=side,
+                teacher=pc.teacher,
+                opponents=dict(pc.opponents),
+                snapshots=list(snapshots),
+                setup=cfg.setup,
+                reward=cfg.reward,
+                max_steps=cfg.max_steps,
+                gamma=cfg.ppo.gamma,
+                decisions=per,
+                seed=cfg.seed * 7_919 + 1_000 * it + w + (0 if side == "french" else 500),
+                student=student_path,
+                beta=beta,
+                keep=pc.keep_fraction,
+            )
+            for w in range(pc.workers)
+        ]
         results = _run_jobs(jobs)
         g = np.sum([r["games"] for r in results], axis=0)
         t_collect = time.perf_counter() - t0
@@ -294,35 +323,62 @@ def pretrain(model: Any, cfg: Any, side: str, run_dir: Path, snapshots: list[str
         test_idx = np.concatenate(holdout)
         torch.set_num_threads(learner_threads(cfg))
         t1 = time.perf_counter()
-        losses = fit(model.policy, data, train_idx, pc.epochs, pc.batch_size, pc.learning_rate, pc.value_coef,
-                     seed=cfg.seed + it, desc=f"pretrain {side} {it + 1}/{pc.iterations}", progress=progress)
+        losses = fit(
+            model.policy,
+            data,
+            train_idx,
+            pc.epochs,
+            pc.batch_size,
+            pc.learning_rate,
+            pc.value_coef,
+            seed=cfg.seed + it,
+            desc=f"pretrain {side} {it + 1}/{pc.iterations}",
+            progress=progress,
+        )
         t_fit = time.perf_counter() - t1
         agree = agreement(model.policy, data, test_idx)
         torch.set_num_threads(cfg.torch_threads)
-        row = {"iteration": it, "beta": beta, "decisions": n_new, "total_decisions": data.n,
-               "games": int(g[0]), "learner_win_rate": float(g[1] / max(g[0], 1)),
-               "mean_vp": float(g[2] / max(g[0], 1)), "heldout_agreement": agree["all"],
-               "heldout_agreement_by_kind": {k: agree[k] for k in ("hex", "unit", "special")}, **losses,
-               "collect_s": round(t_collect, 1), "fit_s": round(t_fit, 1)}
+        row = {
+            "iteration": it,
+            "beta": beta,
+            "decisions": n_new,
+            "total_decisions": data.n,
+            "games": int(g[0]),
+            "learner_win_rate": float(g[1] / max(g[0], 1)),
+            "mean_vp": float(g[2] / max(g[0], 1)),
+            "heldout_agreement": agree["all"],
+            "heldout_agreement_by_kind": {k: agree[k] for k in ("hex", "unit", "special")},
+            **losses,
+            "collect_s": round(t_collect, 1),
+            "fit_s": round(t_fit, 1),
+        }
         report["iterations"].append(row)
         for k in ("heldout_agreement", "loss_pi", "loss_v", "learner_win_rate", "mean_vp"):
             logger.record(f"pretrain/{k}", row[k])
         logger.dump(it)
-        student = export_policy(model, out / f"{side}_student.pt", side=side,
-                                extra={"pretrain_iteration": it, "teacher": pc.teacher})
+        student = export_policy(
+            model,
+            out / f"{side}_student.pt",
+            side=side,
+            extra={"pretrain_iteration": it, "teacher": pc.teacher},
+        )
         student_path = str(student)
-        print(f"pretrain {side} iteration {it + 1}/{pc.iterations}: {n_new} decisions in {int(g[0])} games "
-              f"(played with beta={beta:.2f}: win rate {row['learner_win_rate']:.2f}), teacher agreement "
-              f"{agree['all']:.3f} on held-out decisions (hex {agree['hex']:.2f}, unit {agree['unit']:.2f}, "
-              f"special {agree['special']:.2f}), {t_collect:.0f} s collecting + {t_fit:.0f} s fitting", flush=True)
+        print(
+            f"pretrain {side} iteration {it + 1}/{pc.iterations}: {n_new} decisions in {int(g[0])} games "
+            f"(played with beta={beta:.2f}: win rate {row['learner_win_rate']:.2f}), teacher agreement "
+            f"{agree['all']:.3f} on held-out decisions (hex {agree['hex']:.2f}, unit {agree['unit']:.2f}, "
+            f"special {agree['special']:.2f}), {t_collect:.0f} s collecting + {t_fit:.0f} s fitting",
+            flush=True,
+        )
     logger.close()
     report["seconds"] = round(time.perf_counter() - t_start, 1)
     (out / f"{side}.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
     return report
 
 
-def measure_imitation_speed(config: str | Path | None = None, seconds: float = 20.0,
-                            decisions: int = 512) -> dict[str, Any]:
+def measure_imitation_speed(
+    config: str | Path | None = None, seconds: float = 20.0, decisions: int = 512
+) -> dict[str, Any]:
     """Behaviour-cloning fit samples/s with a config's network and ``pretrain`` batch size (default: the quick
     config), over ``decisions`` teacher-labelled decisions gathered first (not timed), for ``bench``."""
     import tempfile
@@ -336,24 +392,60 @@ def measure_imitation_speed(config: str | Path | None = None, seconds: float = 2
 
     cfg = load_config(config or DEFAULT_CONFIG)
     pc = cfg.pretrain
-    job = CollectJob(side="german", teacher=pc.teacher or "heuristic", opponents={"random": 1.0}, snapshots=[],
-                     setup=cfg.setup, reward=cfg.reward, max_steps=cfg.max_steps, gamma=cfg.ppo.gamma,
-                     decisions=decisions, seed=cfg.seed, student=None, beta=1.0)
+    job = CollectJob(
+        side="german",
+        teacher=pc.teacher or "heuristic",
+        opponents={"random": 1.0},
+        snapshots=[],
+        setup=cfg.setup,
+        reward=cfg.reward,
+        max_steps=cfg.max_steps,
+        gamma=cfg.ppo.gamma,
+        decisions=decisions,
+        seed=cfg.seed,
+        student=None,
+        beta=1.0,
+    )
     data = Dataset()
     data.add(collect(job))
     idx = np.arange(data.n)
     with tempfile.TemporaryDirectory() as tmp:
         env = DummyVecEnv([make_env_fn(cfg, "german", OpponentPool("french", {"random": 1.0}), 0)])
         model = build_model(cfg, env, Path(tmp) / "tb", cfg.seed)
-        fit(model.policy, data, idx[:pc.batch_size], 1, pc.batch_size, pc.learning_rate, pc.value_coef,
-            seed=0, progress=False)  # warm-up
+        fit(
+            model.policy,
+            data,
+            idx[: pc.batch_size],
+            1,
+            pc.batch_size,
+            pc.learning_rate,
+            pc.value_coef,
+            seed=0,
+            progress=False,
+        )  # warm-up
         t0, c0 = time.perf_counter(), time.process_time()
         n = 0
         while time.perf_counter() - t0 < seconds:
-            fit(model.policy, data, idx, 1, pc.batch_size, pc.learning_rate, pc.value_coef, seed=n, progress=False)
+            fit(
+                model.policy,
+                data,
+                idx,
+                1,
+                pc.batch_size,
+                pc.learning_rate,
+                pc.value_coef,
+                seed=n,
+                progress=False,
+            )
             n += len(idx)
         dt, cpu = time.perf_counter() - t0, time.process_time() - c0
         env.close()
-    return {"samples_per_s": n / dt, "samples_per_cpu_s": n / cpu if cpu > 0 else 0.0, "samples": n, "seconds": dt,
-            "cpu_seconds": cpu, "batch_size": pc.batch_size,
-            "config": str(config or DEFAULT_CONFIG.relative_to(DEFAULT_CONFIG.parent.parent))}
+    return {
+        "samples_per_s": n / dt,
+        "samples_per_cpu_s": n / cpu if cpu > 0 else 0.0,
+        "samples": n,
+        "seconds": dt,
+        "cpu_seconds": cpu,
+        "batch_size": pc.batch_size,
+        "config": str(config or DEFAULT_CONFIG.relative_to(DEFAULT_CONFIG.parent.parent)),
+    }

@@ -21,8 +21,9 @@ def make_env_fn(cfg: TrainConfig, side: str, pool: Any, rank: int) -> Any:
         from ffo_env.envs.single_agent import FFOSingleAgentEnv
 
         pool.reseed(cfg.seed * 1000 + rank)
-        env = FFOSingleAgentEnv(side=side, opponent_sampler=pool, setup=cfg.setup, reward=cfg.reward,
-                             max_steps=cfg.max_steps)
+        env = FFOSingleAgentEnv(
+            side=side, opponent_sampler=pool, setup=cfg.setup, reward=cfg.reward, max_steps=cfg.max_steps
+        )
         env.reset(seed=cfg.seed * 1000 + rank)
         return env
 
@@ -36,7 +37,9 @@ def build_vec_env(cfg: TrainConfig, side: str, snapshots: list[str]) -> Any:
 
     fns = []
     for rank in range(cfg.n_envs):
-        pool = OpponentPool(other_side(side), cfg.opponents, snapshots[-cfg.snapshot_keep:], seed=cfg.seed + rank)
+        pool = OpponentPool(
+            other_side(side), cfg.opponents, snapshots[-cfg.snapshot_keep :], seed=cfg.seed + rank
+        )
         fns.append(make_env_fn(cfg, side, pool, rank))
     if cfg.vec_env == "subproc" and cfg.n_envs > 1:
         vec = SubprocVecEnv(fns, start_method="spawn")
@@ -52,11 +55,17 @@ def policy_spec(cfg: TrainConfig) -> tuple[Any, dict[str, Any]]:
     fe = {"cnn_dim": cfg.policy.cnn_dim, "channels": cfg.policy.channels, "spatial": cfg.policy.spatial}
     if cfg.policy.spatial > 0:
         # foreach: one multi-tensor Adam update instead of a loop over the ~40 parameter tensors
-        return HexPolicy, {"features_extractor_class": HexFeatures, "features_extractor_kwargs": fe,
-                           "net_arch": {"pi": [], "vf": list(cfg.policy.net_arch)},
-                           "optimizer_kwargs": {"foreach": True}}
-    return "MultiInputPolicy", {"features_extractor_class": HexFeatures, "features_extractor_kwargs": fe,
-                                "net_arch": {"pi": list(cfg.policy.net_arch), "vf": list(cfg.policy.net_arch)}}
+        return HexPolicy, {
+            "features_extractor_class": HexFeatures,
+            "features_extractor_kwargs": fe,
+            "net_arch": {"pi": [], "vf": list(cfg.policy.net_arch)},
+            "optimizer_kwargs": {"foreach": True},
+        }
+    return "MultiInputPolicy", {
+        "features_extractor_class": HexFeatures,
+        "features_extractor_kwargs": fe,
+        "net_arch": {"pi": list(cfg.policy.net_arch), "vf": list(cfg.policy.net_arch)},
+    }
 
 
 def ppo_classes() -> tuple[type, type]:
@@ -77,7 +86,9 @@ def ppo_classes() -> tuple[type, type]:
     )
 
     class FastDictRolloutBuffer(MaskableDictRolloutBuffer):
-        def get(self, batch_size: int | None = None) -> Generator[MaskableDictRolloutBufferSamples, None, None]:
+        def get(
+            self, batch_size: int | None = None
+        ) -> Generator[MaskableDictRolloutBufferSamples, None, None]:
             assert self.full, "the rollout buffer is read only once full"
             total = self.buffer_size * self.n_envs
             indices = np.random.permutation(total)
@@ -86,10 +97,12 @@ def ppo_classes() -> tuple[type, type]:
                     self.__dict__[name] = self.swap_and_flatten(self.__dict__[name])
                 # the observations are not swapped (SB3 copies the whole buffer, ~110 kB a sample, to do it):
                 # flat sample env * buffer_size + step is row step * n_envs + env of this view
-                self.flat_observations = {k: v.reshape(total, *v.shape[2:]) for k, v in self.observations.items()}
+                self.flat_observations = {
+                    k: v.reshape(total, *v.shape[2:]) for k, v in self.observations.items()
+                }
                 self.generator_ready = True
             for start in range(0, total, batch_size or total):
-                yield self._get_samples(indices[start:start + (batch_size or total)])
+                yield self._get_samples(indices[start : start + (batch_size or total)])
 
         def _get_samples(self, batch_inds: np.ndarray, env: Any = None) -> MaskableDictRolloutBufferSamples:
             idx = np.sort(batch_inds)  # a minibatch is a set: ascending rows read memory in order
@@ -100,10 +113,13 @@ def ppo_classes() -> tuple[type, type]:
 
             return MaskableDictRolloutBufferSamples(
                 observations={key: take(obs, rows) for key, obs in self.flat_observations.items()},
-                actions=take(self.actions), old_values=take(self.values).flatten(),
-                old_log_prob=take(self.log_probs).flatten(), advantages=take(self.advantages).flatten(),
+                actions=take(self.actions),
+                old_values=take(self.values).flatten(),
+                old_log_prob=take(self.log_probs).flatten(),
+                advantages=take(self.advantages).flatten(),
                 returns=take(self.returns).flatten(),
-                action_masks=take(self.action_masks).reshape(-1, self.mask_dims))
+                action_masks=take(self.action_masks).reshape(-1, self.mask_dims),
+            )
 
     class FastMaskablePPO(MaskablePPO):
         def collect_rollouts(self, *args: Any, **kwargs: Any) -> bool:
@@ -126,8 +142,22 @@ def build_model(cfg: TrainConfig, env: Any, tb_dir: Path, seed: int) -> Any:
     p = cfg.ppo
     ppo, buffer = ppo_classes()
     return ppo(
-        policy, env, rollout_buffer_class=buffer, learning_rate=p.learning_rate, n_steps=p.n_steps, batch_size=p.batch_size,
-        n_epochs=p.n_epochs, gamma=p.gamma, gae_lambda=p.gae_lambda, clip_range=p.clip_range, ent_coef=p.ent_coef,
-        vf_coef=p.vf_coef, max_grad_norm=p.max_grad_norm, policy_kwargs=policy_kwargs, tensorboard_log=str(tb_dir),
-        seed=seed, device=cfg.device, verbose=0,
+        policy,
+        env,
+        rollout_buffer_class=buffer,
+        learning_rate=p.learning_rate,
+        n_steps=p.n_steps,
+        batch_size=p.batch_size,
+        n_epochs=p.n_epochs,
+        gamma=p.gamma,
+        gae_lambda=p.gae_lambda,
+        clip_range=p.clip_range,
+        ent_coef=p.ent_coef,
+        vf_coef=p.vf_coef,
+        max_grad_norm=p.max_grad_norm,
+        policy_kwargs=policy_kwargs,
+        tensorboard_log=str(tb_dir),
+        seed=seed,
+        device=cfg.device,
+        verbose=0,
     )

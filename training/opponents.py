@@ -16,8 +16,9 @@ SNAPSHOTS = "snapshots"
 
 
 class OpponentPool:
-    def __init__(self, opponent_side: str, weights: dict[str, float], snapshots: list[str] | None = None,
-                 seed: int = 0) -> None:
+    def __init__(
+        self, opponent_side: str, weights: dict[str, float], snapshots: list[str] | None = None, seed: int = 0
+    ) -> None:
         self.opponent_side = opponent_side
         self.weights = dict(weights)
         self.snapshots = list(snapshots or [])

@@ -31,10 +31,12 @@ class FFOMultiAgentEnv(MultiAgentEnv):
         self.env = raw_env(**kwargs)
         flat = cast(gym.spaces.Dict, self.env.observation_space("french"))["observation"]
         n = int(cast(gym.spaces.Discrete, self.env.action_space("french")).n)
-        space = gym.spaces.Dict({
-            "observations": flat,
-            "action_mask": gym.spaces.Box(0.0, 1.0, shape=(n,), dtype=np.float32),
-        })
+        space = gym.spaces.Dict(
+            {
+                "observations": flat,
+                "action_mask": gym.spaces.Box(0.0, 1.0, shape=(n,), dtype=np.float32),
+            }
+        )
         self.agents = self.possible_agents = list(AGENTS)
         self.observation_spaces = {a: space for a in AGENTS}
         self.action_spaces = {a: self.env.action_space(a) for a in AGENTS}

@@ -75,9 +75,19 @@ def _check(cfg: RllibConfig, where: str) -> None:
     def bad(key: str, want: str) -> RllibConfigError:
         return RllibConfigError(f"{where}: {key} must be {want}, got {getattr(cfg, key)!r}")
 
-    ints = {"seed": 0, "iterations": 1, "max_steps": 1, "num_env_runners": 0, "rollout_fragment_length": 1,
-            "train_batch_size": 1, "minibatch_size": 1, "num_epochs": 1, "export_every": 1, "eval_games": 0,
-            "num_cpus": 0}
+    ints = {
+        "seed": 0,
+        "iterations": 1,
+        "max_steps": 1,
+        "num_env_runners": 0,
+        "rollout_fragment_length": 1,
+        "train_batch_size": 1,
+        "minibatch_size": 1,
+        "num_epochs": 1,
+        "export_every": 1,
+        "eval_games": 0,
+        "num_cpus": 0,
+    }
     for key, low in ints.items():
         v = getattr(cfg, key)
         if isinstance(v, bool) or not isinstance(v, int) or v < low:
@@ -87,19 +97,29 @@ def _check(cfg: RllibConfig, where: str) -> None:
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not lo < v <= hi:
             raise bad(key, f"a number in ({lo}, {hi}]")
     if cfg.minibatch_size > cfg.train_batch_size:
-        raise RllibConfigError(f"{where}: minibatch_size ({cfg.minibatch_size}) exceeds train_batch_size "
-                               f"({cfg.train_batch_size})")
+        raise RllibConfigError(
+            f"{where}: minibatch_size ({cfg.minibatch_size}) exceeds train_batch_size "
+            f"({cfg.train_batch_size})"
+        )
     if cfg.setup not in ("random", "fixed", "decide"):
         raise bad("setup", "'random', 'fixed' or 'decide'")
     if cfg.reward not in ("win", "shaped"):
         raise bad("reward", "'win' or 'shaped'")
     if cfg.activation not in ("relu", "tanh"):
         raise bad("activation", "'relu' or 'tanh'")
-    if (not isinstance(cfg.hidden, list) or not cfg.hidden or len(cfg.hidden) > 8
-            or not all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= 4096 for h in cfg.hidden)):
+    if (
+        not isinstance(cfg.hidden, list)
+        or not cfg.hidden
+        or len(cfg.hidden) > 8
+        or not all(isinstance(h, int) and not isinstance(h, bool) and 1 <= h <= 4096 for h in cfg.hidden)
+    ):
         raise bad("hidden", "a list of 1-8 layer sizes in 1..4096")
-    if not isinstance(cfg.run_name, str) or not cfg.run_name or any(c in cfg.run_name for c in "/\\") \
-            or cfg.run_name.startswith("."):
+    if (
+        not isinstance(cfg.run_name, str)
+        or not cfg.run_name
+        or any(c in cfg.run_name for c in "/\\")
+        or cfg.run_name.startswith(".")
+    ):
         raise bad("run_name", "a plain folder name (no '/', not starting with '.')")
 
 
@@ -146,9 +166,15 @@ def _module_spec(cfg: RllibConfig) -> Any:
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-    return RLModuleSpec(module_class=ActionMaskingTorchRLModule,
-                        model_config={"fcnet_hiddens": list(cfg.hidden), "fcnet_activation": cfg.activation,
-                                      "head_fcnet_hiddens": [], "vf_share_layers": True})
+    return RLModuleSpec(
+        module_class=ActionMaskingTorchRLModule,
+        model_config={
+            "fcnet_hiddens": list(cfg.hidden),
+            "fcnet_activation": cfg.activation,
+            "head_fcnet_hiddens": [],
+            "vf_share_layers": True,
+        },
+    )
 
 
 def build_algo(cfg: RllibConfig) -> Any:
@@ -163,13 +189,26 @@ def build_algo(cfg: RllibConfig) -> Any:
     config = (
         PPOConfig()
         .environment("france_fights_on", env_config=env_config)
-        .env_runners(num_env_runners=cfg.num_env_runners, rollout_fragment_length=cfg.rollout_fragment_length,
-                     num_cpus_per_env_runner=1, sample_timeout_s=600)
-        .training(train_batch_size_per_learner=cfg.train_batch_size, minibatch_size=cfg.minibatch_size,
-                  num_epochs=cfg.num_epochs, lr=cfg.lr, gamma=cfg.gamma, entropy_coeff=cfg.entropy_coeff)
+        .env_runners(
+            num_env_runners=cfg.num_env_runners,
+            rollout_fragment_length=cfg.rollout_fragment_length,
+            num_cpus_per_env_runner=1,
+            sample_timeout_s=600,
+        )
+        .training(
+            train_batch_size_per_learner=cfg.train_batch_size,
+            minibatch_size=cfg.minibatch_size,
+            num_epochs=cfg.num_epochs,
+            lr=cfg.lr,
+            gamma=cfg.gamma,
+            entropy_coeff=cfg.entropy_coeff,
+        )
         .multi_agent(policies={"french", "german"}, policy_mapping_fn=lambda agent_id, *a, **k: agent_id)
-        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={"french": _module_spec(cfg),
-                                                                     "german": _module_spec(cfg)}))
+        .rl_module(
+            rl_module_spec=MultiRLModuleSpec(
+                rl_module_specs={"french": _module_spec(cfg), "german": _module_spec(cfg)}
+            )
+        )
         .debugging(seed=cfg.seed)
     )
     return config.build_algo()
@@ -213,17 +252,26 @@ def _evaluate(run_dir: Path, games: int, seed: int) -> dict[str, Any]:
     return out
 
 
-def train_rllib(cfg: RllibConfig, out: Path, address: str | None = None, command: list[str] | None = None,
-                progress_bar: bool = True) -> Path:
+def train_rllib(
+    cfg: RllibConfig,
+    out: Path,
+    address: str | None = None,
+    command: list[str] | None = None,
+    progress_bar: bool = True,
+) -> Path:
     """Run the training; returns the run folder."""
     import ray
     from tqdm import tqdm
 
     run_dir = _new_run_dir(out, cfg.run_name)
-    atomic_write_text(run_dir / "config.yaml", yaml.safe_dump({"backend": "rllib", **asdict(cfg)}, sort_keys=False))
+    atomic_write_text(
+        run_dir / "config.yaml", yaml.safe_dump({"backend": "rllib", **asdict(cfg)}, sort_keys=False)
+    )
     atomic_write_text(run_dir / "command.txt", " ".join(command or sys.argv) + "\n")
     atomic_write_text(run_dir / "seed.txt", f"{cfg.seed}\n")
-    atomic_write_text(run_dir / "command.json", json.dumps({"argv": command or sys.argv, "address": address}) + "\n")
+    atomic_write_text(
+        run_dir / "command.json", json.dumps({"argv": command or sys.argv, "address": address}) + "\n"
+    )
     init: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "ignore_reinit_error": True}
     if address:
         init["address"] = address
@@ -238,16 +286,25 @@ def train_rllib(cfg: RllibConfig, out: Path, address: str | None = None, command
         for it in range(1, cfg.iterations + 1):
             result = algo.train()
             runners = result.get("env_runners", {})
-            row = {"iteration": it, "seconds": round(time.perf_counter() - t0, 1),
-                   "env_steps": int(runners.get("num_env_steps_sampled_lifetime", 0) or 0),
-                   "episodes": int(runners.get("num_episodes_lifetime", 0) or 0),
-                   "episode_len_mean": runners.get("episode_len_mean")}
+            row = {
+                "iteration": it,
+                "seconds": round(time.perf_counter() - t0, 1),
+                "env_steps": int(runners.get("num_env_steps_sampled_lifetime", 0) or 0),
+                "episodes": int(runners.get("num_episodes_lifetime", 0) or 0),
+                "episode_len_mean": runners.get("episode_len_mean"),
+            }
             rows.append(row)
             bar.update(1)
             bar.set_postfix(steps=row["env_steps"])
             if it % cfg.export_every == 0 or it == cfg.iterations:
-                extra = {"backend": "rllib", "iterations": it, "env_steps": row["env_steps"], "seed": cfg.seed,
-                         "wall_seconds": row["seconds"], "command": command or sys.argv}
+                extra = {
+                    "backend": "rllib",
+                    "iterations": it,
+                    "env_steps": row["env_steps"],
+                    "seed": cfg.seed,
+                    "wall_seconds": row["seconds"],
+                    "command": command or sys.argv,
+                }
                 for side in ("french", "german"):
                     export_side(algo, cfg, side, run_dir, extra)
             buf = io.StringIO()
@@ -255,13 +312,18 @@ def train_rllib(cfg: RllibConfig, out: Path, address: str | None = None, command
             w.writeheader()
             w.writerows(rows)
             atomic_write_text(run_dir / "metrics.csv", buf.getvalue())
-            atomic_write_text(run_dir / "progress.json", json.dumps({"backend": "rllib", "done": rows}, indent=1))
+            atomic_write_text(
+                run_dir / "progress.json", json.dumps({"backend": "rllib", "done": rows}, indent=1)
+            )
         bar.close()
         algo.stop()
     finally:
         ray.shutdown()
-    results = {"train_seconds": round(time.perf_counter() - t0, 1), "iterations": cfg.iterations,
-               "env_steps": rows[-1]["env_steps"] if rows else 0}
+    results = {
+        "train_seconds": round(time.perf_counter() - t0, 1),
+        "iterations": cfg.iterations,
+        "env_steps": rows[-1]["env_steps"] if rows else 0,
+    }
     if cfg.eval_games:
         results["vs_random"] = _evaluate(run_dir, cfg.eval_games, 10_000 + cfg.seed)
     atomic_write_text(run_dir / "results.json", json.dumps(results, indent=1) + "\n")
@@ -272,9 +334,14 @@ def train_rllib(cfg: RllibConfig, out: Path, address: str | None = None, command
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", default="configs/train_rllib_smoke.yaml", help="run file (YAML)")
     p.add_argument("--out", default="runs", help="folder for the run folder (default: runs)")
-    p.add_argument("--address", default=None,
-                   help="Ray cluster address ('auto' for the cluster this node belongs to); default: a local Ray")
-    p.add_argument("--num-env-runners", type=int, default=None, help="EnvRunner actors (overrides the config)")
+    p.add_argument(
+        "--address",
+        default=None,
+        help="Ray cluster address ('auto' for the cluster this node belongs to); default: a local Ray",
+    )
+    p.add_argument(
+        "--num-env-runners", type=int, default=None, help="EnvRunner actors (overrides the config)"
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 

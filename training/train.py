@@ -104,8 +104,14 @@ def _callbacks(cfg: TrainConfig, side: str, run_dir: Path, total: int, progress:
         def _on_training_start(self) -> None:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, desc=f"train {side}", unit="step", dynamic_ncols=True,
-                            initial=min(self.num_timesteps, total), disable=not progress)
+            self.bar = tqdm(
+                total=total,
+                desc=f"train {side}",
+                unit="step",
+                dynamic_ncols=True,
+                initial=min(self.num_timesteps, total),
+                disable=not progress,
+            )
 
         def _on_step(self) -> bool:
             if self.bar is not None:
@@ -150,11 +156,17 @@ def _read_progress(run_dir: Path) -> dict[str, Any]:
         progress = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ConfigError(f"{path}: cannot read the run's progress ({e})") from e
-    ok = (isinstance(progress, dict) and isinstance(progress.get("done"), list)
-          and isinstance(progress.get("snapshots"), dict) and isinstance(progress.get("timesteps"), dict)
-          and all(isinstance(progress["snapshots"].get(s, []), list) for s in SIDES))
+    ok = (
+        isinstance(progress, dict)
+        and isinstance(progress.get("done"), list)
+        and isinstance(progress.get("snapshots"), dict)
+        and isinstance(progress.get("timesteps"), dict)
+        and all(isinstance(progress["snapshots"].get(s, []), list) for s in SIDES)
+    )
     if not ok:
-        raise ConfigError(f"{path}: expected keys done (list), snapshots (side -> list), timesteps (side -> int)")
+        raise ConfigError(
+            f"{path}: expected keys done (list), snapshots (side -> list), timesteps (side -> int)"
+        )
     for side in SIDES:
         snaps = []
         for p in progress["snapshots"].get(side, []):
@@ -173,7 +185,9 @@ def _snapshot_paths(run_dir: Path, progress: dict[str, Any], side: str) -> list[
     return [str((run_dir / p).resolve()) for p in progress["snapshots"][side]]
 
 
-def _pretrain_side(cfg: TrainConfig, side: str, run_dir: Path, progress: dict[str, Any], progress_bar: bool) -> Any:
+def _pretrain_side(
+    cfg: TrainConfig, side: str, run_dir: Path, progress: dict[str, Any], progress_bar: bool
+) -> Any:
     """The imitation warm start of one side (training/imitation.py); its result joins the pool as a snapshot."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -183,7 +197,9 @@ def _pretrain_side(cfg: TrainConfig, side: str, run_dir: Path, progress: dict[st
     # as many (idle) envs as the PPO stage will use, so the model takes that env without reloading
     probe = DummyVecEnv([make_env_fn(cfg, side, _probe_pool(side), r) for r in range(cfg.n_envs)])
     model = build_model(cfg, probe, run_dir / "tb", cfg.seed + (0 if side == "french" else 1))
-    pretrain(model, cfg, side, run_dir, _snapshot_paths(run_dir, progress, other_side(side)), progress=progress_bar)
+    pretrain(
+        model, cfg, side, run_dir, _snapshot_paths(run_dir, progress, other_side(side)), progress=progress_bar
+    )
     probe.close()
     save_checkpoint(model, run_dir / "checkpoints", side)
     snap = run_dir / "snapshots" / f"{side}_pretrain.pt"
@@ -216,8 +232,13 @@ def _restore(cfg: TrainConfig, side: str, env: Any, run_dir: Path, trust_pickle:
     return build_model(cfg, env, run_dir / "tb", seed)
 
 
-def train(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress_bar: bool = True,
-          trust_pickle: bool = False) -> dict[str, Any]:
+def train(
+    cfg: TrainConfig,
+    run_dir: Path,
+    resume: bool = False,
+    progress_bar: bool = True,
+    trust_pickle: bool = False,
+) -> dict[str, Any]:
     """Run (or resume) the self-play schedule; returns the progress record."""
     from agents.policy import export_policy
 
@@ -255,8 +276,12 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress_bar: b
             target = (rnd + 1) * cfg.steps_for(side)
             remaining = max(0, target - model.num_timesteps)
             if remaining:
-                model.learn(total_timesteps=remaining, reset_num_timesteps=False, tb_log_name=side,
-                            callback=_callbacks(cfg, side, run_dir, target, progress_bar))
+                model.learn(
+                    total_timesteps=remaining,
+                    reset_num_timesteps=False,
+                    tb_log_name=side,
+                    callback=_callbacks(cfg, side, run_dir, target, progress_bar),
+                )
             env.close()
             save_checkpoint(model, run_dir / "checkpoints", side)
             snap = run_dir / "snapshots" / f"{side}_r{rnd}.pt"
@@ -274,8 +299,12 @@ def train(cfg: TrainConfig, run_dir: Path, resume: bool = False, progress_bar: b
             probe = DummyVecEnv([make_env_fn(cfg, side, _probe_pool(side), r) for r in range(cfg.n_envs)])
             model = _restore(cfg, side, probe, run_dir, trust_pickle)
             probe.close()
-        export_policy(model, run_dir / "policies" / f"{side}.pt", side=side,
-                      extra={"timesteps": int(model.num_timesteps), "run": run_dir.name})
+        export_policy(
+            model,
+            run_dir / "policies" / f"{side}.pt",
+            side=side,
+            extra={"timesteps": int(model.num_timesteps), "run": run_dir.name},
+        )
     return progress
 
 
@@ -288,8 +317,15 @@ def evaluate(cfg: TrainConfig, run_dir: Path, progress_bar: bool = True) -> dict
         me = f"policy:{run_dir / 'policies' / (side + '.pt')}"
         for opp in cfg.eval.opponents:
             pairings.append((me, opp) if side == "french" else (opp, me))
-    return run_tournament(pairings=pairings, games=cfg.eval.games, seed=cfg.seed + 10_000, setup=cfg.setup,
-                          workers=cfg.eval.workers, out=run_dir / "eval", progress=progress_bar)
+    return run_tournament(
+        pairings=pairings,
+        games=cfg.eval.games,
+        seed=cfg.seed + 10_000,
+        setup=cfg.setup,
+        workers=cfg.eval.workers,
+        out=run_dir / "eval",
+        progress=progress_bar,
+    )
 
 
 def new_run_dir(out: Path, name: str) -> Path:
@@ -307,16 +343,28 @@ def new_run_dir(out: Path, name: str) -> Path:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", default=str(DEFAULT_CONFIG), help="run config (YAML; default configs/train_quick.yaml)")
+    p.add_argument(
+        "--config", default=str(DEFAULT_CONFIG), help="run config (YAML; default configs/train_quick.yaml)"
+    )
     p.add_argument("--out", default="runs", help="folder that receives the run folder (default runs/)")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint")
-    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                   help="override a config key, e.g. --set steps_per_round=2000 --set ppo.n_steps=64 (YAML values)")
-    p.add_argument("--no-eval", action="store_true", help="skip the final evaluation against the scripted bots")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config key, e.g. --set steps_per_round=2000 --set ppo.n_steps=64 (YAML values)",
+    )
+    p.add_argument(
+        "--no-eval", action="store_true", help="skip the final evaluation against the scripted bots"
+    )
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
-    p.add_argument("--trust-pickle", action="store_true",
-                   help="with --resume of a run written by an older ffo_env: allow loading its SB3 .zip checkpoints, "
-                        "which are pickle files that can run code; only for runs you trust")
+    p.add_argument(
+        "--trust-pickle",
+        action="store_true",
+        help="with --resume of a run written by an older ffo_env: allow loading its SB3 .zip checkpoints, "
+        "which are pickle files that can run code; only for runs you trust",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -332,8 +380,10 @@ def run(args: argparse.Namespace) -> int:
             run_dir = Path(args.resume)
             cfg_path = run_dir / "config.yaml"
             if not cfg_path.exists():
-                print(f"error: {run_dir} has no config.yaml; is it a run folder written by 'ffo train'?",
-                      file=sys.stderr)
+                print(
+                    f"error: {run_dir} has no config.yaml; is it a run folder written by 'ffo train'?",
+                    file=sys.stderr,
+                )
                 return 2
             cfg = load_config(cfg_path, overrides)
         else:
@@ -344,27 +394,38 @@ def run(args: argparse.Namespace) -> int:
         return 2
     atomic_write_text(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
     command = shlex.join(["ffo", "train", *sys.argv[2:]] if sys.argv[1:2] == ["train"] else sys.argv) + "\n"
-    previous = (run_dir / "command.txt").read_text(encoding="utf-8") if (run_dir / "command.txt").exists() else ""
+    previous = (
+        (run_dir / "command.txt").read_text(encoding="utf-8") if (run_dir / "command.txt").exists() else ""
+    )
     atomic_write_text(run_dir / "command.txt", previous + command)
     atomic_write_text(run_dir / "seed.txt", f"{cfg.seed}\n")
     print(f"run folder: {run_dir}", flush=True)
     t0 = time.perf_counter()
     try:
-        train(cfg, run_dir, resume=bool(args.resume), progress_bar=not args.no_progress,
-              trust_pickle=args.trust_pickle)
+        train(
+            cfg,
+            run_dir,
+            resume=bool(args.resume),
+            progress_bar=not args.no_progress,
+            trust_pickle=args.trust_pickle,
+        )
     except (ConfigError, CheckpointError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"\ninterrupted; resume with: ffo train --resume {run_dir}", file=sys.stderr)
         return 130
-    print(f"training done in {time.perf_counter() - t0:.0f} s; policies in {run_dir / 'policies'}", flush=True)
+    print(
+        f"training done in {time.perf_counter() - t0:.0f} s; policies in {run_dir / 'policies'}", flush=True
+    )
     if not args.no_eval:
         from agents.harness import format_table
 
         report = evaluate(cfg, run_dir, progress_bar=not args.no_progress)
         print(format_table(report))
-        print(f"evaluation written to {run_dir / 'eval'} (results.json, pairings.csv, games.csv, ratings.csv)")
+        print(
+            f"evaluation written to {run_dir / 'eval'} (results.json, pairings.csv, games.csv, ratings.csv)"
+        )
     return 0
 
 

@@ -26,9 +26,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     sb3.add_arguments(p)
     g = p.add_argument_group("backend")
-    g.add_argument("--backend", choices=BACKENDS, default=None,
-                   help="sb3 (one machine; default) or rllib (Ray, one machine or a cluster); "
-                        "default: the config's 'backend' key, else sb3")
+    g.add_argument(
+        "--backend",
+        choices=BACKENDS,
+        default=None,
+        help="sb3 (one machine; default) or rllib (Ray, one machine or a cluster); "
+        "default: the config's 'backend' key, else sb3",
+    )
     g.add_argument("--address", default=None, help="rllib: Ray cluster address ('auto' on a cluster node)")
     g.add_argument("--num-env-runners", type=int, default=None, help="rllib: EnvRunner actors")
 
@@ -52,8 +56,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     if backend == "rllib":
         if args.resume or args.set or args.no_eval or args.trust_pickle:
-            print("error: --resume, --set, --no-eval and --trust-pickle are options of the sb3 backend; the rllib backend takes "
-                  "its settings from the config file", file=sys.stderr)
+            print(
+                "error: --resume, --set, --no-eval and --trust-pickle are options of the sb3 backend; the rllib backend takes "
+                "its settings from the config file",
+                file=sys.stderr,
+            )
             return 2
         if not given_config:
             args.config = str(config_file(RLLIB_DEFAULT))

@@ -30,7 +30,9 @@ LOCALHOST = "127.0.0.1"
 def _page(session: GameSession) -> str:
     svg, extra = board_payload()
     data = json.loads(extra)
-    data.update({"units": session.units, "hex_names": hex_names(), "players": session.players, "seed": session.seed})
+    data.update(
+        {"units": session.units, "hex_names": hex_names(), "players": session.players, "seed": session.seed}
+    )
     page = static_text("play.html")
     js = static_text("board.js") + "\n" + static_text("play.js")
     page = page.replace("/*__CSS__*/", static_text("ffo.css")).replace("/*__JS__*/", js)
@@ -80,8 +82,11 @@ def create_app(session: GameSession) -> Flask:
     def record() -> Response:
         rec = session.recorder.record()
         rec["agents"] = dict(session.players)
-        return Response(json.dumps(rec, indent=1), mimetype="application/json",
-                        headers={"Content-Disposition": f"attachment; filename=ffo-seed{session.seed}.json"})
+        return Response(
+            json.dumps(rec, indent=1),
+            mimetype="application/json",
+            headers={"Content-Disposition": f"attachment; filename=ffo-seed{session.seed}.json"},
+        )
 
     return app
 

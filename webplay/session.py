@@ -30,8 +30,14 @@ class PlayError(ValueError):
 class GameSession:
     """A game in progress. ``players[side]`` is ``"human"`` or an agent name; agents are built here."""
 
-    def __init__(self, french: str, german: str, seed: int = 0, setup: str = "random",
-                 record_path: str | Path | None = None) -> None:
+    def __init__(
+        self,
+        french: str,
+        german: str,
+        seed: int = 0,
+        setup: str = "random",
+        record_path: str | Path | None = None,
+    ) -> None:
         from agents import make_agent
 
         self.players = {"french": french, "german": german}
@@ -135,9 +141,11 @@ class GameSession:
             "choices": self.choices(),
             "battle": self.battles.view(st),
             "selected": self.selected_hex(),
-            "dice": st.dice_log[max(0, since_dice):],
-            "log": [[d["player"], bool(d["auto"]), d.get("text") or "automatic", d.get("at", "")]
-                    for d in decs[max(0, since_decision):]],
+            "dice": st.dice_log[max(0, since_dice) :],
+            "log": [
+                [d["player"], bool(d["auto"]), d.get("text") or "automatic", d.get("at", "")]
+                for d in decs[max(0, since_decision) :]
+            ],
             "n_decisions": len(decs),
             "vp_log": st.vp_log,
             "saved": self.saved,

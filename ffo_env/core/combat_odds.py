@@ -58,10 +58,10 @@ class BattlePreview:
     hidden_defenders: int = 0  # defenders the viewer cannot see (rule 3.6, R3), not in ``def_cf``
 
 
-
 def _qualifies(state: State, pred: list[bool]) -> bool:
     """Does a stack with these per-defender answers qualify (R24: ``mixed_stack`` "any" or "all")?"""
     return (any(pred) if state.game.options.mixed_stack == "any" else all(pred)) if pred else False
+
 
 def attack_strength(state: State, target: int, attackers: list[int]) -> int:
     mt = state.game.tables
@@ -78,12 +78,24 @@ def city_die_applies(state: State, target: int, defenders: list[int], hidden: in
     # rule 13.16, R24: German panzer corps defend a city as clear terrain; ``hidden`` defenders the attacker
     # cannot see (rule 3.6) are assumed to qualify
     return bool(state.game.tables.city[target]) and _qualifies(
-        state, [not state.units[u].is_panzer for u in defenders] + [True] * hidden)
+        state, [not state.units[u].is_panzer for u in defenders] + [True] * hidden
+    )
 
 
-def known_shifts(state: State, target: int, attackers: list[int], defenders: list[int], *, air: bool,
-                 attacker_side: int, att_oos: bool, def_oos: bool, att_supplied_mech: bool,
-                 origins: list[int], hidden: int = 0) -> dict[str, int]:
+def known_shifts(
+    state: State,
+    target: int,
+    attackers: list[int],
+    defenders: list[int],
+    *,
+    air: bool,
+    attacker_side: int,
+    att_oos: bool,
+    def_oos: bool,
+    att_supplied_mech: bool,
+    origins: list[int],
+    hidden: int = 0,
+) -> dict[str, int]:
     """Column shifts known before the dice, by cause, in the order the engine records them (R26).
 
     ``hidden``: defenders besides ``defenders`` that the attacker cannot see (rule 3.6, R3); each is
@@ -100,7 +112,9 @@ def known_shifts(state: State, target: int, attackers: list[int], defenders: lis
             shifts["terrain"] = mt.defence_shift[target]
     if not air:
         # rule 13.15, R14: river shift only if every attacker attacks across a river hexside
-        if not mt.city[target] and all(mt.river_side[target][direction(target, state.loc[u])] for u in attackers):
+        if not mt.city[target] and all(
+            mt.river_side[target][direction(target, state.loc[u])] for u in attackers
+        ):
             shifts["river"] = t.river_shift
         if att_oos:
             shifts["attacker_oos"] = t.shifts["attacker_oos"]  # rule 7.4
@@ -112,14 +126,23 @@ def known_shifts(state: State, target: int, attackers: list[int], defenders: lis
     return shifts
 
 
-def concentric_shift(state: State, target: int, attacker_side: int, defenders: list[int], origins: list[int],
-                     att_supplied_mech: bool) -> int:
+def concentric_shift(
+    state: State,
+    target: int,
+    attacker_side: int,
+    defenders: list[int],
+    origins: list[int],
+    att_supplied_mech: bool,
+) -> int:
     """Rule 13.13, 13.14, R25."""
     if state.game.tables.city[target]:
         return 0
     sides = sorted({direction(target, h) for h in origins})
-    conc = len(sides) >= 4 or any((s + 3) % 6 in sides for s in sides) or any(
-        all((s + k) % 6 in sides for k in (0, 2, 4)) for s in sides)
+    conc = (
+        len(sides) >= 4
+        or any((s + 3) % 6 in sides for s in sides)
+        or any(all((s + k) % 6 in sides for k in (0, 2, 4)) for s in sides)
+    )
     if not conc:
         return 0
     sh = state.game.scenario.tables.shifts
@@ -133,8 +156,14 @@ def concentric_shift(state: State, target: int, attacker_side: int, defenders: l
     return sh["concentric"]
 
 
-def battle_preview(state: State, target: int, attackers: list[int], att_support: int = 0,
-                   def_support: int = 0, viewer: int | None = None) -> BattlePreview:
+def battle_preview(
+    state: State,
+    target: int,
+    attackers: list[int],
+    att_support: int = 0,
+    def_support: int = 0,
+    viewer: int | None = None,
+) -> BattlePreview:
     """The engine's arithmetic for ``attackers`` attacking the stack in ``target`` now.
 
     With ``viewer=None`` it uses full information (the real defenders). With a ``viewer`` it uses only
@@ -154,18 +183,33 @@ def battle_preview(state: State, target: int, attackers: list[int], att_support:
     if not attackers:
         raise ValueError(f"battle_preview: no attacker for hex {hg.hex_name(target)}")
     attacker_side = int(state.units[attackers[0]].side)
-    if any(int(state.units[u].side) != attacker_side for u in attackers) or \
-            int(state.units[defenders[0]].side) == attacker_side:
-        raise ValueError(f"battle_preview: attackers {[state.units[u].id for u in attackers]} are not all"
-                         f" enemies of the stack in {hg.hex_name(target)}")
+    if (
+        any(int(state.units[u].side) != attacker_side for u in attackers)
+        or int(state.units[defenders[0]].side) == attacker_side
+    ):
+        raise ValueError(
+            f"battle_preview: attackers {[state.units[u].id for u in attackers]} are not all"
+            f" enemies of the stack in {hg.hex_name(target)}"
+        )
     # judged as at a declaration (R11, rule 7.9)
     sup = [state._supplied_for_action(u) for u in attackers]
     att_oos = not all(sup)
     def_oos = any(not state.is_supplied(u) for u in defenders)
     mech = all(state.units[u].mechanized and s for u, s in zip(attackers, sup, strict=True))
     origins = sorted({state.loc[u] for u in attackers})
-    shifts = known_shifts(state, target, attackers, defenders, air=False, attacker_side=attacker_side,
-                          att_oos=att_oos, def_oos=def_oos, att_supplied_mech=mech, origins=origins, hidden=hidden)
+    shifts = known_shifts(
+        state,
+        target,
+        attackers,
+        defenders,
+        air=False,
+        attacker_side=attacker_side,
+        att_oos=att_oos,
+        def_oos=def_oos,
+        att_supplied_mech=mech,
+        origins=origins,
+        hidden=hidden,
+    )
     t = state.game.scenario.tables
     crt = t.crt
     att_cf = attack_strength(state, target, attackers) + att_support
@@ -184,9 +228,21 @@ def battle_preview(state: State, target: int, attackers: list[int], att_support:
         for die in range(1, 7):
             r = crt.result(c, die)
             outcomes[r] = outcomes.get(r, 0.0) + p / 6
-    return BattlePreview(target, tuple(attackers), tuple(defenders), att_cf, def_cf, diff, base,
-                         tuple(ColumnShift(k, v, SHIFT_RULES[k]) for k, v in shifts.items()), city, col,
-                         columns, outcomes, hidden)
+    return BattlePreview(
+        target,
+        tuple(attackers),
+        tuple(defenders),
+        att_cf,
+        def_cf,
+        diff,
+        base,
+        tuple(ColumnShift(k, v, SHIFT_RULES[k]) for k, v in shifts.items()),
+        city,
+        col,
+        columns,
+        outcomes,
+        hidden,
+    )
 
 
 def direction(a: int, b: int) -> int:

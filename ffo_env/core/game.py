@@ -49,8 +49,10 @@ class RulesOptions:
             value = getattr(self, name)
             # bool is an int and "false" is truthy: only the exact type is accepted
             if type(value) is not expected:
-                raise TypeError(f"rules option {name} must be a {expected.__name__}, found {value!r}"
-                                f" ({type(value).__name__})")
+                raise TypeError(
+                    f"rules option {name} must be a {expected.__name__}, found {value!r}"
+                    f" ({type(value).__name__})"
+                )
         if self.setup not in SETUP_MODES:
             raise ValueError(f"setup must be one of {SETUP_MODES}, got {self.setup!r}")
         if self.naval_vp_loss not in ("die", "die_minus_one"):
@@ -64,7 +66,9 @@ class RulesOptions:
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> RulesOptions:
         if not isinstance(d, dict):
-            raise TypeError(f"rules options must be a mapping of option name to value, found {type(d).__name__}")
+            raise TypeError(
+                f"rules options must be a mapping of option name to value, found {type(d).__name__}"
+            )
         known = {f for f in cls.__dataclass_fields__}
         unknown = set(d) - known
         if unknown:
@@ -72,8 +76,13 @@ class RulesOptions:
         return cls(**d)
 
 
-_OPTION_TYPES: dict[str, type] = {"setup": str, "naval_vp_loss": str, "skip_forced": bool, "repeat_attacks": bool,
-                                  "mixed_stack": str}
+_OPTION_TYPES: dict[str, type] = {
+    "setup": str,
+    "naval_vp_loss": str,
+    "skip_forced": bool,
+    "repeat_attacks": bool,
+    "mixed_stack": str,
+}
 
 
 @dataclass(frozen=True, eq=False)
@@ -99,7 +108,11 @@ class Game:
         set_ = object.__setattr__
         for k, v in _derived(self.scenario).items():
             set_(self, k, v)
-        set_(self, "layout", ActionLayout(hg.N_HEX, len(self.scenario.units), len(self.scenario.tables.crt.columns)))
+        set_(
+            self,
+            "layout",
+            ActionLayout(hg.N_HEX, len(self.scenario.units), len(self.scenario.tables.crt.columns)),
+        )
 
     @property
     def units(self) -> tuple[UnitSpec, ...]:

@@ -131,8 +131,7 @@ NEIGHBOR_LISTS: tuple[tuple[int, ...], ...] = tuple(
 """On-map neighbours of each hex, as Python tuples (fast in pure-Python loops)."""
 
 NEIGHBOR_DIRS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
-    tuple((d, int(NEIGHBORS[i, d])) for d in range(N_DIR) if NEIGHBORS[i, d] >= 0)
-    for i in range(N_HEX)
+    tuple((d, int(NEIGHBORS[i, d])) for d in range(N_DIR) if NEIGHBORS[i, d] >= 0) for i in range(N_HEX)
 )
 """``(direction, neighbour)`` pairs of each hex."""
 

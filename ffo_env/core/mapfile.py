@@ -40,7 +40,12 @@ MAP_VERSION = "reconstruction-v1"
 
 COLUMNS = ("hex", "terrain", "city", "port", "row", "river", "blocked")
 TERRAIN_NAMES = {t: t.name.lower() for t in Terrain}
-ROW_NAMES = {ColoredRow.NONE: "", ColoredRow.RED: "red", ColoredRow.GREEN: "green", ColoredRow.YELLOW: "yellow"}
+ROW_NAMES = {
+    ColoredRow.NONE: "",
+    ColoredRow.RED: "red",
+    ColoredRow.GREEN: "green",
+    ColoredRow.YELLOW: "yellow",
+}
 _TERRAIN_BY_NAME = {v: k for k, v in TERRAIN_NAMES.items()}
 _ROW_BY_NAME = {v: k for k, v in ROW_NAMES.items()}
 _DIR_BY_NAME = {name: d for d, name in enumerate(hg.DIRECTIONS)}
@@ -94,15 +99,17 @@ def dumps_map(mapdata: MapData, version: str = MAP_VERSION) -> str:
     w.writerow(("version", version))
     w.writerow(COLUMNS)
     for i in range(hg.N_HEX):
-        w.writerow((
-            hg.hex_name(i),
-            TERRAIN_NAMES[Terrain(int(mapdata.terrain[i]))],
-            mapdata.city[i],
-            "port" if mapdata.port[i] else "",
-            ROW_NAMES[ColoredRow(int(mapdata.row[i]))],
-            _dirs_text(mapdata.river[i]),
-            _dirs_text(mapdata.blocked[i]),
-        ))
+        w.writerow(
+            (
+                hg.hex_name(i),
+                TERRAIN_NAMES[Terrain(int(mapdata.terrain[i]))],
+                mapdata.city[i],
+                "port" if mapdata.port[i] else "",
+                ROW_NAMES[ColoredRow(int(mapdata.row[i]))],
+                _dirs_text(mapdata.river[i]),
+                _dirs_text(mapdata.blocked[i]),
+            )
+        )
     return buf.getvalue()
 
 
@@ -150,8 +157,9 @@ def _parse_dirs(text: str, where: str, column: str) -> np.ndarray:
     for tok in text.split():
         d = _DIR_BY_NAME.get(tok.upper())
         if d is None:
-            raise DataError(f"{where}, column {column}: direction {tok!r} is not one of "
-                            f"{' '.join(hg.DIRECTIONS)}")
+            raise DataError(
+                f"{where}, column {column}: direction {tok!r} is not one of {' '.join(hg.DIRECTIONS)}"
+            )
         flags[d] = True
     return flags
 
@@ -177,8 +185,10 @@ def _parse_text(text: str, src: str) -> tuple[MapData, str]:
         fields = [f.strip() for f in next(csv.reader([raw]))]
         if version is None:
             if len(fields) != 2 or fields[0] != "version" or not fields[1]:
-                raise DataError(f"{where}: expected the version line 'version,<name>' "
-                                f"(e.g. 'version,{MAP_VERSION}') before the hexes")
+                raise DataError(
+                    f"{where}: expected the version line 'version,<name>' "
+                    f"(e.g. 'version,{MAP_VERSION}') before the hexes"
+                )
             version = fields[1]
             continue
         if not header_seen:
@@ -187,8 +197,10 @@ def _parse_text(text: str, src: str) -> tuple[MapData, str]:
             header_seen = True
             continue
         if len(fields) != len(COLUMNS):
-            raise DataError(f"{where}: expected {len(COLUMNS)} comma-separated fields "
-                            f"({','.join(COLUMNS)}), found {len(fields)}")
+            raise DataError(
+                f"{where}: expected {len(COLUMNS)} comma-separated fields "
+                f"({','.join(COLUMNS)}), found {len(fields)}"
+            )
         hid, ter, cname, prt, rw, riv, blk = fields
         try:
             i = hg.hex_index(hid)
@@ -219,23 +231,37 @@ def _parse_text(text: str, src: str) -> tuple[MapData, str]:
     missing = [hg.hex_name(int(i)) for i in np.flatnonzero(line_of == 0)]
     if missing:
         shown = ", ".join(missing[:8]) + (" ..." if len(missing) > 8 else "")
-        raise DataError(f"{src} line {last_line} (end of file): {len(missing)} hexes missing, "
-                        f"every hex must appear once: {shown}")
+        raise DataError(
+            f"{src} line {last_line} (end of file): {len(missing)} hexes missing, "
+            f"every hex must appear once: {shown}"
+        )
 
     _check(src, line_of, terrain, city, port, row, river, blocked)
-    md = MapData(terrain=terrain, city=tuple(city), port=port, row=row, river=river,
-                 blocked=blocked, source=src)
+    md = MapData(
+        terrain=terrain, city=tuple(city), port=port, row=row, river=river, blocked=blocked, source=src
+    )
     bad_ports = [i for i in md.port_hexes() if not md.coastal[i]]
     if bad_ports:
         i = bad_ports[0]
-        raise DataError(f"{src} line {line_of[i]}, column port: port {city[i]} in hex {hg.hex_name(i)} "
-                        f"is not coastal (no adjacent sea hex)")
+        raise DataError(
+            f"{src} line {line_of[i]}, column port: port {city[i]} in hex {hg.hex_name(i)} "
+            f"is not coastal (no adjacent sea hex)"
+        )
     return md, version
 
 
-def _check(src: str, line_of: np.ndarray, terrain: np.ndarray, city: list[str], port: np.ndarray,
-           row: np.ndarray, river: np.ndarray, blocked: np.ndarray) -> None:
+def _check(
+    src: str,
+    line_of: np.ndarray,
+    terrain: np.ndarray,
+    city: list[str],
+    port: np.ndarray,
+    row: np.ndarray,
+    river: np.ndarray,
+    blocked: np.ndarray,
+) -> None:
     """Cross-hex consistency checks; each error names the line(s) involved."""
+
     def at(i: int, column: str) -> str:
         return f"{src} line {line_of[i]}, column {column}"
 
@@ -244,8 +270,10 @@ def _check(src: str, line_of: np.ndarray, terrain: np.ndarray, city: list[str], 
         name = hg.hex_name(i)
         if row[i] != want_row[i]:
             want = ROW_NAMES[ColoredRow(int(want_row[i]))] or "empty"
-            raise DataError(f"{at(i, 'row')}: hex {name} must have row {want} (rule 5.5 fixes the "
-                            f"colored rows: green 60xx, red 59xx, yellow 2900-5800)")
+            raise DataError(
+                f"{at(i, 'row')}: hex {name} must have row {want} (rule 5.5 fixes the "
+                f"colored rows: green 60xx, red 59xx, yellow 2900-5800)"
+            )
         if row[i] != ColoredRow.NONE:
             if terrain[i] != Terrain.CLEAR:
                 raise DataError(f"{at(i, 'terrain')}: colored row hex {name} must be clear (rule 5.5)")
@@ -254,36 +282,48 @@ def _check(src: str, line_of: np.ndarray, terrain: np.ndarray, city: list[str], 
         if port[i] and not city[i]:
             raise DataError(f"{at(i, 'port')}: hex {name} is a port but has no city name")
         if city[i] and terrain[i] in (Terrain.SEA, Terrain.NEUTRAL):
-            raise DataError(f"{at(i, 'terrain')}: city {city[i]} in hex {name} must be on land, "
-                            f"not {TERRAIN_NAMES[Terrain(int(terrain[i]))]}")
+            raise DataError(
+                f"{at(i, 'terrain')}: city {city[i]} in hex {name} must be on land, "
+                f"not {TERRAIN_NAMES[Terrain(int(terrain[i]))]}"
+            )
         for column, flags in (("river", river), ("blocked", blocked)):
             for d in np.flatnonzero(flags[i]):
                 j = int(hg.NEIGHBORS[i, d])
                 dname = hg.DIRECTIONS[d]
                 if j < 0:
-                    raise DataError(f"{at(i, column)}: hex {name} has a {column} hexside {dname} "
-                                    f"toward off-map (no hex there)")
+                    raise DataError(
+                        f"{at(i, column)}: hex {name} has a {column} hexside {dname} "
+                        f"toward off-map (no hex there)"
+                    )
                 back = (d + 3) % 6
                 if not flags[j, back]:
-                    raise DataError(f"{at(i, column)}: hex {name} lists {column} {dname} but hex "
-                                    f"{hg.hex_name(j)} (line {line_of[j]}) does not list "
-                                    f"{hg.DIRECTIONS[back]}; both sides must agree")
+                    raise DataError(
+                        f"{at(i, column)}: hex {name} lists {column} {dname} but hex "
+                        f"{hg.hex_name(j)} (line {line_of[j]}) does not list "
+                        f"{hg.DIRECTIONS[back]}; both sides must agree"
+                    )
                 if column == "river":
                     if row[i] != ColoredRow.NONE or row[j] != ColoredRow.NONE:
                         k = i if row[i] != ColoredRow.NONE else j
-                        raise DataError(f"{at(i, column)}: river {dname} of hex {name} borders colored "
-                                        f"row hex {hg.hex_name(k)}, which is riverless (rule 5.5)")
+                        raise DataError(
+                            f"{at(i, column)}: river {dname} of hex {name} borders colored "
+                            f"row hex {hg.hex_name(k)}, which is riverless (rule 5.5)"
+                        )
                     if city[i] or city[j]:
                         k = i if city[i] else j
-                        raise DataError(f"{at(i, column)}: river {dname} of hex {name} borders city "
-                                        f"hex {hg.hex_name(k)} ({city[k]}); cities have no river "
-                                        f"hexsides (rule 11.5, R14)")
+                        raise DataError(
+                            f"{at(i, column)}: river {dname} of hex {name} borders city "
+                            f"hex {hg.hex_name(k)} ({city[k]}); cities have no river "
+                            f"hexsides (rule 11.5, R14)"
+                        )
     seen: dict[str, int] = {}
     for i in np.argsort(line_of):
         c = city[int(i)]
         if not c:
             continue
         if c in seen:
-            raise DataError(f"{at(int(i), 'city')}: city name {c!r} already used by hex "
-                            f"{hg.hex_name(seen[c])} (line {line_of[seen[c]]}); names must be unique")
+            raise DataError(
+                f"{at(int(i), 'city')}: city name {c!r} already used by hex "
+                f"{hg.hex_name(seen[c])} (line {line_of[seen[c]]}); names must be unique"
+            )
         seen[c] = int(i)

@@ -68,8 +68,16 @@ from ffo_env.core.state import DEAD, EVACUATED, ON_MAP, RESERVE, Decision, Phase
 
 __all__ = ["custom_game", "default_game", "dice_with", "position", "to_notation"]
 
-_FLAG_LISTS = ("moved", "attacked", "no_attack", "immobile", "must_leave", "left_green", "entered_map",
-               "entry_ready")
+_FLAG_LISTS = (
+    "moved",
+    "attacked",
+    "no_attack",
+    "immobile",
+    "must_leave",
+    "left_green",
+    "entered_map",
+    "entry_ready",
+)
 
 
 @lru_cache(maxsize=8)
@@ -274,8 +282,15 @@ def position(text: str, game: Game | None = None, *, seed: int = 0, run: bool = 
     s.turn = scalars.get("turn", 1)
     s.vp = scalars.get("vp", 0)
     if s.vp:
-        s.vp_log.append({"turn": s.turn, "phase": phase.name, "kind": "notation", "vp": s.vp,
-                         "detail": "VP at the start of the position"})
+        s.vp_log.append(
+            {
+                "turn": s.turn,
+                "phase": phase.name,
+                "kind": "notation",
+                "vp": s.vp,
+                "detail": "VP at the start of the position",
+            }
+        )
     s.scare_unit = scalars.get("scare", -1)
     s.replacement_unit = scalars.get("replacement", -1)
     s.stuka_used = "stuka_used" in flags
@@ -288,9 +303,20 @@ def position(text: str, game: Game | None = None, *, seed: int = 0, run: bool = 
         s.dice = dice_with(rolls)
     s.phase = phase
     s.decision = Decision.ENTER
-    s.player = Side.GERMAN if phase.name.startswith(("GERMAN", "SETUP_GERMAN")) or phase in (
-        Phase.REPLACEMENT, Phase.LUFTWAFFE, Phase.REPLACEMENT_COMPLETION, Phase.REINFORCEMENT,
-        Phase.REFUGEE_PLACEMENT, Phase.SCARE_REMOVAL) else Side.FRENCH
+    s.player = (
+        Side.GERMAN
+        if phase.name.startswith(("GERMAN", "SETUP_GERMAN"))
+        or phase
+        in (
+            Phase.REPLACEMENT,
+            Phase.LUFTWAFFE,
+            Phase.REPLACEMENT_COMPLETION,
+            Phase.REINFORCEMENT,
+            Phase.REFUGEE_PLACEMENT,
+            Phase.SCARE_REMOVAL,
+        )
+        else Side.FRENCH
+    )
     s._cache = {}
     s._legal = None
     if run:
@@ -306,9 +332,12 @@ def to_notation(state: State) -> str:
     """
     sc = state.game.scenario
     mt = state.game.tables
-    lines = [f"turn {state.turn} phase {state.phase.name} vp {state.vp}"
-             + (" order fight_first" if not state.german_move_first else "")
-             + (" stuka_used" if state.stuka_used else "") + (" scare_ever" if state.scare_ever else "")]
+    lines = [
+        f"turn {state.turn} phase {state.phase.name} vp {state.vp}"
+        + (" order fight_first" if not state.german_move_first else "")
+        + (" stuka_used" if state.stuka_used else "")
+        + (" scare_ever" if state.scare_ever else "")
+    ]
     for side, name in ((Side.FRENCH, "french"), (Side.GERMAN, "german")):
         toks = []
         for h in sorted(state.stacks):
@@ -318,15 +347,27 @@ def to_notation(state: State) -> str:
         if toks:
             lines.append(f"{name}: " + " ".join(toks))
     if state.refugees:
-        lines.append("refugees: " + " ".join(hg.hex_name(h) + ("*" if f else "") for h, f in sorted(state.refugees.items())))
+        lines.append(
+            "refugees: "
+            + " ".join(hg.hex_name(h) + ("*" if f else "") for h, f in sorted(state.refugees.items()))
+        )
     for st, key in ((DEAD, "dead"), (EVACUATED, "evacuated"), (RESERVE, "reserve")):
         us = [sc.units[u].id for u in range(len(sc.units)) if state.status[u] == st]
         if us:
             lines.append(f"{key}: " + " ".join(us))
     occupied = set(state.stacks)
-    gc = [h for h in range(hg.N_HEX) if state.control[h] == Side.GERMAN and mt.row[h] in (ColoredRow.NONE, ColoredRow.RED)
-          and h not in occupied]
-    fc = [h for h in range(hg.N_HEX) if state.control[h] == Side.FRENCH and state.ever_german[h] and h not in occupied]
+    gc = [
+        h
+        for h in range(hg.N_HEX)
+        if state.control[h] == Side.GERMAN
+        and mt.row[h] in (ColoredRow.NONE, ColoredRow.RED)
+        and h not in occupied
+    ]
+    fc = [
+        h
+        for h in range(hg.N_HEX)
+        if state.control[h] == Side.FRENCH and state.ever_german[h] and h not in occupied
+    ]
     if gc:
         lines.append("german_control: " + " ".join(hg.hex_name(h) for h in gc))
     if fc:
@@ -402,7 +443,14 @@ def custom_game(
         blk[i, d] = blk[j, e] = True
     for h, name in (cities or {}).items():
         city[hg.hex_index(h)] = name
-    newmap = MapData(terrain=ter, city=tuple(city), port=m.port, row=m.row, river=river, blocked=blk,
-                     source=f"{m.source} (modified for a test)")
+    newmap = MapData(
+        terrain=ter,
+        city=tuple(city),
+        port=m.port,
+        row=m.row,
+        river=river,
+        blocked=blk,
+        source=f"{m.source} (modified for a test)",
+    )
     scen = dataclasses.replace(base.scenario, map=newmap)
     return Game(scenario=scen, options=options or base.options)

@@ -37,8 +37,10 @@ class Recorder:
 
     def _sync_auto(self) -> None:
         # automatic decisions were applied by the engine after the last agent decision
-        for side, action, auto in self.state.history[self._seen:]:
-            self.decisions.append({"player": "french" if side == 0 else "german", "action": action, "auto": auto})
+        for side, action, auto in self.state.history[self._seen :]:
+            self.decisions.append(
+                {"player": "french" if side == 0 else "german", "action": action, "auto": auto}
+            )
         self._seen = len(self.state.history)
 
     def apply(self, action: int) -> None:
@@ -49,8 +51,15 @@ class Recorder:
         s.apply_action(action)
         # the agent decision is the first new history entry; automatic ones follow
         side, a, auto = s.history[self._seen]
-        self.decisions.append({"player": "french" if side == 0 else "german", "action": a, "auto": auto,
-                               "text": text, "at": ctx})
+        self.decisions.append(
+            {
+                "player": "french" if side == 0 else "german",
+                "action": a,
+                "auto": auto,
+                "text": text,
+                "at": ctx,
+            }
+        )
         self._seen += 1
         self._sync_auto()
 
@@ -61,8 +70,10 @@ class Recorder:
 
 def make_record(state: State, decisions: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     if decisions is None:
-        decisions = [{"player": "french" if side == 0 else "german", "action": a, "auto": auto}
-                     for side, a, auto in state.history]
+        decisions = [
+            {"player": "french" if side == 0 else "german", "action": a, "auto": auto}
+            for side, a, auto in state.history
+        ]
     return {
         "format": RECORD_FORMAT,
         "record_version": RECORD_VERSION,
@@ -113,8 +124,10 @@ def load_record(path: str | Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise RecordError(f"{path}: cannot read a game record: {e}") from e
     if not isinstance(rec, dict) or rec.get("format") != RECORD_FORMAT:
-        raise RecordError(f"{path}: not a {RECORD_FORMAT} document (expected a JSON object with "
-                          f'"format": "{RECORD_FORMAT}")')
+        raise RecordError(
+            f"{path}: not a {RECORD_FORMAT} document (expected a JSON object with "
+            f'"format": "{RECORD_FORMAT}")'
+        )
     if rec.get("record_version") != RECORD_VERSION:
         raise RecordError(f"{path}: record_version {rec.get('record_version')!r} is not {RECORD_VERSION}")
     try:
@@ -130,8 +143,14 @@ def load_record(path: str | Path) -> dict[str, Any]:
 MAX_ENTRIES = 200_000
 
 _TOP_KEYS: dict[str, type | tuple[type, ...]] = {
-    "engine": str, "data_version": str, "seed": int, "options": dict, "decisions": list,
-    "dice": list, "vp_log": list, "result": dict,
+    "engine": str,
+    "data_version": str,
+    "seed": int,
+    "options": dict,
+    "decisions": list,
+    "dice": list,
+    "vp_log": list,
+    "result": dict,
 }
 
 
@@ -146,7 +165,9 @@ def check_record_shape(rec: object) -> None:
     if rec.get("format") != RECORD_FORMAT:
         raise RecordError(f'key "format": expected "{RECORD_FORMAT}", found {_short(rec.get("format"))}')
     if rec.get("record_version") != RECORD_VERSION or isinstance(rec.get("record_version"), bool):
-        raise RecordError(f'key "record_version": expected {RECORD_VERSION}, found {_short(rec.get("record_version"))}')
+        raise RecordError(
+            f'key "record_version": expected {RECORD_VERSION}, found {_short(rec.get("record_version"))}'
+        )
     for key, typ in _TOP_KEYS.items():
         if key not in rec:
             raise RecordError(f'missing key "{key}"')
@@ -186,6 +207,7 @@ def _side(player: str) -> int:
 
 # ------------------------------------------------------------------ replay
 
+
 def replay(record: dict[str, Any], scenario: Scenario | None = None) -> State:
     """Rebuild the game of ``record`` from its seed and agent decisions and verify all of it.
 
@@ -195,13 +217,17 @@ def replay(record: dict[str, Any], scenario: Scenario | None = None) -> State:
     """
     check_record_shape(record)
     if record["engine"] != ENGINE_VERSION:
-        raise RecordError(f"this record was made by engine {record['engine']!r} and this is {ENGINE_VERSION!r}: "
-                          f"its rules differ, so it cannot be replayed here; replay it with the ffo_env release "
-                          f"that made it, or play the game again to record it with {ENGINE_VERSION!r}")
+        raise RecordError(
+            f"this record was made by engine {record['engine']!r} and this is {ENGINE_VERSION!r}: "
+            f"its rules differ, so it cannot be replayed here; replay it with the ffo_env release "
+            f"that made it, or play the game again to record it with {ENGINE_VERSION!r}"
+        )
     scenario = scenario or default_scenario()
     if record["data_version"] != scenario.version:
-        raise RecordError(f"this record was made with game data {record['data_version']!r}, "
-                          f"the loaded data is {scenario.version!r}; replay it with the same data files")
+        raise RecordError(
+            f"this record was made with game data {record['data_version']!r}, "
+            f"the loaded data is {scenario.version!r}; replay it with the same data files"
+        )
     try:
         options = RulesOptions.from_dict(record["options"])
     except (TypeError, ValueError) as e:
@@ -218,31 +244,42 @@ def replay(record: dict[str, Any], scenario: Scenario | None = None) -> State:
             raise RecordError(f"decision {i}: the replay has only {done} decisions")
         if d["auto"]:
             side = "french" if int(state.player) == 0 else "german"
-            raise RecordError(f"decision {i}: the record says the engine made automatic action {d['action']}, "
-                              f"but the engine waits for {side} to decide "
-                              f"({_decision_text(state)})")
+            raise RecordError(
+                f"decision {i}: the record says the engine made automatic action {d['action']}, "
+                f"but the engine waits for {side} to decide "
+                f"({_decision_text(state)})"
+            )
         if state.is_terminal():
-            raise RecordError(f"decision {i}: the record has action {d['action']} but the game is already over "
-                              f"after {done} decisions")
+            raise RecordError(
+                f"decision {i}: the record has action {d['action']} but the game is already over "
+                f"after {done} decisions"
+            )
         if _side(d["player"]) != int(state.player):
-            raise RecordError(f"decision {i}: the record says {d['player']} decides, but it is "
-                              f"{'french' if int(state.player) == 0 else 'german'}'s decision "
-                              f"({_decision_text(state)})")
+            raise RecordError(
+                f"decision {i}: the record says {d['player']} decides, but it is "
+                f"{'french' if int(state.player) == 0 else 'german'}'s decision "
+                f"({_decision_text(state)})"
+            )
         try:
             state.apply_action(d["action"])
         except ValueError as e:
-            raise RecordError(f"decision {i}: action {d['action']} is illegal when replayed "
-                              f"({_decision_text(state)}): {e}") from None
+            raise RecordError(
+                f"decision {i}: action {d['action']} is illegal when replayed ({_decision_text(state)}): {e}"
+            ) from None
         _check_decision(i, d, state.history[i])
     if len(state.history) != len(decisions):
         i = len(decisions)
         extra = state.history[i] if len(state.history) > i else None
-        raise RecordError(f"decision {i}: the record ends after {len(decisions)} decisions, the replay has "
-                          f"{len(state.history)} (next: {_fmt_entry(extra)})")
+        raise RecordError(
+            f"decision {i}: the record ends after {len(decisions)} decisions, the replay has "
+            f"{len(state.history)} (next: {_fmt_entry(extra)})"
+        )
     counted = record["result"].get("decisions")
     if counted != len(state.history):
-        raise RecordError(f"decision {len(state.history)}: the record's decisions end after {len(state.history)} "
-                          f"but its result counts {_short(counted)}; the record is truncated or edited")
+        raise RecordError(
+            f"decision {len(state.history)}: the record's decisions end after {len(state.history)} "
+            f"but its result counts {_short(counted)}; the record is truncated or edited"
+        )
     _check_list("dice", "die", record["dice"], state.dice_log)
     if "rail_routes" in record:
         _check_list("rail_routes", "rail move (R17)", record["rail_routes"], state.rail_log)
@@ -251,8 +288,10 @@ def replay(record: dict[str, Any], scenario: Scenario | None = None) -> State:
     got = result_summary(state)
     for key in sorted(set(want) | set(got)):
         if json.dumps(want.get(key), sort_keys=True) != json.dumps(got.get(key), sort_keys=True):
-            raise RecordError(f'result.{key}: the record says {_short(want.get(key))}, '
-                              f'the replay gives {_short(got.get(key))}')
+            raise RecordError(
+                f"result.{key}: the record says {_short(want.get(key))}, "
+                f"the replay gives {_short(got.get(key))}"
+            )
     return state
 
 
@@ -273,8 +312,9 @@ def _fmt_entry(entry: tuple[int, int, bool] | None) -> str:
 def _check_decision(i: int, d: dict[str, Any], got: tuple[int, int, bool]) -> None:
     want = (_side(d["player"]), d["action"], d["auto"])
     if (got[0], got[1], bool(got[2])) != want:
-        raise RecordError(f"decision {i}: the record has {_fmt_entry(want)}, "
-                          f"the replay made {_fmt_entry(got)}")
+        raise RecordError(
+            f"decision {i}: the record has {_fmt_entry(want)}, the replay made {_fmt_entry(got)}"
+        )
 
 
 def _check_list(key: str, what: str, want: list[Any], got: list[Any]) -> None:

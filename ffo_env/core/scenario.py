@@ -189,13 +189,40 @@ class Scenario:
 
 # the highest movement factor or terrain cost a data file may give (rule 11.1; the board is ~60 hexes wide)
 MAX_MOVEMENT = 30
-_UNIT_KEYS = ("id", "name", "side", "nationality", "type", "size", "cf", "setup", "group", "port",
-              "free_stacking")
-_GAME_KEYS = ("last_turn", "victory_vp", "movement_factor", "setup_stack_limit", "stack_limit",
-              "rail_success_max", "rail_first_turn", "evacuation_first_turn", "replacement_first_turn",
-              "panzer_scare", "refugees")
-_SUPPORT_KEYS = ("stuka_defence", "stuka_attack", "naval_attack_coastal", "naval_attack_inland",
-                 "naval_defence_coastal", "naval_defence_inland")
+_UNIT_KEYS = (
+    "id",
+    "name",
+    "side",
+    "nationality",
+    "type",
+    "size",
+    "cf",
+    "setup",
+    "group",
+    "port",
+    "free_stacking",
+)
+_GAME_KEYS = (
+    "last_turn",
+    "victory_vp",
+    "movement_factor",
+    "setup_stack_limit",
+    "stack_limit",
+    "rail_success_max",
+    "rail_first_turn",
+    "evacuation_first_turn",
+    "replacement_first_turn",
+    "panzer_scare",
+    "refugees",
+)
+_SUPPORT_KEYS = (
+    "stuka_defence",
+    "stuka_attack",
+    "naval_attack_coastal",
+    "naval_attack_inland",
+    "naval_defence_coastal",
+    "naval_defence_inland",
+)
 
 
 class _Reader:
@@ -238,8 +265,9 @@ class _Reader:
                 hint = f"; did you mean {near[0]!r}?" if near else f"; valid keys: {', '.join(sorted(keys))}"
                 raise DataError(f"{self.source}: {where + '.' if where else ''}{k}: unknown key{hint}")
 
-    def int_map(self, obj: Any, where: str, keys: tuple[str, ...], lo: int | None = None,
-                hi: int | None = None) -> dict[str, int]:
+    def int_map(
+        self, obj: Any, where: str, keys: tuple[str, ...], lo: int | None = None, hi: int | None = None
+    ) -> dict[str, int]:
         m = self.mapping(obj, where)
         self.known(m, where, keys)
         out: dict[str, int] = {}
@@ -308,7 +336,9 @@ def load_units(path: Path | None = None) -> tuple[UnitSpec, ...]:
         port = m.get("port", "")
         if (typ == "naval_garrison") != bool(port) or (port and setup != "port"):
             raise r.fail(f"{where}.port", "a port name exactly for naval garrisons (setup: port)", port)
-        nationality = r.choice(m.get("nationality", side), f"{where}.nationality", ("french", "british", "german"))
+        nationality = r.choice(
+            m.get("nationality", side), f"{where}.nationality", ("french", "british", "german")
+        )
         free = m.get("free_stacking", False)
         if not isinstance(free, bool):
             raise r.fail(f"{where}.free_stacking", "true or false", free)
@@ -344,23 +374,45 @@ def load_tables(path: Path | None = None) -> Tables:
     r.known(game, "game", _GAME_KEYS)
     # a factor of 0 or less leaves units unable to move; above MAX_MOVEMENT the reach search would
     # explore the whole map many times over (rule 11.1)
-    mf = r.int_map(r.key(game, "movement_factor", "game"), "game.movement_factor",
-                   ("mechanized", "non_mechanized", "static"), 0, MAX_MOVEMENT)
-    scare = r.int_map(r.key(game, "panzer_scare", "game"), "game.panzer_scare",
-                      ("first_turn", "first_max", "later_max"))
+    mf = r.int_map(
+        r.key(game, "movement_factor", "game"),
+        "game.movement_factor",
+        ("mechanized", "non_mechanized", "static"),
+        0,
+        MAX_MOVEMENT,
+    )
+    scare = r.int_map(
+        r.key(game, "panzer_scare", "game"), "game.panzer_scare", ("first_turn", "first_max", "later_max")
+    )
     refugees = r.int_map(r.key(game, "refugees", "game"), "game.refugees", ("first_turn", "max_markers"))
 
     def gi(key: str, lo: int = 0, hi: int = 999) -> int:
         return r.integer(r.key(game, key, "game"), f"game.{key}", lo, hi)
 
     tec = r.mapping(r.key(doc, "tec", ""), "tec")
-    r.known(tec, "tec", ("move_cost", "defence_shift", "river_move_extra", "refugee_move_extra", "river_shift",
-                         "city_die_divisor"))
+    r.known(
+        tec,
+        "tec",
+        (
+            "move_cost",
+            "defence_shift",
+            "river_move_extra",
+            "refugee_move_extra",
+            "river_shift",
+            "city_die_divisor",
+        ),
+    )
     # rule 11.1: entering a hex always costs at least one movement point
-    move_cost = r.int_map(r.key(tec, "move_cost", "tec"), "tec.move_cost",
-                          ("clear", "rough", "marsh", "mountain", "city"), 1, MAX_MOVEMENT)
-    defence_shift = r.int_map(r.key(tec, "defence_shift", "tec"), "tec.defence_shift",
-                              ("clear", "rough", "marsh", "mountain"))
+    move_cost = r.int_map(
+        r.key(tec, "move_cost", "tec"),
+        "tec.move_cost",
+        ("clear", "rough", "marsh", "mountain", "city"),
+        1,
+        MAX_MOVEMENT,
+    )
+    defence_shift = r.int_map(
+        r.key(tec, "defence_shift", "tec"), "tec.defence_shift", ("clear", "rough", "marsh", "mountain")
+    )
 
     crt_doc = r.mapping(r.key(doc, "crt", ""), "crt")
     r.known(crt_doc, "crt", ("columns", "results"))
@@ -376,7 +428,9 @@ def load_tables(path: Path | None = None) -> Tables:
         if hi < lo or (columns and lo != columns[-1][1] + 1):
             raise r.fail(f"crt.columns[{i}]", "contiguous ascending ranges", c)
         columns.append((lo, hi))
-    res_doc: Mapping[Any, Any] = r.mapping(r.key(crt_doc, "results", "crt"), "crt.results")  # YAML keys: int or str
+    res_doc: Mapping[Any, Any] = r.mapping(
+        r.key(crt_doc, "results", "crt"), "crt.results"
+    )  # YAML keys: int or str
     results: list[tuple[str, ...]] = []
     for die in range(1, 7):
         row = res_doc.get(die, res_doc.get(str(die)))
@@ -384,9 +438,11 @@ def load_tables(path: Path | None = None) -> Tables:
             raise r.fail(f"crt.results.{die}", f"a list of {len(columns)} results", row)
         results.append(tuple(r.choice(x, f"crt.results.{die}", ("AE", "AS", "BB", "DR", "DE")) for x in row))
 
-    shifts = r.int_map(r.key(doc, "shifts", ""), "shifts",
-                       ("attacker_oos", "defender_oos", "concentric", "concentric_german_mech",
-                        "concentric_surrender"))
+    shifts = r.int_map(
+        r.key(doc, "shifts", ""),
+        "shifts",
+        ("attacker_oos", "defender_oos", "concentric", "concentric_german_mech", "concentric_surrender"),
+    )
     sup_doc = r.mapping(r.key(doc, "support", ""), "support")
     r.known(sup_doc, "support", _SUPPORT_KEYS)
     support: dict[str, SupportDice] = {}
@@ -395,11 +451,23 @@ def load_tables(path: Path | None = None) -> Tables:
         if d["dice"] < 1 or d["divisor"] < 1:
             raise r.fail(f"support.{k}", "dice >= 1 and divisor >= 1", d)
         support[k] = SupportDice(d["dice"], d["divisor"])
-    vp = r.int_map(r.key(doc, "vp", ""), "vp",
-                   ("german_infantry_reduced", "german_mech_reduced", "german_infantry_eliminated",
-                    "german_mech_eliminated", "german_mountain_division_eliminated", "british_51_advance",
-                    "evacuated_step_mechanized", "evacuated_step_non_mechanized", "evacuated_step_static",
-                    "city_at_end", "refugee_overrun"))
+    vp = r.int_map(
+        r.key(doc, "vp", ""),
+        "vp",
+        (
+            "german_infantry_reduced",
+            "german_mech_reduced",
+            "german_infantry_eliminated",
+            "german_mech_eliminated",
+            "german_mountain_division_eliminated",
+            "british_51_advance",
+            "evacuated_step_mechanized",
+            "evacuated_step_non_mechanized",
+            "evacuated_step_static",
+            "city_at_end",
+            "refugee_overrun",
+        ),
+    )
     entry_doc = r.mapping(r.key(doc, "entry", ""), "entry")
     r.known(entry_doc, "entry", ("18", "4", "K"))
     entry: dict[str, EntrySchedule] = {}
@@ -408,8 +476,10 @@ def load_tables(path: Path | None = None) -> Tables:
         r.known(e, f"entry.{g}", ("row", "schedule"))
         row = r.choice(r.key(e, "row", f"entry.{g}"), f"entry.{g}.row", ("green", "yellow"))
         sched = r.mapping(r.key(e, "schedule", f"entry.{g}"), f"entry.{g}.schedule")
-        pairs = sorted((r.integer(t, f"entry.{g}.schedule key", 1, 99),
-                        r.integer(m, f"entry.{g}.schedule.{t}", 1, 6)) for t, m in sched.items())
+        pairs = sorted(
+            (r.integer(t, f"entry.{g}.schedule key", 1, 99), r.integer(m, f"entry.{g}.schedule.{t}", 1, 6))
+            for t, m in sched.items()
+        )
         if not pairs:
             raise r.fail(f"entry.{g}.schedule", "at least one turn: max roll pair")
         entry[g] = EntrySchedule(g, ColoredRow.GREEN if row == "green" else ColoredRow.YELLOW, tuple(pairs))
@@ -444,7 +514,9 @@ def load_tables(path: Path | None = None) -> Tables:
     )
 
 
-def load_fixed_setup(units: tuple[UnitSpec, ...], mapdata: MapData, path: Path | None = None) -> dict[str, int]:
+def load_fixed_setup(
+    units: tuple[UnitSpec, ...], mapdata: MapData, path: Path | None = None
+) -> dict[str, int]:
     """The documented default deployment (R2 ``setup="fixed"``): unit id -> hex index."""
     from ffo_env.core import hexgrid as hg
 
@@ -460,8 +532,9 @@ def load_fixed_setup(units: tuple[UnitSpec, ...], mapdata: MapData, path: Path |
         if uid not in ids:
             raise r.fail(f"placement.{uid}", "a unit id from units.yaml", uid)
         if ids[uid].setup in ("reinforcement", "port"):  # rule 3.3, rule 9: placed by the engine, never here
-            raise r.fail(f"placement.{uid}", f"only units that start on the map; {uid} is a "
-                         f"{ids[uid].setup} unit", hx)
+            raise r.fail(
+                f"placement.{uid}", f"only units that start on the map; {uid} is a {ids[uid].setup} unit", hx
+            )
         try:
             out[uid] = hg.hex_index(str(hx).zfill(4) if isinstance(hx, int) else str(hx))
         except ValueError as e:
@@ -485,7 +558,9 @@ def load_scenario(data_dir: Path | None = None) -> Scenario:
             try:
                 h = mapdata.hex_of_city(u.port)
             except KeyError as e:
-                raise DataError(f"{d / 'units.yaml'}: unit {u.id}.port: expected a city on the map, got {u.port!r}") from e
+                raise DataError(
+                    f"{d / 'units.yaml'}: unit {u.id}.port: expected a city on the map, got {u.port!r}"
+                ) from e
             if not mapdata.port[h]:
                 raise DataError(f"{d / 'units.yaml'}: unit {u.id}.port: {u.port} is not a port on the map")
     fixed = load_fixed_setup(units, mapdata, d / "setup_fixed.yaml")

@@ -25,7 +25,12 @@ if TYPE_CHECKING:
 # by column with 26 / 25 rows alternately, so the offsets are the same for every hex (hexgrid)
 _DIR_OFFSET = (1, 26, 25, -1, -26, -25)
 
-_TERRAIN_NAME = {Terrain.CLEAR: "clear", Terrain.ROUGH: "rough", Terrain.MARSH: "marsh", Terrain.MOUNTAIN: "mountain"}
+_TERRAIN_NAME = {
+    Terrain.CLEAR: "clear",
+    Terrain.ROUGH: "rough",
+    Terrain.MARSH: "marsh",
+    Terrain.MOUNTAIN: "mountain",
+}
 
 
 @dataclass(frozen=True, eq=False)
@@ -129,9 +134,7 @@ def build_tables(m: MapData, t: Tables) -> MapTables:
     adj_gy = tuple(any(j in gy for j in hg.NEIGHBOR_LISTS[i]) for i in range(n))
     reds = set(red)
     adj_red = tuple(any(j in reds for j in hg.NEIGHBOR_LISTS[i]) for i in range(n))
-    rail_ok = tuple(
-        land[i] and not colored[i] and (city[i] or terrain[i] == Terrain.CLEAR) for i in range(n)
-    )
+    rail_ok = tuple(land[i] and not colored[i] and (city[i] or terrain[i] == Terrain.CLEAR) for i in range(n))
     # the same predicate as State._end_ok had, per (side, comply)
     end_ok = []
     for side in (0, 1):
@@ -349,7 +352,9 @@ def reachable(
     # a value of 2 stays 2 only where the step is otherwise open
     blk_out = blk
     if no_return is not None:
-        blk_out = (int.from_bytes(blk, "little") | int.from_bytes(no_return, "little")).to_bytes(hg.N_HEX, "little")
+        blk_out = (int.from_bytes(blk, "little") | int.from_bytes(no_return, "little")).to_bytes(
+            hg.N_HEX, "little"
+        )
     dist = [big] * hg.N_HEX
     dist[start] = 0
     order: list[int] = []  # hexes in the order they were first reached
@@ -370,8 +375,9 @@ def reachable(
                 b = closed[n]
                 if b:
                     if b == 2 and d + w <= mp:
-                        return _reachable_labels(mt, start, mp, blocked_hex, refugees, refugee_extra, no_return,
-                                                 end_ok)
+                        return _reachable_labels(
+                            mt, start, mp, blocked_hex, refugees, refugee_extra, no_return, end_ok
+                        )
                     continue
                 c = d + w
                 if c < dist[n]:
@@ -476,7 +482,9 @@ def _reachable_labels(
     return out
 
 
-def flood(open_nb: tuple[tuple[int, ...], ...], sources: Iterable[int], passable: Sequence[int] | bytes | bytearray) -> bytearray:
+def flood(
+    open_nb: tuple[tuple[int, ...], ...], sources: Iterable[int], passable: Sequence[int] | bytes | bytearray
+) -> bytearray:
     """Hexes connected to ``sources`` through passable hexes (sources must be passable). Returns a 0/1 mask."""
     seen = bytearray(hg.N_HEX)
     stack = []
@@ -529,8 +537,15 @@ def flood_bits(open_bits: tuple[int, ...], sources: int, passable: int) -> int:
     o0, o1, o2, o3, o4, o5 = open_bits
     r = sources & passable
     while True:
-        n = (r | ((r & o0) << 1) | ((r & o1) << 26) | ((r & o2) << 25)
-             | ((r & o3) >> 1) | ((r & o4) >> 26) | ((r & o5) >> 25)) & passable
+        n = (
+            r
+            | ((r & o0) << 1)
+            | ((r & o1) << 26)
+            | ((r & o2) << 25)
+            | ((r & o3) >> 1)
+            | ((r & o4) >> 26)
+            | ((r & o5) >> 25)
+        ) & passable
         if n == r:
             return r
         r = n
@@ -541,11 +556,14 @@ _N_BYTES = (hg.N_HEX + 7) // 8
 
 def bits_to_mask(bits: int) -> bytearray:
     """An int bitset as a 0/1 bytearray of length ``N_HEX``."""
-    a = np.unpackbits(np.frombuffer(bits.to_bytes(_N_BYTES, "little"), dtype=np.uint8), count=hg.N_HEX,
-                      bitorder="little")
+    a = np.unpackbits(
+        np.frombuffer(bits.to_bytes(_N_BYTES, "little"), dtype=np.uint8), count=hg.N_HEX, bitorder="little"
+    )
     return bytearray(a.data)
 
 
 def mask_to_bits(mask: bytes | bytearray) -> int:
     """A 0/1 mask of length ``N_HEX`` as an int bitset."""
-    return int.from_bytes(np.packbits(np.frombuffer(mask, dtype=np.uint8), bitorder="little").tobytes(), "little")
+    return int.from_bytes(
+        np.packbits(np.frombuffer(mask, dtype=np.uint8), bitorder="little").tobytes(), "little"
+    )

@@ -23,15 +23,43 @@ if TYPE_CHECKING:
 _SETUP_PHASES = ("SETUP_FRENCH", "SETUP_GERMAN")
 
 _PER_UNIT_INT = ("loc", "status", "steps")
-_PER_UNIT_BOOL = ("moved", "attacked", "no_attack", "immobile", "must_leave", "left_green", "entered_map",
-                  "entry_ready")
+_PER_UNIT_BOOL = (
+    "moved",
+    "attacked",
+    "no_attack",
+    "immobile",
+    "must_leave",
+    "left_green",
+    "entered_map",
+    "entry_ready",
+)
 _REQUIRED: dict[str, tuple[type, ...]] = {
-    "engine": (str,), "seed": (int,), "dice_state": (str,), "turn": (int,), "phase": (str,),
-    "decision": (str,), "player": (int,), "ctx": (dict,), "stacks": (dict,), "control": (list,),
-    "ever_german": (list,), "refugees": (dict,), "revealed": (list,), "vp": (int,), "vp_log": (list,),
-    "stuka_used": (bool,), "naval_used": (list,), "scare_ever": (bool,), "scare_unit": (int,),
-    "replacement_unit": (int,), "german_move_first": (bool,), "oos_roll": (dict,), "dice_log": (list,),
-    "history": (list,), "last_dice": (list,), "pos_version": (list,),
+    "engine": (str,),
+    "seed": (int,),
+    "dice_state": (str,),
+    "turn": (int,),
+    "phase": (str,),
+    "decision": (str,),
+    "player": (int,),
+    "ctx": (dict,),
+    "stacks": (dict,),
+    "control": (list,),
+    "ever_german": (list,),
+    "refugees": (dict,),
+    "revealed": (list,),
+    "vp": (int,),
+    "vp_log": (list,),
+    "stuka_used": (bool,),
+    "naval_used": (list,),
+    "scare_ever": (bool,),
+    "scare_unit": (int,),
+    "replacement_unit": (int,),
+    "german_move_first": (bool,),
+    "oos_roll": (dict,),
+    "dice_log": (list,),
+    "history": (list,),
+    "last_dice": (list,),
+    "pos_version": (list,),
     **{k: (list,) for k in _PER_UNIT_INT + _PER_UNIT_BOOL},
 }
 
@@ -49,8 +77,10 @@ def _short(x: object) -> str:
 
 
 def _type_name(types: tuple[type, ...]) -> str:
-    return " or ".join({int: "integer", bool: "true/false", str: "string", list: "list", dict: "object"}
-                       .get(t, t.__name__) for t in types)
+    return " or ".join(
+        {int: "integer", bool: "true/false", str: "string", list: "list", dict: "object"}.get(t, t.__name__)
+        for t in types
+    )
 
 
 def _ok_type(x: object, types: tuple[type, ...]) -> bool:
@@ -85,8 +115,10 @@ def check_state_dict(game: Game, d: Any) -> None:
     if unknown:
         raise StateError(f'saved state: unknown key "{unknown[0]}"')
     if d["engine"] != ENGINE_VERSION:
-        raise StateError(f"saved state, engine: saved by {d['engine']!r}, this is {ENGINE_VERSION!r}; "
-                         f"a state from another engine cannot be loaded")
+        raise StateError(
+            f"saved state, engine: saved by {d['engine']!r}, this is {ENGINE_VERSION!r}; "
+            f"a state from another engine cannot be loaded"
+        )
     _check_scalars(game, d)
     _check_units(game, d)
     _check_map_arrays(game, d)
@@ -110,8 +142,11 @@ def _check_scalars(game: Game, d: Mapping[str, Any]) -> None:
         raise _fail("player", "0 (French) or 1 (German)", d["player"])
     over = d["phase"] == "GAME_OVER"
     if over != (d["decision"] == "NONE"):
-        raise _fail("decision", "NONE exactly when phase is GAME_OVER",
-                    f"decision {d['decision']} in phase {d['phase']}")
+        raise _fail(
+            "decision",
+            "NONE exactly when phase is GAME_OVER",
+            f"decision {d['decision']} in phase {d['phase']}",
+        )
     winner = d.get("winner")
     if over and winner not in (0, 1):
         raise _fail("winner", "0 or 1 once the game is over", winner)
@@ -129,8 +164,14 @@ def _check_scalars(game: Game, d: Mapping[str, Any]) -> None:
     _check_list_of("pos_version", d["pos_version"], 2, (int,))
 
 
-def _check_list_of(path: str, xs: list[Any], length: int | None, types: tuple[type, ...],
-                   bound: Callable[[Any], bool] | None = None, bound_text: str = "") -> None:
+def _check_list_of(
+    path: str,
+    xs: list[Any],
+    length: int | None,
+    types: tuple[type, ...],
+    bound: Callable[[Any], bool] | None = None,
+    bound_text: str = "",
+) -> None:
     if length is not None and len(xs) != length:
         raise _fail(path, f"a list of {length} entries", f"{len(xs)} entries")
     for i, x in enumerate(xs):
@@ -185,8 +226,9 @@ def _check_map_arrays(game: Game, d: Mapping[str, Any]) -> None:
     for side, xs in enumerate(d["revealed"]):
         if not isinstance(xs, list):
             raise _fail(f"revealed[{side}]", "list", xs)
-        _check_list_of(f"revealed[{side}]", xs, None, (int,), lambda x: 0 <= x < hg.N_HEX,
-                       f"a hex 0..{hg.N_HEX - 1}")
+        _check_list_of(
+            f"revealed[{side}]", xs, None, (int,), lambda x: 0 <= x < hg.N_HEX, f"a hex 0..{hg.N_HEX - 1}"
+        )
 
 
 def _check_stacks(game: Game, d: Mapping[str, Any]) -> None:
@@ -208,19 +250,30 @@ def _check_stacks(game: Game, d: Mapping[str, Any]) -> None:
                 raise _fail(path, f"each unit in one stack once; unit {units[u].id} appears again", st)
             seen.add(u)
             if status[u] != ON_MAP or loc[u] != h:
-                raise _fail(path, f"only units located in hex {k}; unit {units[u].id} has status "
-                            f"{status[u]} and loc {loc[u]}", st)
+                raise _fail(
+                    path,
+                    f"only units located in hex {k}; unit {units[u].id} has status "
+                    f"{status[u]} and loc {loc[u]}",
+                    st,
+                )
         if len({units[u].side for u in st}) > 1:
             raise _fail(path, "units of one side only (enemy units never share a hex)", st)
         counted = sum(1 for u in st if not free[u])
         limit = limits[int(units[st[0]].side)]
         if limit is not None and counted > limit:
-            raise _fail(path, f"at most {limit} units counting for stacking in phase {d['phase']} "
-                        f"of turn {d['turn']} (rules 6.1, 6.2, 6.5, R8, R9)", f"{counted} units")
+            raise _fail(
+                path,
+                f"at most {limit} units counting for stacking in phase {d['phase']} "
+                f"of turn {d['turn']} (rules 6.1, 6.2, 6.5, R8, R9)",
+                f"{counted} units",
+            )
     for u in range(n):
         if status[u] == ON_MAP and u not in seen:
-            raise _fail(f"stacks.{loc[u]}", f"unit {units[u].id} (index {u}), located there, in the stack",
-                        d["stacks"].get(str(loc[u])))
+            raise _fail(
+                f"stacks.{loc[u]}",
+                f"unit {units[u].id} (index {u}), located there, in the stack",
+                d["stacks"].get(str(loc[u])),
+            )
 
 
 def _side_stack_limit(d: Mapping[str, Any], side: int, setup_limit: int, limit: int) -> int | None:
@@ -231,8 +284,20 @@ def _side_stack_limit(d: Mapping[str, Any], side: int, setup_limit: int, limit: 
         return None
     if d["turn"] == 1 and phase not in ("GAME_OVER",):
         # setup stacks (rule 6.2) stand until the end of their side's first movement phase
-        first_move_over = ("FRENCH_COMBAT", "REFUGEE_RECOVERY", "PANZER_SCARE", "GERMAN_ORDER", "REPLACEMENT",
-                           "LUFTWAFFE", "GERMAN_MOVEMENT", "GERMAN_COMBAT") if side == 0 else ()
+        first_move_over = (
+            (
+                "FRENCH_COMBAT",
+                "REFUGEE_RECOVERY",
+                "PANZER_SCARE",
+                "GERMAN_ORDER",
+                "REPLACEMENT",
+                "LUFTWAFFE",
+                "GERMAN_MOVEMENT",
+                "GERMAN_COMBAT",
+            )
+            if side == 0
+            else ()
+        )
         if phase not in first_move_over and not (side == 1 and phase in _GERMAN_AFTER_BOTH):
             return setup_limit
     return limit

@@ -79,8 +79,16 @@ from ffo_env.envs.flat import flat_layout
 from ffo_env.envs.render import Renderer
 from ffo_env.envs.spaces import action_mask_space, action_space, observation_dict_space
 
-__all__ = ["AGENTS", "IllegalActionError", "apply_or_reason", "as_action", "env", "make_game", "parallel_env",
-           "raw_env"]
+__all__ = [
+    "AGENTS",
+    "IllegalActionError",
+    "apply_or_reason",
+    "as_action",
+    "env",
+    "make_game",
+    "parallel_env",
+    "raw_env",
+]
 
 AGENTS = ("french", "german")
 _SIDE = {"french": 0, "german": 1}
@@ -115,7 +123,9 @@ def as_action(action: Any, n_actions: int) -> int:
     elif isinstance(a, np.integer):
         a = int(a)
     if isinstance(a, bool) or not isinstance(a, int):
-        raise TypeError(f"an action is an integer in 0..{n_actions - 1}, got {action!r} ({type(action).__name__})")
+        raise TypeError(
+            f"an action is an integer in 0..{n_actions - 1}, got {action!r} ({type(action).__name__})"
+        )
     if not 0 <= a < n_actions:
         raise ValueError(f"action {a} is out of range 0..{n_actions - 1}")
     return a
@@ -331,8 +341,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self.terminations = dict.fromkeys(self.agents, True)
         s = self.game_state
         for a in self.agents:
-            self.infos[a] = {"winner": other, "vp": s.vp, "turn": s.turn, "steps": self.num_steps,
-                             "illegal_action": action, "offender": agent, "reason": reason}
+            self.infos[a] = {
+                "winner": other,
+                "vp": s.vp,
+                "turn": s.turn,
+                "steps": self.num_steps,
+                "illegal_action": action,
+                "offender": agent,
+                "reason": reason,
+            }
         self.agent_selection = other
         self._accumulate_rewards()
 
@@ -346,8 +363,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
 
     def _acting(self, agent: str) -> bool:
         s = self.game_state
-        return (not self._over and not s.is_terminal() and not self.truncations.get(agent, False)
-                and s.current_agent == agent)
+        return (
+            not self._over
+            and not s.is_terminal()
+            and not self.truncations.get(agent, False)
+            and s.current_agent == agent
+        )
 
     def observe(self, agent: str) -> dict[str, Any]:
         s = self.game_state

@@ -105,8 +105,11 @@ def flat_layout(game: Game) -> FlatLayout:
     return layout
 
 
-_NAMES = {"planes": expand_names(PLANE_GROUPS), "globals": expand_names(GLOBAL_GROUPS),
-          "units": expand_names(UNIT_GROUPS)}
+_NAMES = {
+    "planes": expand_names(PLANE_GROUPS),
+    "globals": expand_names(GLOBAL_GROUPS),
+    "units": expand_names(UNIT_GROUPS),
+}
 
 
 def describe(layout: FlatLayout, offset: int) -> str:

@@ -36,5 +36,8 @@ def register_envs() -> None:
             continue
         side = "french" if "/French" in env_id else "german"
         fmt = "flat" if "-flat-" in env_id else "dict"
-        gymnasium.register(id=env_id, entry_point=ENTRY_POINT,
-                           kwargs={"side": side, "observation_format": fmt, "opponent": "random"})
+        gymnasium.register(
+            id=env_id,
+            entry_point=ENTRY_POINT,
+            kwargs={"side": side, "observation_format": fmt, "opponent": "random"},
+        )

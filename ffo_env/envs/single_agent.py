@@ -88,7 +88,9 @@ class FFOSingleAgentEnv(gym.Env):
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action must be one of {ILLEGAL_ACTION_MODES}, got {illegal_action!r}")
         if observation_format not in OBSERVATION_FORMATS:
-            raise ValueError(f"observation_format must be one of {OBSERVATION_FORMATS}, got {observation_format!r}")
+            raise ValueError(
+                f"observation_format must be one of {OBSERVATION_FORMATS}, got {observation_format!r}"
+            )
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
         self.side = side
@@ -97,7 +99,9 @@ class FFOSingleAgentEnv(gym.Env):
         self.encoder = encoder_for(self.game)
         self.observation_format = observation_format
         self._flat = flat_layout(self.game)
-        self.observation_space = self._flat.space() if observation_format == "flat" else observation_dict_space(self.game)
+        self.observation_space = (
+            self._flat.space() if observation_format == "flat" else observation_dict_space(self.game)
+        )
         self.action_space = action_space(self.game)
         self.fixed_opponent = opponent
         self.opponent_sampler = opponent_sampler
@@ -234,8 +238,13 @@ class FFOSingleAgentEnv(gym.Env):
     def _info(self) -> dict[str, Any]:
         s = self.state
         assert s is not None
-        return {"vp": s.vp, "turn": s.turn, "winner": None if s.winner is None else AGENTS[int(s.winner)],
-                "opponent": self._opponent_name(), "action_mask": self.action_masks().astype(np.int8)}
+        return {
+            "vp": s.vp,
+            "turn": s.turn,
+            "winner": None if s.winner is None else AGENTS[int(s.winner)],
+            "opponent": self._opponent_name(),
+            "action_mask": self.action_masks().astype(np.int8),
+        }
 
     def _opponent_name(self) -> str:
         opp = self.opponent

@@ -18,10 +18,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     out = parser.add_mutually_exclusive_group(required=True)
     out.add_argument("--png", type=Path, metavar="PATH", help="write the map as a PNG image")
     out.add_argument("--text", action="store_true", help="print the map as text (one character per hex)")
-    parser.add_argument("--scale", type=float, default=1.0, metavar="S",
-                        help="PNG size factor (1.0 = 64 px between hex centres, ~2300x3500 px)")
-    parser.add_argument("--map", type=Path, default=None, metavar="CSV",
-                        help="map file to draw (default: the packaged map.csv)")
+    parser.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="PNG size factor (1.0 = 64 px between hex centres, ~2300x3500 px)",
+    )
+    parser.add_argument(
+        "--map",
+        type=Path,
+        default=None,
+        metavar="CSV",
+        help="map file to draw (default: the packaged map.csv)",
+    )
     parser.add_argument("--no-legend", action="store_true", help="leave out the legend")
 
 

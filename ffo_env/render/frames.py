@@ -28,12 +28,24 @@ HIDDEN = -1  # a unit of an enemy stack the viewer may not identify (rule 3.6, R
 
 def unit_table(state: State) -> list[dict[str, Any]]:
     """Static facts of every counter (what is printed on it)."""
-    return [{"id": u.id, "name": u.name, "side": u.side.agent, "nat": u.nationality, "type": u.type,
-             "size": u.size, "cf": [u.cf_full, u.cf_reduced], "steps": u.steps} for u in state.units]
+    return [
+        {
+            "id": u.id,
+            "name": u.name,
+            "side": u.side.agent,
+            "nat": u.nationality,
+            "type": u.type,
+            "size": u.size,
+            "cf": [u.cf_full, u.cf_reduced],
+            "steps": u.steps,
+        }
+        for u in state.units
+    ]
 
 
-def snapshot(state: State, hidden_hexes: frozenset[int] | set[int] = frozenset(),
-             hidden_side: str | None = None) -> dict[str, Any]:
+def snapshot(
+    state: State, hidden_hexes: frozenset[int] | set[int] = frozenset(), hidden_side: str | None = None
+) -> dict[str, Any]:
     """The visible position: stacks (bottom -> top), unit status/CF, control, refugees, VP, turn/phase.
 
     Fog of war is the caller's (rendering depends on the core only; ``ffo_env.encoding.fog`` decides it):
@@ -70,8 +82,10 @@ def snapshot(state: State, hidden_hexes: frozenset[int] | set[int] = frozenset()
 
 def delta(prev: dict[str, Any], cur: dict[str, Any]) -> dict[str, Any]:
     """What changed from snapshot ``prev`` to ``cur`` (scalars always; lists/dicts as sparse updates)."""
-    out: dict[str, Any] = {k: cur[k] for k in ("vp", "turn", "phase", "player", "decision", "at", "n_dice",
-                                                "n_vp", "terminal", "winner")}
+    out: dict[str, Any] = {
+        k: cur[k]
+        for k in ("vp", "turn", "phase", "player", "decision", "at", "n_dice", "n_vp", "terminal", "winner")
+    }
     st = {h: v for h, v in cur["stacks"].items() if prev["stacks"].get(h) != v}
     st.update({h: [] for h in prev["stacks"] if h not in cur["stacks"]})
     if st:
@@ -108,14 +122,24 @@ class BattleTracker:
             self.cur, self._phase = None, state.phase.name
         if dec == "ATTACK_TARGET":
             # attackers are read from State.attacked (R23) so that automatic additions count too
-            self.cur = ({"hex": action, "side": state.current_agent, "extra": [], "picked": [],
-                         "before": [u for u, a in enumerate(state.attacked) if a]} if kind == "hex" else None)
+            self.cur = (
+                {
+                    "hex": action,
+                    "side": state.current_agent,
+                    "extra": [],
+                    "picked": [],
+                    "before": [u for u, a in enumerate(state.attacked) if a],
+                }
+                if kind == "hex"
+                else None
+            )
         elif self.cur is None:
             return
         elif dec == "ATTACK_ADD" and kind == "unit":
             self.cur["picked"].append(action - state.game.layout.unit_base)
         elif dec in ("SUPPORT_ATTACK", "SUPPORT_DEFENCE", "LOWER") and action not in (
-                state.game.layout.special(0),):
+            state.game.layout.special(0),
+        ):
             self.cur["extra"].append(state.action_to_string(action))
 
     def view(self, state: State) -> dict[str, Any] | None:
@@ -127,7 +151,9 @@ class BattleTracker:
         att = list(self.cur["picked"])
         att += [u for u, a in enumerate(state.attacked) if a and u not in before and u not in att]
         if not self.cur.get("defs"):  # the defenders as declared: they may retreat or die in the battle
-            self.cur["defs"] = [u for u in state.stacks.get(h, []) if state.units[u].side.agent != self.cur["side"]]
+            self.cur["defs"] = [
+                u for u in state.stacks.get(h, []) if state.units[u].side.agent != self.cur["side"]
+            ]
         cf: dict[int, int] = self.cur.setdefault("cf", {})
         for u in att + self.cur["defs"]:  # strengths as committed, before the result is applied
             if u not in cf and state.loc[u] >= 0:
@@ -135,14 +161,27 @@ class BattleTracker:
         defs = list(self.cur["defs"])
         # only while the battle still stands before its dice: afterwards the cached preview is kept
         pending = state.decision.name in ("ATTACK_ADD", "SUPPORT_ATTACK", "SUPPORT_DEFENCE", "LOWER")
-        if pending and att and all(state.loc[u] >= 0 for u in att) and defs and all(state.loc[u] == h for u in defs):
+        if (
+            pending
+            and att
+            and all(state.loc[u] >= 0 for u in att)
+            and defs
+            and all(state.loc[u] == h for u in defs)
+        ):
             try:
                 self.cur["odds"] = odds_view(state, h, att)
             except ValueError:  # not a ground battle the preview covers (e.g. an air-only strike)
                 pass
-        return {"hex": h, "side": self.cur["side"], "att": att, "def": defs,
-                "att_cf": sum(cf.get(u, 0) for u in att), "def_cf": sum(cf.get(u, 0) for u in defs),
-                "extra": list(self.cur["extra"]), "odds": self.cur.get("odds")}
+        return {
+            "hex": h,
+            "side": self.cur["side"],
+            "att": att,
+            "def": defs,
+            "att_cf": sum(cf.get(u, 0) for u in att),
+            "def_cf": sum(cf.get(u, 0) for u in defs),
+            "extra": list(self.cur["extra"]),
+            "odds": self.cur.get("odds"),
+        }
 
 
 def odds_view(state: State, target: int, attackers: list[int]) -> dict[str, Any]:
@@ -150,11 +189,16 @@ def odds_view(state: State, target: int, attackers: list[int]) -> dict[str, Any]
     p = state.battle_preview(target, attackers)
     crt = state.game.scenario.tables.crt
     return {
-        "att_cf": p.att_cf, "def_cf": p.def_cf, "diff": p.differential,
-        "base": crt.column_label(p.base_column), "column": crt.column_label(p.column),
-        "shifts": [[sh.cause, sh.columns, sh.rule] for sh in p.shifts], "city_die": p.city_die,
+        "att_cf": p.att_cf,
+        "def_cf": p.def_cf,
+        "diff": p.differential,
+        "base": crt.column_label(p.base_column),
+        "column": crt.column_label(p.column),
+        "shifts": [[sh.cause, sh.columns, sh.rule] for sh in p.shifts],
+        "city_die": p.city_die,
         "outcomes": {k: round(v, 4) for k, v in sorted(p.outcomes.items())},
     }
+
 
 def replay_frames(record: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]], State]:
     """Replay ``record`` with the core: (first snapshot, deltas, final state).
@@ -219,9 +263,19 @@ def viewer_data(record: dict[str, Any]) -> dict[str, Any]:
         "first": first,
         "frames": frames,
         "decisions": _decision_rows(record),
-        "dice": [[x.get("die", x.get("pick")), x.get("of", 6) if "pick" in x else 6, x.get("for", ""),
-                  x.get("turn", 0), x.get("phase", "")] for x in record.get("dice", [])],
-        "vp_log": [[v["turn"], v["phase"], v["kind"], v["vp"], v["detail"]] for v in record.get("vp_log", [])],
+        "dice": [
+            [
+                x.get("die", x.get("pick")),
+                x.get("of", 6) if "pick" in x else 6,
+                x.get("for", ""),
+                x.get("turn", 0),
+                x.get("phase", ""),
+            ]
+            for x in record.get("dice", [])
+        ],
+        "vp_log": [
+            [v["turn"], v["phase"], v["kind"], v["vp"], v["detail"]] for v in record.get("vp_log", [])
+        ],
         "result": record.get("result", {}),
         "agents": record.get("agents", {}),
         "seed": record.get("seed"),

@@ -42,8 +42,7 @@ def map_info(md: MapData) -> dict[str, Any]:
 def board_payload() -> tuple[str, str]:
     """(board SVG, JSON of geometry + map info) of the default scenario's map, built once per process."""
     md = default_scenario().map
-    extra = {"geo": board_geometry(), "map": map_info(md),
-             "last_turn": default_scenario().tables.last_turn}
+    extra = {"geo": board_geometry(), "map": map_info(md), "last_turn": default_scenario().tables.last_turn}
     return board_svg(md), json.dumps(extra, separators=(",", ":"))
 
 

@@ -13,8 +13,21 @@ import numpy as np
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.mapdata import ColoredRow, Terrain
 
-__all__ = ["HEX_PX", "LEGEND_W", "MapLayout", "TERRAIN_RGB", "ROW_RGB", "RIVER_RGB", "BLOCKED_RGB", "GRID_RGB",
-           "TEXT_RGB", "SIDE_RGB", "SIDE_TEXT_RGB", "PORT_RGB", "REFUGEE_RGB"]
+__all__ = [
+    "HEX_PX",
+    "LEGEND_W",
+    "MapLayout",
+    "TERRAIN_RGB",
+    "ROW_RGB",
+    "RIVER_RGB",
+    "BLOCKED_RGB",
+    "GRID_RGB",
+    "TEXT_RGB",
+    "SIDE_RGB",
+    "SIDE_TEXT_RGB",
+    "PORT_RGB",
+    "REFUGEE_RGB",
+]
 
 HEX_PX = 64.0  # centre-to-centre pixels at scale 1: ~2300 x 3400 px for the whole map
 
@@ -26,7 +39,11 @@ TERRAIN_RGB = {
     Terrain.SEA: (120, 170, 215),
     Terrain.NEUTRAL: (175, 175, 175),
 }
-ROW_RGB = {ColoredRow.RED: (240, 140, 130), ColoredRow.GREEN: (150, 215, 140), ColoredRow.YELLOW: (248, 230, 100)}
+ROW_RGB = {
+    ColoredRow.RED: (240, 140, 130),
+    ColoredRow.GREEN: (150, 215, 140),
+    ColoredRow.YELLOW: (248, 230, 100),
+}
 RIVER_RGB = (30, 90, 220)
 BLOCKED_RGB = (110, 0, 0)
 GRID_RGB = (120, 120, 110)
@@ -43,13 +60,13 @@ class MapLayout:
 
     def __init__(self, scale: float = 1.0, legend: bool = True) -> None:
         self.scale = scale
-        self.s = HEX_PX * scale                     # centre-to-centre distance
-        self.r = self.s / math.sqrt(3.0)            # centre-to-corner radius
+        self.s = HEX_PX * scale  # centre-to-centre distance
+        self.r = self.s / math.sqrt(3.0)  # centre-to-corner radius
         self.margin = 0.6 * self.s + 8
         centers = np.array([hg.center_xy(i) for i in range(hg.N_HEX)])
         self._cx = centers[:, 0]
         self._cy = centers[:, 1]
-        self.top = self.margin + 90 * scale         # room for the title
+        self.top = self.margin + 90 * scale  # room for the title
         self.map_w = (self._cx.max() + 1.0) * self.s + 2 * self.margin
         self.map_h = self._cy.max() * self.s + 2 * self.r + self.top + self.margin
         self.legend_w = LEGEND_W * scale if legend else 0.0

@@ -66,15 +66,30 @@ def _label(text: str) -> str:
     return unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
 
 
-def _text(draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str, size: int,
-          fill: tuple[int, int, int] = TEXT_RGB, anchor: str = "mm", halo: int = 0, bold: bool = False) -> None:
+def _text(
+    draw: ImageDraw.ImageDraw,
+    xy: tuple[float, float],
+    text: str,
+    size: int,
+    fill: tuple[int, int, int] = TEXT_RGB,
+    anchor: str = "mm",
+    halo: int = 0,
+    bold: bool = False,
+) -> None:
     kw = {"stroke_width": halo, "stroke_fill": (255, 255, 255)} if halo else {}
     draw.text(xy, _label(text), font=_font(size, bold), fill=fill, anchor=anchor, **kw)
 
 
-def render_map(mapdata: MapData, *, scale: float = 1.0, counters: Iterable[Counter] = (),
-               markers: Iterable[Marker] = (), title: str | None = None, legend: bool = True,
-               hex_numbers: bool = True) -> Image.Image:
+def render_map(
+    mapdata: MapData,
+    *,
+    scale: float = 1.0,
+    counters: Iterable[Counter] = (),
+    markers: Iterable[Marker] = (),
+    title: str | None = None,
+    legend: bool = True,
+    hex_numbers: bool = True,
+) -> Image.Image:
     """The map as an RGB image; ``counters``/``markers`` are drawn on top."""
     lay = MapLayout(scale, legend)
     img = Image.new("RGB", (lay.width, lay.height), (250, 248, 240))
@@ -93,7 +108,9 @@ def render_map(mapdata: MapData, *, scale: float = 1.0, counters: Iterable[Count
         for i in range(hg.N_HEX):
             x, y = lay.center(i)
             sea = mapdata.terrain[i] == Terrain.SEA
-            _text(draw, (x, y - 0.62 * lay.r), hg.hex_name(i), size, fill=(70, 90, 120) if sea else (90, 80, 60))
+            _text(
+                draw, (x, y - 0.62 * lay.r), hg.hex_name(i), size, fill=(70, 90, 120) if sea else (90, 80, 60)
+            )
 
     # Hexsides: each drawn once, from the hex whose direction is E, NE or NW.
     river_w = max(2, round(s / 11))
@@ -138,8 +155,9 @@ def _draw_cities(draw: ImageDraw.ImageDraw, lay: MapLayout, md: MapData) -> None
         x, y = lay.center(i)
         if md.port[i]:
             ring = dot * 2.2  # ports: navy ring with an anchor stroke around the city dot
-            draw.ellipse((x - ring, y - ring, x + ring, y + ring), outline=(20, 40, 120),
-                         width=max(2, round(s / 25)))
+            draw.ellipse(
+                (x - ring, y - ring, x + ring, y + ring), outline=(20, 40, 120), width=max(2, round(s / 25))
+            )
             draw.line((x, y + ring, x, y + ring + dot * 1.6), fill=(20, 40, 120), width=max(2, round(s / 25)))
         draw.ellipse((x - dot, y - dot, x + dot, y + dot), fill=(0, 0, 0))
         _text(draw, (x, y + 0.52 * lay.r), md.city[i], size, halo=max(1, round(s / 30)), bold=True)
@@ -150,14 +168,16 @@ def _draw_marker(draw: ImageDraw.ImageDraw, lay: MapLayout, m: Marker) -> None:
     s = lay.s
     if m.kind == "refugee":  # orange diamond, left of the counter slot
         cx, cy, h = x - 0.32 * s, y + 0.24 * s, 0.13 * s
-        draw.polygon([(cx, cy - h), (cx + h, cy), (cx, cy + h), (cx - h, cy)], fill=(240, 140, 20),
-                     outline=(0, 0, 0))
+        draw.polygon(
+            [(cx, cy - h), (cx + h, cy), (cx, cy + h), (cx - h, cy)], fill=(240, 140, 20), outline=(0, 0, 0)
+        )
         _text(draw, (cx, cy), m.text or "R", max(6, round(s * 0.14)))
     else:  # control flag in the side's colour, right of the counter slot
         px, py = x + 0.3 * s, y - 0.05 * s
         draw.line((px, py - 0.28 * s, px, py + 0.12 * s), fill=(0, 0, 0), width=max(1, round(s / 40)))
-        draw.rectangle((px, py - 0.28 * s, px + 0.2 * s, py - 0.14 * s), fill=SIDE_RGB[m.side],
-                       outline=(0, 0, 0))
+        draw.rectangle(
+            (px, py - 0.28 * s, px + 0.2 * s, py - 0.14 * s), fill=SIDE_RGB[m.side], outline=(0, 0, 0)
+        )
 
 
 def _draw_counter(draw: ImageDraw.ImageDraw, lay: MapLayout, c: Counter) -> None:
@@ -171,23 +191,44 @@ def _draw_counter(draw: ImageDraw.ImageDraw, lay: MapLayout, c: Counter) -> None
         box = (x - half + dx, y - half + dy, x + half + dx, y + half + dy)
         draw.rectangle(box, fill=SIDE_RGB[c.side], outline=(0, 0, 0), width=max(1, round(s / 50)))
     if c.highlight:
-        draw.rectangle((x - half - 3, y - half - 3, x + half + 3, y + half + 3), outline=(255, 220, 0),
-                       width=max(2, round(s / 16)))
+        draw.rectangle(
+            (x - half - 3, y - half - 3, x + half + 3, y + half + 3),
+            outline=(255, 220, 0),
+            width=max(2, round(s / 16)),
+        )
     fg = SIDE_TEXT_RGB[c.side]
     if c.top_text:
         _text(draw, (x, y - 0.14 * s), c.top_text, max(6, round(s * 0.15)), fill=fg)
     _text(draw, (x, y + 0.08 * s), c.label, max(6, round(s * 0.16)), fill=fg)
     if n > 1:
-        _text(draw, (x + half - 0.02 * s, y + half - 0.02 * s), str(n), max(6, round(s * 0.14)),
-              fill=(0, 0, 0), anchor="rb", halo=1)
+        _text(
+            draw,
+            (x + half - 0.02 * s, y + half - 0.02 * s),
+            str(n),
+            max(6, round(s * 0.14)),
+            fill=(0, 0, 0),
+            anchor="rb",
+            halo=1,
+        )
 
 
 def _title(draw: ImageDraw.ImageDraw, lay: MapLayout, title: str) -> None:
-    _text(draw, (lay.margin, lay.margin * 0.5 + 20 * lay.scale), title, round(34 * lay.scale), anchor="lm",
-          bold=True)
-    _text(draw, (lay.margin, lay.margin * 0.5 + 60 * lay.scale),
-          "Grid north (column 60 at top) = true bearing 340 deg; hex = 8 miles (12.87 km)",
-          round(20 * lay.scale), anchor="lm", fill=(80, 80, 80))
+    _text(
+        draw,
+        (lay.margin, lay.margin * 0.5 + 20 * lay.scale),
+        title,
+        round(34 * lay.scale),
+        anchor="lm",
+        bold=True,
+    )
+    _text(
+        draw,
+        (lay.margin, lay.margin * 0.5 + 60 * lay.scale),
+        "Grid north (column 60 at top) = true bearing 340 deg; hex = 8 miles (12.87 km)",
+        round(20 * lay.scale),
+        anchor="lm",
+        fill=(80, 80, 80),
+    )
 
 
 def _legend(draw: ImageDraw.ImageDraw, lay: MapLayout) -> None:
@@ -205,9 +246,14 @@ def _legend(draw: ImageDraw.ImageDraw, lay: MapLayout) -> None:
         _text(draw, (x0 + box + 14 * sc, y), label, size, anchor="lm")
         y += box + 12 * sc
 
-    for t, name in ((Terrain.CLEAR, "Clear"), (Terrain.ROUGH, "Rough"), (Terrain.MARSH, "Marsh"),
-                    (Terrain.MOUNTAIN, "Mountain"), (Terrain.SEA, "Sea (all-sea hex)"),
-                    (Terrain.NEUTRAL, "Neutral country (no entry)")):
+    for t, name in (
+        (Terrain.CLEAR, "Clear"),
+        (Terrain.ROUGH, "Rough"),
+        (Terrain.MARSH, "Marsh"),
+        (Terrain.MOUNTAIN, "Mountain"),
+        (Terrain.SEA, "Sea (all-sea hex)"),
+        (Terrain.NEUTRAL, "Neutral country (no entry)"),
+    ):
         swatch(TERRAIN_RGB[t], name)
     swatch(ROW_RGB[ColoredRow.GREEN], "Green row 60xx (German start)")
     swatch(ROW_RGB[ColoredRow.RED], "Red row 59xx (French start)")
@@ -226,7 +272,9 @@ def _legend(draw: ImageDraw.ImageDraw, lay: MapLayout) -> None:
     _text(draw, (x0 + box + 14 * sc, y), "City", size, anchor="lm")
     y += box + 12 * sc
     cx, cy, ring = x0 + box / 2, y, dot * 2.2
-    draw.ellipse((cx - ring, cy - ring, cx + ring, cy + ring), outline=(20, 40, 120), width=max(2, round(lay.s / 25)))
+    draw.ellipse(
+        (cx - ring, cy - ring, cx + ring, cy + ring), outline=(20, 40, 120), width=max(2, round(lay.s / 25))
+    )
     draw.ellipse((cx - dot, cy - dot, cx + dot, cy + dot), fill=(0, 0, 0))
     _text(draw, (x0 + box + 14 * sc, y), "Port (naval garrison)", size, anchor="lm")
     y += box + 30 * sc
@@ -240,4 +288,3 @@ def _legend(draw: ImageDraw.ImageDraw, lay: MapLayout) -> None:
 def to_array(img: Image.Image) -> np.ndarray:
     """An image as an ``(H, W, 3)`` ``uint8`` array (e.g. for ``render_mode='rgb_array'``)."""
     return np.asarray(img.convert("RGB"), dtype=np.uint8).copy()
-

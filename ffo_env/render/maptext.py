@@ -24,7 +24,9 @@ TERRAIN_CHAR = {
     Terrain.SEA: "~",
     Terrain.NEUTRAL: "x",
 }
-RIVER_CLEAR_CHAR = ","  # a clear hex with at least one river hexside (rivers on slanted sides are not drawable)
+RIVER_CLEAR_CHAR = (
+    ","  # a clear hex with at least one river hexside (rivers on slanted sides are not drawable)
+)
 ROW_CHAR = {ColoredRow.GREEN: "g", ColoredRow.RED: "r", ColoredRow.YELLOW: "y"}
 UNIT_CHAR = {"french": ("f", "F"), "german": ("d", "D")}  # (single unit, stack of 2+)
 MARKER_CHAR = {"refugee": "?"}
@@ -37,8 +39,13 @@ def city_letters(md: MapData) -> dict[int, str]:
     return {i: (CITY_LETTERS[k] if k < len(CITY_LETTERS) else "*") for k, i in enumerate(order)}
 
 
-def render_map_text(md: MapData, counters: Iterable[Counter] = (), markers: Iterable[Marker] = (),
-                    legend: bool = True, numbers: bool = True) -> str:
+def render_map_text(
+    md: MapData,
+    counters: Iterable[Counter] = (),
+    markers: Iterable[Marker] = (),
+    legend: bool = True,
+    numbers: bool = True,
+) -> str:
     """Text map: the first 60 lines are columns 60..01; then the legend (unless ``legend=False``)."""
     letters = city_letters(md)
     unit_at: dict[int, str] = {}
@@ -59,15 +66,18 @@ def render_map_text(md: MapData, counters: Iterable[Counter] = (), markers: Iter
     if legend:
         lines.append("")
         lines.append("one line per column XX (60 = north, at top); rows YY 00 (west) -> 25 (east)")
-        lines.append("legend: . clear  + rough  % marsh  ^ mountain  ~ sea  x neutral  "
-                     ", clear with river hexside")
+        lines.append(
+            "legend: . clear  + rough  % marsh  ^ mountain  ~ sea  x neutral  , clear with river hexside"
+        )
         lines.append("        g green row  r red row  y yellow row  | river / # blocked (E-W hexside)")
         if unit_at or marker_at:
             lines.append("        f/F French unit/stack  d/D German unit/stack  ? refugee marker")
-        cities = [f"{letters[i]} {md.city[i]} {hg.hex_name(i)}{' (port)' if md.port[i] else ''}"
-                  for i in sorted(letters, key=lambda i: letters[i])]
+        cities = [
+            f"{letters[i]} {md.city[i]} {hg.hex_name(i)}{' (port)' if md.port[i] else ''}"
+            for i in sorted(letters, key=lambda i: letters[i])
+        ]
         for k in range(0, len(cities), 4):
-            lines.append(("cities: " if k == 0 else "        ") + ", ".join(cities[k:k + 4]))
+            lines.append(("cities: " if k == 0 else "        ") + ", ".join(cities[k : k + 4]))
     return "\n".join(lines) + "\n"
 
 
