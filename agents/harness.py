@@ -42,6 +42,7 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
+from ffo_env.atomic import new_unique_dir
 from ffo_env.core.game import ENGINE_VERSION
 
 AgentSpec = str | Callable[..., Any]
@@ -678,19 +679,6 @@ def _split_pair(item: str) -> tuple[str, str]:
     return item[:i], item[i + 1 :]
 
 
-def _new_eval_dir() -> Path:
-    stem = Path("runs") / f"eval-{time.strftime('%Y%m%d-%H%M%S')}"
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    for i in range(1, 10_000):
-        d = stem if i == 1 else stem.with_name(f"{stem.name}-{i}")
-        try:
-            d.mkdir()
-        except FileExistsError:
-            continue
-        return d
-    raise ValueError(f"{stem}: too many evaluation folders of the same second; give --out")
-
-
 def _resume_args(args: argparse.Namespace) -> None:
     """Fill ``args`` from the tournament in ``args.resume`` (what was being played; --workers stays the user's)."""
     d = Path(args.resume)
@@ -727,7 +715,11 @@ def run(args: argparse.Namespace) -> int:
         raise ValueError(f"--games must be >= 1, got {args.games}")
     if args.workers < 1:
         raise ValueError(f"--workers must be >= 1, got {args.workers}")
-    out = Path(args.out) if args.out is not None else _new_eval_dir()
+    out = (
+        Path(args.out)
+        if args.out is not None
+        else new_unique_dir("runs", f"eval-{time.strftime('%Y%m%d-%H%M%S')}")
+    )
     if args.record_seed is not None:
         f, g = pairings[0]
         rec_dir = out / "records"

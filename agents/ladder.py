@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from ffo_env.atomic import atomic_write_text
+from ffo_env.atomic import atomic_write_text, new_unique_dir
 
 ELO = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
 PRIOR_SD = 1000.0 / ELO
@@ -195,19 +195,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
-def _new_dir() -> Path:
-    stem = Path("runs") / f"ladder-{time.strftime('%Y%m%d-%H%M%S')}"
-    stem.parent.mkdir(parents=True, exist_ok=True)
-    for i in range(1, 10_000):
-        d = stem if i == 1 else stem.with_name(f"{stem.name}-{i}")
-        try:
-            d.mkdir()
-        except FileExistsError:
-            continue
-        return d
-    raise ValueError(f"{stem}: too many ladder folders of the same second; give --out")
-
-
 def run(args: argparse.Namespace) -> int:
     from agents import harness
 
@@ -233,7 +220,11 @@ def run(args: argparse.Namespace) -> int:
         pairings = harness.round_robin(names)
     if args.games < 1 or args.workers < 1:
         raise ValueError(f"--games and --workers must be >= 1, got {args.games} and {args.workers}")
-    out = Path(args.out) if args.out is not None else _new_dir()
+    out = (
+        Path(args.out)
+        if args.out is not None
+        else new_unique_dir("runs", f"ladder-{time.strftime('%Y%m%d-%H%M%S')}")
+    )
     summary = harness.run_tournament(
         pairings,
         games=args.games,

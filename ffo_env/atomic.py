@@ -11,7 +11,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes", "atomic_write_text"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "new_unique_dir"]
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
@@ -49,3 +49,18 @@ def _umask() -> int:
 
 def atomic_write_text(path: str | Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def new_unique_dir(parent: str | Path, stem: str) -> Path:
+    """Create and return ``parent/stem``, or ``stem-2``, ``stem-3``, ... if taken: two runs started in the same
+    second (or a run and a leftover) never share a folder. ``mkdir`` is the atomic claim."""
+    parent = Path(parent)
+    parent.mkdir(parents=True, exist_ok=True)
+    for i in range(1, 10_000):
+        d = parent / (stem if i == 1 else f"{stem}-{i}")
+        try:
+            d.mkdir()
+        except FileExistsError:
+            continue
+        return d
+    raise ValueError(f"{parent}: 10,000 folders named {stem}*; choose another output folder")

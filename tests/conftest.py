@@ -7,6 +7,8 @@ Import the helpers with ``from conftest import ...``.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -125,3 +127,13 @@ def fight(
 @pytest.fixture
 def game() -> Game:
     return default_game()
+
+
+@pytest.fixture(autouse=True)
+def _no_flushed_denormals_leak() -> Iterator[None]:
+    """Training sets torch's process-wide flush-denormal flag (training.model.build_model); a later test in the
+    same worker (Hypothesis' float strategies) must see IEEE floats again."""
+    yield
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_flush_denormal(False)

@@ -36,7 +36,7 @@ from typing import Any
 
 import yaml
 
-from ffo_env.atomic import atomic_write_text
+from ffo_env.atomic import atomic_write_text, new_unique_dir
 from training.checkpoint import (
     CheckpointError,
     legacy_zip,
@@ -330,16 +330,7 @@ def evaluate(cfg: TrainConfig, run_dir: Path, progress_bar: bool = True) -> dict
 
 def new_run_dir(out: Path, name: str) -> Path:
     """``<out>/<name>-<timestamp>``, created; runs started in the same second get ``-2``, ``-3``, ..."""
-    stem = f"{name}-{time.strftime('%Y%m%d-%H%M%S')}"
-    out.mkdir(parents=True, exist_ok=True)
-    for i in range(1, 10_000):
-        run_dir = out / (stem if i == 1 else f"{stem}-{i}")
-        try:
-            run_dir.mkdir()
-        except FileExistsError:
-            continue
-        return run_dir
-    raise ConfigError(f"{out}: 10,000 run folders named {stem}*; choose another --out")
+    return new_unique_dir(out, f"{name}-{time.strftime('%Y%m%d-%H%M%S')}")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

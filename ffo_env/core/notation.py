@@ -65,19 +65,9 @@ from ffo_env.core.game import Game, RulesOptions
 from ffo_env.core.mapdata import ColoredRow, MapData, Terrain
 from ffo_env.core.scenario import Side
 from ffo_env.core.state import DEAD, EVACUATED, ON_MAP, RESERVE, Decision, Phase, State
+from ffo_env.core.state_check import UNIT_FLAGS
 
 __all__ = ["custom_game", "default_game", "dice_with", "position", "to_notation"]
-
-_FLAG_LISTS = (
-    "moved",
-    "attacked",
-    "no_attack",
-    "immobile",
-    "must_leave",
-    "left_green",
-    "entered_map",
-    "entry_ready",
-)
 
 
 @lru_cache(maxsize=8)
@@ -190,7 +180,7 @@ def position(text: str, game: Game | None = None, *, seed: int = 0, run: bool = 
             elif key in ("scare", "replacement"):
                 (u,) = units(toks, where)
                 scalars[key] = u
-            elif key in _FLAG_LISTS:
+            elif key in UNIT_FLAGS:
                 explicit[key] = units(toks, where)
             elif key == "rolls":
                 rolls = [int(t) for t in toks]
@@ -382,7 +372,7 @@ def to_notation(state: State) -> str:
         lines.append(f"scare: {sc.units[state.scare_unit].id}")
     if state.replacement_unit >= 0:
         lines.append(f"replacement: {sc.units[state.replacement_unit].id}")
-    for key in _FLAG_LISTS:
+    for key in UNIT_FLAGS:
         arr = getattr(state, key)
         us = [sc.units[u].id for u in range(len(sc.units)) if arr[u] and state.status[u] == ON_MAP]
         if us:

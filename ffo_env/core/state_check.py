@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 _SETUP_PHASES = ("SETUP_FRENCH", "SETUP_GERMAN")
 
 _PER_UNIT_INT = ("loc", "status", "steps")
-_PER_UNIT_BOOL = (
+UNIT_FLAGS = (  # the per-unit boolean lists of a saved state (also the notation's flags)
     "moved",
     "attacked",
     "no_attack",
@@ -60,7 +60,7 @@ _REQUIRED: dict[str, tuple[type, ...]] = {
     "history": (list,),
     "last_dice": (list,),
     "pos_version": (list,),
-    **{k: (list,) for k in _PER_UNIT_INT + _PER_UNIT_BOOL},
+    **{k: (list,) for k in _PER_UNIT_INT + UNIT_FLAGS},
 }
 
 
@@ -187,7 +187,7 @@ def _check_units(game: Game, d: Mapping[str, Any]) -> None:
     land = game.scenario.map.land
     for key in _PER_UNIT_INT:
         _check_list_of(key, d[key], n, (int,))
-    for key in _PER_UNIT_BOOL:
+    for key in UNIT_FLAGS:
         _check_list_of(key, d[key], n, (bool,))
     for u, spec in enumerate(units):
         loc, status, steps = d["loc"][u], d["status"][u], d["steps"][u]
