@@ -33,6 +33,7 @@ import io
 import json
 import math
 import multiprocessing as mp
+import os
 import statistics
 import sys
 import time
@@ -42,6 +43,7 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
+from agents.registry import is_agent_name
 from ffo_env.atomic import new_unique_dir
 from ffo_env.core.game import ENGINE_VERSION
 
@@ -376,7 +378,28 @@ def _read_plan(path: Path) -> dict[str, Any]:
         raise TournamentExists(f"{path}: cannot read ({e})") from e
     if not isinstance(plan, dict) or plan.get("format") != "ffo-tournament":
         raise TournamentExists(f"{path}: not an ffo-tournament file")
+    pairs = plan.get("pairings")
+    if not (
+        isinstance(pairs, list)
+        and pairs
+        and all(isinstance(p, list) and len(p) == 2 and all(isinstance(n, str) for n in p) for p in pairs)
+    ):
+        raise TournamentExists(f"{path}: pairings: expected a list of [french, german] agent names")
+    checks: dict[str, tuple[str, Callable[[Any], bool]]] = {
+        "games": ("an integer >= 1", lambda v: _is_int(v) and v >= 1),
+        "seed": ("an integer", _is_int),
+        "setup": ("'random', 'fixed' or 'decide'", lambda v: v in ("random", "fixed", "decide")),
+        "save_records": ("an integer >= 0", lambda v: _is_int(v) and v >= 0),
+        "html": ("true or false", lambda v: isinstance(v, bool)),
+    }
+    for key, (expected, ok) in checks.items():
+        if key not in plan or not ok(plan[key]):
+            raise TournamentExists(f"{path}: {key}: expected {expected}, got {plan.get(key)!r}")
     return plan
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def _read_log(path: Path, plan: dict[str, Any]) -> list[dict[str, Any]]:
@@ -404,15 +427,12 @@ class _GameLog:
     """``games.jsonl``: one JSON line per finished game, flushed and fsynced before the next game counts."""
 
     def __init__(self, path: Path) -> None:
-        import os
-
-        self._os = os
         self.f = open(path, "a", encoding="utf-8")  # noqa: SIM115 - held open for the whole tournament
 
     def append(self, row: dict[str, Any]) -> None:
         self.f.write(json.dumps(row, separators=(",", ":")) + "\n")
         self.f.flush()
-        self._os.fsync(self.f.fileno())
+        os.fsync(self.f.fileno())
 
     def close(self) -> None:
         self.f.close()
@@ -462,8 +482,6 @@ def _run_all(
 
 
 def _init_worker() -> None:
-    import os
-
     os.environ["OMP_NUM_THREADS"] = "1"
     os.environ["MKL_NUM_THREADS"] = "1"
     if "torch" in sys.modules:  # pragma: no cover - only when a parent's modules were inherited
@@ -659,21 +677,15 @@ def parse_pairings(args: argparse.Namespace) -> list[tuple[str, str]]:
         )
     for f, g in out:
         for n in (f, g):
-            if not _known(n):
+            if not is_agent_name(n):
                 raise ValueError(f"unknown agent {n!r}; known agents: {', '.join(AGENT_NAMES)}, policy:PATH")
     return out
-
-
-def _known(name: str) -> bool:
-    from agents.registry import AGENT_NAMES
-
-    return name in AGENT_NAMES or (name.startswith("policy:") and len(name) > len("policy:"))
 
 
 def _split_pair(item: str) -> tuple[str, str]:
     """``a:b`` -> (a, b), where names may themselves contain ``heuristic:<level>`` or ``policy:PATH``."""
     for i, c in enumerate(item):
-        if c == ":" and _known(item[:i]) and _known(item[i + 1 :]):
+        if c == ":" and is_agent_name(item[:i]) and is_agent_name(item[i + 1 :]):
             return item[:i], item[i + 1 :]
     i = item.index(":")
     return item[:i], item[i + 1 :]
@@ -682,17 +694,12 @@ def _split_pair(item: str) -> tuple[str, str]:
 def _resume_args(args: argparse.Namespace) -> None:
     """Fill ``args`` from the tournament in ``args.resume`` (what was being played; --workers stays the user's)."""
     d = Path(args.resume)
-    plan = _read_plan(d / TOURNAMENT_FILE) if (d / TOURNAMENT_FILE).exists() else None
-    if plan is None:
+    if not (d / TOURNAMENT_FILE).exists():
         raise ValueError(f"{d}: no {TOURNAMENT_FILE}; is it a folder written by 'ffo eval'?")
-    pairs = plan.get("pairings")
-    if not (isinstance(pairs, list) and pairs and all(isinstance(p, list) and len(p) == 2 for p in pairs)):
-        raise ValueError(f"{d / TOURNAMENT_FILE}: pairings: expected a list of [french, german] names")
+    plan = _read_plan(d / TOURNAMENT_FILE)
     args.pairings, args.agents = None, ""
-    args.pairing_list = [(str(f), str(g)) for f, g in pairs]
+    args.pairing_list = [(f, g) for f, g in plan["pairings"]]
     for key in ("games", "seed", "setup", "save_records", "html"):
-        if key not in plan:
-            raise ValueError(f"{d / TOURNAMENT_FILE}: missing key {key!r}")
         setattr(args, key, plan[key])
     args.out = str(d)
 
@@ -707,7 +714,7 @@ def run(args: argparse.Namespace) -> int:
         pairings = args.pairing_list
         for f, g in pairings:
             for n in (f, g):
-                if not _known(n):
+                if not is_agent_name(n):
                     raise ValueError(f"{args.resume}/{TOURNAMENT_FILE}: unknown agent {n!r}")
     else:
         pairings = parse_pairings(args)

@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.registry import is_agent_name
 from ffo_env.atomic import atomic_write_text, new_unique_dir
 
 ELO = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
@@ -213,7 +214,7 @@ def run(args: argparse.Namespace) -> int:
         if len(set(names)) != len(names):
             raise ValueError(f"--agents {args.agents!r} names an agent twice")
         for n in names:
-            if not harness._known(n):
+            if not is_agent_name(n):
                 from agents.registry import AGENT_NAMES
 
                 raise ValueError(f"unknown agent {n!r}; known agents: {', '.join(AGENT_NAMES)}, policy:PATH")

@@ -105,25 +105,33 @@ def export_policy(model: Any, path: str | Path, side: str, extra: dict[str, Any]
     return pt
 
 
+# the network's sizes and their lowest values; the one range check of training configs and policy files
+SIZE_LOWER = {"cnn_dim": 1, "channels": 1, "spatial": 0}
+MAX_LAYERS = 8
+
+
+def is_size(value: Any, lo: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and lo <= value <= MAX_WIDTH
+
+
+def are_layer_widths(layers: Any, min_layers: int = 0) -> bool:
+    return (
+        isinstance(layers, list)
+        and min_layers <= len(layers) <= MAX_LAYERS
+        and all(is_size(w, 1) for w in layers)
+    )
+
+
 def _check_network(net: dict[str, Any], meta_path: Path) -> None:
     """Sizes within range and of the right types before anything is allocated from them."""
-    for key, lo in (("cnn_dim", 1), ("channels", 1), ("spatial", 0)):
+    for key, lo in SIZE_LOWER.items():
         v = net.get(key, 0 if key == "spatial" else None)
-        if not isinstance(v, int) or isinstance(v, bool) or not lo <= v <= MAX_WIDTH:
+        if not is_size(v, lo):
             raise PolicyLoadError(
                 f"{meta_path}: network.{key}: expected an integer in [{lo}, {MAX_WIDTH}], got {v!r}"
             )
     arch = net.get("net_arch")
-    ok = (
-        isinstance(arch, dict)
-        and set(arch) == {"pi", "vf"}
-        and all(
-            isinstance(layers, list)
-            and len(layers) <= 8
-            and all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_WIDTH for w in layers)
-            for layers in arch.values()
-        )
-    )
+    ok = isinstance(arch, dict) and set(arch) == {"pi", "vf"} and all(map(are_layer_widths, arch.values()))
     if not ok:
         raise PolicyLoadError(
             f"{meta_path}: network.net_arch: expected {{pi: [...], vf: [...]}} with up to 8 widths "
@@ -261,7 +269,7 @@ def load_policy(path: str | Path, deterministic: bool = True, device: str = "cpu
         "MaskableMultiInputActorCriticPolicy": MaskableMultiInputActorCriticPolicy,
     }
     cls = classes.get(net["policy"]) if isinstance(net.get("policy"), str) else None
-    if cls is None or not isinstance(net.get("net_arch"), dict):
+    if cls is None:
         raise PolicyLoadError(f"{meta_path}: network {net.get('policy')!r} is not one of {sorted(classes)}")
     try:
         state_dict = torch.load(pt, map_location=device, weights_only=True)

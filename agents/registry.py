@@ -29,6 +29,13 @@ _FACTORIES: dict[str, Callable[..., Any]] = {}
 AGENT_NAMES: list[str] = []
 
 
+def is_agent_name(name: object) -> bool:
+    """A registered name, or ``policy:PATH`` (whether PATH loads is checked when the agent is made)."""
+    if not isinstance(name, str):
+        return False
+    return name in AGENT_NAMES or (name.startswith("policy:") and len(name) > len("policy:"))
+
+
 def register(name: str, factory: Callable[..., Any]) -> None:
     """Register ``factory(side, seed=None, **kwargs) -> agent`` under ``name``."""
     _FACTORIES[name] = factory

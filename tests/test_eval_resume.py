@@ -98,6 +98,34 @@ def test_cli_refuses_an_existing_out_and_resumes_with_its_own_settings(
     assert ffo([*args, "--out", str(out), "--force"]) == 0
 
 
+@pytest.mark.parametrize(
+    "edit",
+    [
+        {"games": "x"},
+        {"games": 0},
+        {"seed": None},
+        {"setup": "sideways"},
+        {"html": "yes"},
+        {"pairings": [["random"]]},
+        {"pairings": "random:pass"},
+        {"format": "other"},
+    ],
+)
+def test_a_damaged_tournament_file_is_one_error_on_resume(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], edit: dict
+) -> None:
+    run_tournament(PAIRS[:1], games=1, seed=0, workers=1, out=tmp_path, progress=False)
+    plan = json.loads((tmp_path / "tournament.json").read_text())
+    plan.update(edit)
+    (tmp_path / "tournament.json").write_text(json.dumps(plan))
+    before = (tmp_path / "results.json").read_bytes()
+    capsys.readouterr()
+    assert ffo(["eval", "--resume", str(tmp_path), "--no-progress", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error:") and "tournament.json" in err and "Traceback" not in err
+    assert (tmp_path / "results.json").read_bytes() == before
+
+
 def test_cli_without_out_never_reuses_a_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     args = ["eval", "--pairings", "random:pass", "--games", "1", "--workers", "1", "--no-progress", "--quiet"]

@@ -14,7 +14,8 @@ from typing import Any
 
 import yaml
 
-from agents.policy import MAX_WIDTH
+from agents.policy import MAX_LAYERS, MAX_WIDTH, SIZE_LOWER, are_layer_widths, is_size
+from agents.registry import is_agent_name
 
 SIDES = ("french", "german")
 
@@ -217,10 +218,10 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
             "eval.games" if ev.games < 1 else "eval.workers", "an integer >= 1", min(ev.games, ev.workers)
         )
     for name in ev.opponents:
-        if not _agent_name_ok(name):
+        if not is_agent_name(name):
             raise bad("eval.opponents", "agent names (see 'ffo eval --help') or policy:PATH", name)
     for name in cfg.opponents:
-        if name != "snapshots" and not _agent_name_ok(name):
+        if name != "snapshots" and not is_agent_name(name):
             raise bad("opponents", "agent names, policy:PATH or 'snapshots'", name)
     pc = cfg.pretrain
     if pc.teacher:
@@ -247,9 +248,9 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
                 "a mapping of opponent name -> non-negative weight with a positive sum",
                 pc.opponents,
             )
-        from agents.registry import AGENT_NAMES
+        if not is_agent_name(pc.teacher):
+            from agents.registry import AGENT_NAMES
 
-        if pc.teacher not in AGENT_NAMES and not pc.teacher.startswith("policy:"):
             raise bad(
                 "pretrain.teacher", f"an agent name ({', '.join(AGENT_NAMES)}) or policy:PATH", pc.teacher
             )
@@ -262,14 +263,6 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
 
 RUN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}")
 DEVICE = re.compile(r"cpu|cuda|cuda:\d{1,2}|mps|auto")
-
-
-def _agent_name_ok(name: str) -> bool:
-    from agents.registry import AGENT_NAMES
-
-    if not isinstance(name, str):
-        return False
-    return name in AGENT_NAMES or (name.startswith("policy:") and len(name) > len("policy:"))
 
 
 def _check_ppo(cfg: TrainConfig, bad: Any) -> None:
@@ -298,15 +291,13 @@ def _check_ppo(cfg: TrainConfig, bad: Any) -> None:
 
 def _check_policy(cfg: TrainConfig, bad: Any) -> None:
     pol = cfg.policy
-    for key, lo in (("cnn_dim", 1), ("channels", 1), ("spatial", 0)):
-        if not lo <= getattr(pol, key) <= MAX_WIDTH:
+    for key, lo in SIZE_LOWER.items():
+        if not is_size(getattr(pol, key), lo):
             raise bad(f"policy.{key}", f"an integer in [{lo}, {MAX_WIDTH}]", getattr(pol, key))
-    arch = pol.net_arch
-    if not (
-        1 <= len(arch) <= 8
-        and all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_WIDTH for w in arch)
-    ):
-        raise bad("policy.net_arch", f"a list of 1..8 layer widths in [1, {MAX_WIDTH}]", arch)
+    if not are_layer_widths(pol.net_arch, min_layers=1):
+        raise bad(
+            "policy.net_arch", f"a list of 1..{MAX_LAYERS} layer widths in [1, {MAX_WIDTH}]", pol.net_arch
+        )
 
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
