@@ -162,10 +162,12 @@ def _read_progress(run_dir: Path) -> dict[str, Any]:
         and isinstance(progress.get("snapshots"), dict)
         and isinstance(progress.get("timesteps"), dict)
         and all(isinstance(progress["snapshots"].get(s, []), list) for s in SIDES)
+        and isinstance(progress.get("seconds", {}), dict)
     )
     if not ok:
         raise ConfigError(
-            f"{path}: expected keys done (list), snapshots (side -> list), timesteps (side -> int)"
+            f"{path}: expected keys done (list), snapshots (side -> list), timesteps (side -> int), "
+            "seconds (stage -> wall seconds)"
         )
     for side in SIDES:
         snaps = []
@@ -255,8 +257,10 @@ def train(
             key = f"pretrain:{side}"
             if side not in cfg.pretrain.sides or key in progress["done"]:
                 continue
+            started = time.perf_counter()
             models[side] = _pretrain_side(cfg, side, run_dir, progress, progress_bar)
             progress["done"].append(key)
+            _add_seconds(progress, key, started)
             _write_progress(run_dir, progress)
     for rnd in range(cfg.rounds):
         for side in cfg.sides:
@@ -273,6 +277,7 @@ def train(
             except BaseException:
                 env.close()
                 raise
+            started = time.perf_counter()
             target = (rnd + 1) * cfg.steps_for(side)
             remaining = max(0, target - model.num_timesteps)
             if remaining:
@@ -289,6 +294,7 @@ def train(
             progress["snapshots"][side].append(snap.relative_to(run_dir).as_posix())
             progress["timesteps"][side] = int(model.num_timesteps)
             progress["done"].append(key)
+            _add_seconds(progress, key, started)
             _write_progress(run_dir, progress)
             models[side] = model
     for side in cfg.sides:
@@ -306,6 +312,12 @@ def train(
             extra={"timesteps": int(model.num_timesteps), "run": run_dir.name},
         )
     return progress
+
+
+def _add_seconds(progress: dict[str, Any], key: str, started: float) -> None:
+    """Wall seconds of each finished stage; a resumed stage counts only its last, completed attempt."""
+    seconds = progress.setdefault("seconds", {})
+    seconds[key] = round(time.perf_counter() - started, 1)
 
 
 def evaluate(cfg: TrainConfig, run_dir: Path, progress_bar: bool = True) -> dict[str, Any]:
