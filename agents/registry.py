@@ -8,6 +8,9 @@ Names (``make_agent(name, side, seed)``):
 ``heuristic``                      the scripted bot of the side asked for
 ``heuristic:<level>``              the same with ``configs/bots/<side>_heuristic_<level>.yaml``
                                    (levels shipped: ``cautious``, ``aggressive``)
+``pretrained``                     the trained policy shipped with the package for the side asked for
+                                   (``agents/pretrained_policies/``; see :mod:`agents.pretrained`)
+``policy:PATH``                    a trained policy file (``ffo train`` writes them)
 ``french_heuristic[_<level>]``     the scripted French bot (French side only)
 ``german_heuristic[_<level>]``     the scripted German bot (German side only)
 =================================  ============================================================
@@ -54,6 +57,14 @@ def _heuristic(side: str, level: str | None, seed: int | None, **kw: Any) -> Any
     return make_german(level, seed=seed, **kw)
 
 
+def _pretrained(side: str, seed: int | None) -> Any:
+    from agents.pretrained import load_pretrained
+
+    agent = load_pretrained(side)
+    agent.reset(seed)
+    return agent
+
+
 def _side_bot(bot_side: str, level: str | None) -> Callable[..., Any]:
     def factory(side: str, seed: int | None = None, **kw: Any) -> Any:
         if side != bot_side:
@@ -73,6 +84,7 @@ def _level_of(cfg: str, side: str) -> str | None:
 
 register("random", lambda side, seed=None, **kw: RandomAgent(seed=seed))
 register("pass", lambda side, seed=None, **kw: PassAgent(seed=seed))
+register("pretrained", lambda side, seed=None, **kw: _pretrained(side, seed))
 register("heuristic", lambda side, seed=None, **kw: _heuristic(side, None, seed, **kw))
 for _cfg in available_configs():
     for _side in ("french", "german"):

@@ -173,6 +173,7 @@ _PLUGINS = (
         "training.train_command",
         "train French/German policies (MaskablePPO, or RLlib with --backend rllib)",
     ),
+    ("release", "training.release", "install a finished training run's policies as the pretrained policies"),
     ("bench", "benchmarks.bench", "measure the speed of the core, the environment and training"),
 )
 
