@@ -183,7 +183,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     an unexpected failure with one ``internal error`` line and exit 1; ``--debug`` shows the traceback."""
     import os
 
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    args.command_line = ["ffo", *argv]  # what a run records as its command, also when called in-process
     debug = bool(getattr(args, "debug", False)) or os.environ.get("FFO_DEBUG", "") not in ("", "0")
     try:
         return int(args.func(args) or 0)

@@ -303,3 +303,34 @@ def test_no_load_path_unpickles() -> None:
                 if not (path.name == "checkpoint.py" and "MaskablePPO.load(path" in code):
                     offenders.append(f"{path.name}:{n}")
     assert not offenders, offenders
+
+
+def test_release_installs_a_runs_policies_with_their_evaluation(run_dir: Path, tmp_path: Path) -> None:
+    from agents.pretrained import load_pretrained, pretrained_metadata
+
+    assert ffo(["release", str(run_dir), "--to", str(tmp_path)]) == 0
+    for side in ("french", "german"):
+        assert (tmp_path / f"{side}.pt").read_bytes() == (run_dir / "policies" / f"{side}.pt").read_bytes()
+        release = pretrained_metadata(side, tmp_path)["extra"]["release"]
+        assert release["run"] == run_dir.name and release["seed"] == 0
+        assert release["command"].startswith("ffo train --config")
+        assert release["stage_seconds"] and release["train_seconds"] > 0
+        (row,) = release["evaluation"]
+        assert row["opponent"] == "random" and row["games"] == 1
+        assert load_pretrained(side, directory=tmp_path).side == side
+    assert "| random | 1 |" in (tmp_path / "MODEL_CARD.md").read_text()
+
+
+def test_release_of_an_unfinished_run_changes_nothing(
+    run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    partial = tmp_path / "run"
+    shutil.copytree(run_dir, partial)
+    (partial / "eval" / "results.json").unlink()
+    target = tmp_path / "installed"
+    assert ffo(["release", str(partial), "--to", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "results.json" in err and "Traceback" not in err
+    assert not target.exists()

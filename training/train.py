@@ -396,7 +396,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     atomic_write_text(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
-    command = shlex.join(["ffo", "train", *sys.argv[2:]] if sys.argv[1:2] == ["train"] else sys.argv) + "\n"
+    command = shlex.join(getattr(args, "command_line", None) or sys.argv) + "\n"
     previous = (
         (run_dir / "command.txt").read_text(encoding="utf-8") if (run_dir / "command.txt").exists() else ""
     )

@@ -1,0 +1,144 @@
+"""The pretrained policies shipped in agents/pretrained_policies/: agent name ``pretrained``."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from agents import make_agent  # noqa: E402
+from agents.policy import PolicyAgent, PolicyLoadError  # noqa: E402
+from agents.pretrained import PRETRAINED_DIR, load_pretrained, pretrained_metadata  # noqa: E402
+from ffo_env.cli import main as ffo  # noqa: E402
+
+SIDES = ("french", "german")
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_pretrained_resolves_to_the_shipped_policy_of_the_side(side: str) -> None:
+    agent = make_agent("pretrained", side, seed=1)
+    assert isinstance(agent, PolicyAgent)
+    assert agent.side == side and agent.name == "pretrained"
+
+
+@pytest.mark.parametrize("side", SIDES)
+def test_shipped_policy_files_are_small_weights_only_and_documented(side: str) -> None:
+    import torch
+
+    pt = PRETRAINED_DIR / f"{side}.pt"
+    assert 0 < pt.stat().st_size <= 10 * 1024 * 1024
+    state = torch.load(pt, weights_only=True)  # raises on anything but tensors and containers
+    assert all(isinstance(v, torch.Tensor) for v in state.values())
+    release = pretrained_metadata(side)["extra"]["release"]
+    assert "train_release.yaml" in release["command"]
+    assert release["config"]["seed"] == release["seed"]
+    assert release["train_seconds"] > 0
+    opponents = {r["opponent"] for r in release["evaluation"]}
+    assert {"random", "heuristic"} <= opponents
+    for row in release["evaluation"]:
+        assert row["games"] >= 200  # the issue's tournament size
+        lo, hi = row["wilson95"]
+        assert lo <= row["win_rate"] <= hi
+    assert (PRETRAINED_DIR / "MODEL_CARD.md").read_text().startswith("# Pretrained policies")
+
+
+def test_shipped_policies_beat_random() -> None:
+    from agents.harness import run_tournament
+
+    summary = run_tournament(
+        pairings=[("pretrained", "random"), ("random", "pretrained")],
+        games=4,
+        seed=2024,
+        workers=1,
+        progress=False,
+    )
+    french, german = summary["pairings"]
+    assert french["french_wins"] >= 3, french
+    assert german["german_wins"] >= 3, german
+
+
+def test_pretrained_plays_in_ffo_play_and_ffo_eval(tmp_path: Path) -> None:
+    assert ffo(["play", "--french", "pretrained", "--german", "pretrained", "--seed", "3"]) == 0
+    out = tmp_path / "eval"
+    assert (
+        ffo(
+            [
+                "eval",
+                "--pairings",
+                "pretrained:heuristic",
+                "--games",
+                "1",
+                "--out",
+                str(out),
+                "--workers",
+                "1",
+            ]
+        )
+        == 0
+    )
+    assert json.loads((out / "results.json").read_text())["pairings"][0]["french"] == "pretrained"
+
+
+def test_pretrained_in_the_aec_loop_and_as_the_wrappers_opponent() -> None:
+    import ffo_env
+    from agents.gym_entry import make_single_agent_env
+
+    agents = {s: make_agent("pretrained", s, seed=0) for s in SIDES}
+    env = ffo_env.env()
+    env.reset(seed=5)
+    for n, name in enumerate(env.agent_iter()):
+        obs, _r, term, trunc, _info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        a = agents[name].act(obs, obs["action_mask"])
+        assert obs["action_mask"][a] == 1
+        env.step(a)
+        if n > 300:
+            break
+    single = make_single_agent_env(side="french", opponent="pretrained")
+    single.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(100):
+        _o, _r, term, trunc, _i = single.step(int(rng.choice(np.flatnonzero(single.action_masks()))))
+        if term or trunc:
+            break
+
+
+@pytest.mark.parametrize(
+    "field, value, message",
+    [
+        ("data_version", "reconstruction-v0", "game data"),
+        ("engine", "0.0.0", "rules engine"),
+        ("observation_spec_hash", "0000000000000000", "observation spec"),
+    ],
+)
+def test_a_mismatched_pretrained_policy_is_refused_with_what_to_do(
+    tmp_path: Path, field: str, value: str, message: str
+) -> None:
+    for suffix in (".pt", ".json"):
+        shutil.copy(PRETRAINED_DIR / f"german{suffix}", tmp_path / f"german{suffix}")
+    meta = json.loads((tmp_path / "german.json").read_text())
+    meta[field] = value
+    (tmp_path / "german.json").write_text(json.dumps(meta))
+    with pytest.raises(PolicyLoadError, match=message) as err:
+        load_pretrained("german", directory=tmp_path)
+    assert "train_release.yaml" in str(err.value) and "ffo release" in str(err.value)
+
+
+def test_a_missing_pretrained_policy_says_what_to_do(tmp_path: Path) -> None:
+    with pytest.raises(PolicyLoadError, match="no pretrained french policy") as err:
+        load_pretrained("french", directory=tmp_path)
+    assert "ffo release" in str(err.value)
+
+
+def test_a_pretrained_file_of_the_other_side_is_refused(tmp_path: Path) -> None:
+    for suffix in (".pt", ".json"):
+        shutil.copy(PRETRAINED_DIR / f"german{suffix}", tmp_path / f"french{suffix}")
+    with pytest.raises(PolicyLoadError, match="holds a german policy"):
+        load_pretrained("french", directory=tmp_path)

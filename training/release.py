@@ -1,0 +1,195 @@
+"""Install a finished training run's policies as the package's pretrained policies.
+
+    ffo train --config configs/train_release.yaml      # train both sides and evaluate (>= 200 games a pairing)
+    ffo release runs/release-20261123-102231            # copy its policies into agents/pretrained_policies/
+
+Each side's ``.pt`` is copied byte for byte (it stays a weights-only ``state_dict``) and its ``.json``
+gains ``extra.release``: the training command, config and seed, the wall seconds of every stage and
+of the evaluation, and the policy's win rate against each evaluation opponent with its 95 % Wilson
+interval, read from the run's own ``eval/results.json``. A ``MODEL_CARD.md`` beside them says the same
+for a person. Nothing is written unless every check passes: the run finished, its evaluation is
+complete, each policy loads on this installation and is at most 10 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from ffo_env.atomic import atomic_write_bytes, atomic_write_text
+
+MAX_SHIPPED_BYTES = 10 * 1024 * 1024
+SIDES = ("french", "german")
+
+
+class ReleaseError(ValueError):
+    """A run that cannot be released as it is."""
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as e:
+        raise ReleaseError(f"{path}: missing") from e
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ReleaseError(f"{path}: cannot read ({e})") from e
+
+
+def _policy_results(results: dict[str, Any], side: str, policy_pt: Path) -> list[dict[str, Any]]:
+    """The evaluation pairings in which ``policy_pt`` played ``side``, as the policy's own win rates."""
+    other = "german" if side == "french" else "french"
+    rows = []
+    for p in results.get("pairings", []):
+        name = p.get(side, "")
+        if not (isinstance(name, str) and name.startswith("policy:")):
+            continue
+        if Path(name.split(":", 1)[1]).name != policy_pt.name:
+            continue
+        lo, hi = p[f"{side}_win_ci95"]
+        rows.append(
+            {
+                "opponent": p[other],
+                "games": int(p["games"]),
+                "wins": int(p[f"{side}_wins"]),
+                "win_rate": round(float(p[f"{side}_win_rate"]), 4),
+                "wilson95": [round(float(lo), 4), round(float(hi), 4)],
+                "french_vp_mean": round(float(p.get("vp_mean", 0.0)), 2),
+            }
+        )
+    return rows
+
+
+def release_metadata(run_dir: Path) -> dict[str, dict[str, Any]]:
+    """``extra.release`` for each side's policy of ``run_dir``; raises :class:`ReleaseError` naming what is missing."""
+    if not run_dir.is_dir():
+        raise ReleaseError(f"{run_dir}: not a run folder")
+    progress = _read_json(run_dir / "progress.json")
+    results = _read_json(run_dir / "eval" / "results.json")
+    try:
+        config = yaml.safe_load((run_dir / "config.yaml").read_text(encoding="utf-8"))
+        commands = (run_dir / "command.txt").read_text(encoding="utf-8").strip().splitlines()
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        raise ReleaseError(f"{run_dir}: cannot read config.yaml / command.txt ({e})") from e
+    if not isinstance(config, dict) or not isinstance(progress, dict) or not isinstance(results, dict):
+        raise ReleaseError(f"{run_dir}: config.yaml, progress.json and eval/results.json must be mappings")
+    seconds = progress.get("seconds", {})
+    out: dict[str, dict[str, Any]] = {}
+    for side in config.get("sides", SIDES):
+        pt = run_dir / "policies" / f"{side}.pt"
+        evaluation = _policy_results(results, side, pt)
+        if not evaluation:
+            raise ReleaseError(
+                f"{run_dir / 'eval' / 'results.json'}: no evaluation of the {side} policy; "
+                f"finish the run first ('ffo train --resume {run_dir}')"
+            )
+        stage = {k: v for k, v in seconds.items() if k.endswith(f":{side}")}
+        out[side] = {
+            "run": run_dir.name,
+            "command": commands[0] if commands else "",
+            "resumed_with": commands[1:],
+            "config": config,
+            "seed": config.get("seed"),
+            "timesteps": progress.get("timesteps", {}).get(side),
+            "train_seconds": round(sum(stage.values()), 1) if stage else None,
+            "stage_seconds": stage,
+            "run_train_seconds": round(sum(seconds.values()), 1) if seconds else None,
+            "eval_seconds": results.get("wall_seconds"),
+            "evaluation": evaluation,
+            "evaluation_seed": results.get("seed"),
+        }
+    return out
+
+
+def model_card(metas: dict[str, dict[str, Any]]) -> str:
+    """A Markdown summary of the released policies (written as ``MODEL_CARD.md``)."""
+    lines = ["# Pretrained policies", ""]
+    for side, meta in metas.items():
+        rel = meta["extra"]["release"]
+        lines += [
+            f"## {side}",
+            "",
+            f"- trained by `{rel['command']}` (seed {rel['seed']}), run `{rel['run']}`",
+            f"- engine {meta['engine']}, game data {meta['data_version']}, observation spec "
+            f"{meta['observation_spec_hash']}, network version {meta['network']['version']}",
+            f"- PPO timesteps {rel['timesteps']}; wall time of this side's stages "
+            f"{rel['train_seconds']} s (whole run's training {rel['run_train_seconds']} s, "
+            f"evaluation {rel['eval_seconds']} s)",
+            "",
+            "| opponent | games | wins | win rate | 95 % Wilson |",
+            "|---|---|---|---|---|",
+        ]
+        for r in rel["evaluation"]:
+            lo, hi = r["wilson95"]
+            lines.append(
+                f"| {r['opponent']} | {r['games']} | {r['wins']} | {r['win_rate']:.3f} | [{lo:.3f}, {hi:.3f}] |"
+            )
+        lines.append("")
+    return "\n".join(lines)
+
+
+def release(run_dir: Path, to: Path | None = None) -> dict[str, dict[str, Any]]:
+    """Check ``run_dir`` and install its policies in ``to`` (default: the package's pretrained folder)."""
+    from agents.policy import PolicyLoadError, load_policy
+    from agents.pretrained import PRETRAINED_DIR
+
+    target = to or PRETRAINED_DIR
+    extras = release_metadata(run_dir)
+    files: dict[str, tuple[bytes, dict[str, Any]]] = {}
+    for side, rel in extras.items():
+        pt = run_dir / "policies" / f"{side}.pt"
+        try:
+            agent = load_policy(pt)
+        except PolicyLoadError as e:
+            raise ReleaseError(f"{pt}: does not load on this installation: {e}") from e
+        if agent.side != side:
+            raise ReleaseError(f"{pt}: holds a {agent.side} policy")
+        data = pt.read_bytes()
+        if len(data) > MAX_SHIPPED_BYTES:
+            raise ReleaseError(
+                f"{pt}: {len(data):,} bytes; a shipped policy holds at most {MAX_SHIPPED_BYTES:,}"
+            )
+        meta = _read_json(pt.with_suffix(".json"))
+        meta.setdefault("extra", {})["release"] = rel
+        files[side] = (data, meta)
+    target.mkdir(parents=True, exist_ok=True)
+    for side, (data, meta) in files.items():
+        atomic_write_bytes(target / f"{side}.pt", data)
+        atomic_write_text(target / f"{side}.json", json.dumps(meta, indent=1) + "\n")
+    metas = {side: meta for side, (_, meta) in files.items()}
+    atomic_write_text(target / "MODEL_CARD.md", model_card(metas))
+    return metas
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("run_dir", type=Path, help="a finished 'ffo train' run folder (its eval/ complete)")
+    p.add_argument(
+        "--to",
+        type=Path,
+        default=None,
+        help="install into this folder instead of the package's agents/pretrained_policies/",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from agents.pretrained import PRETRAINED_DIR
+
+    metas = release(args.run_dir, args.to)
+    target = args.to or PRETRAINED_DIR
+    print(model_card(metas))
+    print(f"installed {', '.join(f'{s}.pt' for s in metas)} and MODEL_CARD.md in {target}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    from ffo_env.cli import main as ffo_main
+
+    return ffo_main(["release", *(sys.argv[1:] if argv is None else argv)])
+
+
+if __name__ == "__main__":
+    sys.exit(main())
