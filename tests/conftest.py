@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from functools import lru_cache
 from typing import Any
 
+import numpy as np
 import pytest
 
 from ffo_env.core import hexgrid as hg
@@ -37,6 +38,40 @@ __all__ = [
 ]
 
 DIRS = {"E": 0, "NE": 1, "NW": 2, "W": 3, "SW": 4, "SE": 5}
+
+
+def play_aec(agents: dict[str, Any], seed: int, max_steps: int) -> int:
+    """Play the AEC env with ``agents`` (name -> agent with ``act(obs, mask)``) for at most ``max_steps``
+    steps, checking that every chosen action is legal; returns the steps played."""
+    import ffo_env
+
+    env = ffo_env.env()
+    env.reset(seed=seed)
+    steps = 0
+    for name in env.agent_iter():
+        obs, _r, term, trunc, _info = env.last()
+        if term or trunc:
+            env.step(None)
+            continue
+        a = agents[name].act(obs, obs["action_mask"])
+        assert obs["action_mask"][a] == 1
+        env.step(a)
+        steps += 1
+        if steps >= max_steps:
+            break
+    return steps
+
+
+def play_single(env: Any, seed: int, max_steps: int) -> int:
+    """Random legal play of a single-agent env for at most ``max_steps`` steps; returns the game turn reached
+    (above 1 only if the opponent played its phases)."""
+    env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    for _ in range(max_steps):
+        _o, _r, term, trunc, _i = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        if term or trunc:
+            break
+    return int(env.unwrapped.state.turn)
 
 
 @lru_cache(maxsize=16)

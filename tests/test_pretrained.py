@@ -6,10 +6,11 @@ import json
 import shutil
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 pytest.importorskip("sb3_contrib")
+
+from conftest import play_aec, play_single  # noqa: E402
 
 from agents import make_agent  # noqa: E402
 from agents.policy import PolicyAgent, PolicyLoadError  # noqa: E402
@@ -85,29 +86,10 @@ def test_pretrained_plays_in_ffo_play_and_ffo_eval(tmp_path: Path) -> None:
 
 
 def test_pretrained_in_the_aec_loop_and_as_the_wrappers_opponent() -> None:
-    import ffo_env
     from agents.gym_entry import make_single_agent_env
 
-    agents = {s: make_agent("pretrained", s, seed=0) for s in SIDES}
-    env = ffo_env.env()
-    env.reset(seed=5)
-    for n, name in enumerate(env.agent_iter()):
-        obs, _r, term, trunc, _info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        a = agents[name].act(obs, obs["action_mask"])
-        assert obs["action_mask"][a] == 1
-        env.step(a)
-        if n > 300:
-            break
-    single = make_single_agent_env(side="french", opponent="pretrained")
-    single.reset(seed=0)
-    rng = np.random.default_rng(0)
-    for _ in range(100):
-        _o, _r, term, trunc, _i = single.step(int(rng.choice(np.flatnonzero(single.action_masks()))))
-        if term or trunc:
-            break
+    assert play_aec({s: make_agent("pretrained", s, seed=0) for s in SIDES}, seed=5, max_steps=300) > 0
+    assert play_single(make_single_agent_env(side="french", opponent="pretrained"), seed=0, max_steps=400) > 1
 
 
 @pytest.mark.parametrize(

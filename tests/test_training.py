@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 pytest.importorskip("sb3_contrib")
+
+from conftest import play_aec, play_single  # noqa: E402
 
 from agents import make_agent  # noqa: E402
 from agents.policy import PolicyLoadError, load_policy  # noqa: E402
@@ -141,37 +142,18 @@ def test_saved_policy_loads_and_plays_a_full_game(run_dir: Path) -> None:
 
 
 def test_policy_agent_in_the_aec_loop(run_dir: Path) -> None:
-    import ffo_env
-
-    agent = load_policy(run_dir / "policies" / "german.pt")
-    other = make_agent("random", "french", seed=1)
-    env = ffo_env.env()
-    env.reset(seed=3)
-    for n, name in enumerate(env.agent_iter()):
-        obs, _r, term, trunc, _info = env.last()
-        if term or trunc:
-            env.step(None)
-            continue
-        if name == "german":
-            a = agent.act(obs, obs["action_mask"])
-        else:
-            a = other.act(obs, obs["action_mask"])
-        assert obs["action_mask"][a] == 1
-        env.step(a)
-        if n > 600:
-            break
+    agents = {
+        "german": load_policy(run_dir / "policies" / "german.pt"),
+        "french": make_agent("random", "french", seed=1),
+    }
+    assert play_aec(agents, seed=3, max_steps=600) > 0
 
 
 def test_policy_plays_as_single_agent_opponent(run_dir: Path) -> None:
     from ffo_env.envs.single_agent import FFOSingleAgentEnv
 
     env = FFOSingleAgentEnv(side="french", opponent=load_policy(run_dir / "policies" / "german.pt"))
-    env.reset(seed=0)
-    rng = np.random.default_rng(0)
-    for _ in range(50):
-        _o, _r, term, trunc, _i = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
-        if term or trunc:
-            break
+    assert play_single(env, seed=0, max_steps=400) > 1
 
 
 def test_policy_for_the_wrong_side_is_refused(run_dir: Path) -> None:
