@@ -49,18 +49,20 @@ def test_shipped_policy_files_are_small_weights_only_and_documented(side: str) -
 
 
 def test_shipped_policies_beat_random() -> None:
+    """Each side wins a majority of 10 seeded games against ``random`` (the model card: French 200/200,
+    German 172/200 over 200 games each)."""
     from agents.harness import run_tournament
 
     summary = run_tournament(
         pairings=[("pretrained", "random"), ("random", "pretrained")],
-        games=4,
+        games=10,
         seed=2024,
         workers=1,
         progress=False,
     )
     french, german = summary["pairings"]
-    assert french["french_wins"] >= 3, french
-    assert german["german_wins"] >= 3, german
+    assert french["french_wins"] >= 6, french
+    assert german["german_wins"] >= 6, german
 
 
 def test_pretrained_plays_in_ffo_play_and_ffo_eval(tmp_path: Path) -> None:
