@@ -13,6 +13,10 @@ Names (``make_agent(name, side, seed)``):
 ``policy:PATH``                    a trained policy file (``ffo train`` writes them)
 ``french_heuristic[_<level>]``     the scripted French bot (French side only)
 ``german_heuristic[_<level>]``     the scripted German bot (German side only)
+``expert``                         the side's expert bot: tuned scripted bot, lookahead where it pays
+                                   (:mod:`agents.expert`, ``configs/bots/expert/``)
+``expert:<level>``                 the same at another level (``fast``, ``strong``)
+``french_expert``, ``german_expert`` the expert of one side (that side only)
 =================================  ============================================================
 
 Every ``configs/bots/<side>_heuristic*.yaml`` file is registered under its file name.
@@ -65,6 +69,16 @@ def _pretrained(side: str, seed: int | None) -> Any:
     return agent
 
 
+def _expert(side: str, level: str | None, seed: int | None, only: str | None = None, **kw: Any) -> Any:
+    from agents.expert import make_expert
+
+    if only is not None and side != only:
+        raise ValueError(
+            f"agent {only}_expert plays the {only} side only, not {side!r}; use 'expert' to pick the side's bot"
+        )
+    return make_expert(side, level, seed=seed, **kw)
+
+
 def _side_bot(bot_side: str, level: str | None) -> Callable[..., Any]:
     def factory(side: str, seed: int | None = None, **kw: Any) -> Any:
         if side != bot_side:
@@ -86,6 +100,11 @@ register("random", lambda side, seed=None, **kw: RandomAgent(seed=seed))
 register("pass", lambda side, seed=None, **kw: PassAgent(seed=seed))
 register("pretrained", lambda side, seed=None, **kw: _pretrained(side, seed))
 register("heuristic", lambda side, seed=None, **kw: _heuristic(side, None, seed, **kw))
+register("expert", lambda side, seed=None, **kw: _expert(side, None, seed, **kw))
+for _elvl in ("fast", "strong"):
+    register(f"expert:{_elvl}", lambda side, seed=None, _l=_elvl, **kw: _expert(side, _l, seed, **kw))
+for _eside in ("french", "german"):
+    register(f"{_eside}_expert", lambda side, seed=None, _s=_eside, **kw: _expert(side, None, seed, _s, **kw))
 for _cfg in available_configs():
     for _side in ("french", "german"):
         if _cfg == f"{_side}_heuristic" or _cfg.startswith(f"{_side}_heuristic_"):

@@ -98,3 +98,15 @@ def test_3_6_search_from_a_determinized_state_plays_on() -> None:
         d = determinize(s, int(s.current_side), rng)
         assert d.legal_actions()
         d.apply_action(d.legal_actions()[0])
+
+
+def test_3_6_determinize_depends_only_on_the_viewers_view() -> None:
+    """Two states that differ only in what the viewer cannot see give the same sample from the same rng."""
+    for s in _positions()[:8]:
+        for viewer in (0, 1):
+            if not hidden_slots(s, viewer):
+                continue
+            other = determinize(s, viewer, random.Random(1))
+            a = determinize(s, viewer, random.Random(5))
+            b = determinize(other, viewer, random.Random(5))
+            assert a.stacks == b.stacks and list(a.loc) == list(b.loc)

@@ -92,7 +92,8 @@ def determinize(state: State, viewer: int, rng: random.Random) -> State:
             continue
         classes[bool(free[u])].append((str(h), i))
     for slots in classes.values():
-        drawn = [stacks[key][i] for key, i in slots]
+        # sorted first: two states that look the same to the viewer give the same sample from the same rng
+        drawn = sorted(stacks[key][i] for key, i in slots)
         rng.shuffle(drawn)
         for (key, i), u in zip(slots, drawn, strict=True):
             stacks[key][i] = u

@@ -1,0 +1,121 @@
+"""agents.expert: the expert bots (issue 17). Small search budgets, no time limits."""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from pathlib import Path
+
+import pytest
+from conftest import default_game
+
+from agents.botconfig import BotConfigError
+from agents.expert import EXPERT_CONFIG_DIR, ExpertBot, load_expert, make_expert
+from agents.registry import AGENT_NAMES, make_agent
+from ffo_env.core.determinize import determinize, hidden_slots
+from ffo_env.core.state import State
+
+NAMES = ("expert", "expert:fast", "expert:strong")
+
+
+def _tiny(bot: ExpertBot, search: str, horizon: int = 0) -> ExpertBot:
+    """The same bot with a small search budget at ``search`` (it deviates on any gain)."""
+    p = dataclasses.replace(
+        bot.params, search=search, determinizations=2, horizon_turns=horizon, min_z=0.0, min_gain=0.0
+    )
+    return ExpertBot(bot.side, p, bot.base.params, seed=3, name=bot.name)
+
+
+def _play(french: object, german: object, seed: int, max_decisions: int | None = None) -> State:
+    st = default_game().new_initial_state(seed)
+    bots = {"french": french, "german": german}
+    n = 0
+    while not st.is_terminal() and (max_decisions is None or n < max_decisions):
+        legal = st.legal_actions()
+        a = bots[st.current_agent].act_state(st)  # type: ignore[attr-defined]
+        assert a in legal, f"illegal action {a} at {st.decision_string()}"
+        st.apply_action(a)
+        n += 1
+    return st
+
+
+def test_expert_names_resolve_for_both_sides() -> None:
+    for name in (*NAMES, "french_expert", "german_expert"):
+        assert name in AGENT_NAMES
+    for name in NAMES:
+        for side in ("french", "german"):
+            bot = make_agent(name, side, seed=1)
+            assert isinstance(bot, ExpertBot) and bot.side == (0 if side == "french" else 1)
+    assert make_agent("german_expert", "german").side == 1
+    with pytest.raises(ValueError, match="german side only"):
+        make_agent("german_expert", "french")
+
+
+def test_shipped_expert_configs_load() -> None:
+    files = sorted(EXPERT_CONFIG_DIR.glob("*_expert*.yaml"))
+    assert len(files) == 6
+    for f in files:
+        side = f.name.split("_")[0]
+        params, hparams = load_expert(f, side)
+        assert params.heuristic and type(hparams).__name__ == (
+            "FrenchParams" if side == "french" else "GermanParams"
+        )
+
+
+def test_expert_config_errors_name_file_and_key(tmp_path: Path) -> None:
+    bad = tmp_path / "german_expert.yaml"
+    bad.write_text("version: 1\nside: german\nparams:\n  heuristic: nope\n")
+    with pytest.raises(BotConfigError, match=r"german_expert\.yaml: key 'params\.heuristic'"):
+        load_expert(bad, "german")
+    bad.write_text(
+        "version: 1\nside: german\nparams:\n  heuristic: german_tuned\n  search: attack_target, fly\n"
+    )
+    (tmp_path / "german_tuned.yaml").write_text("version: 1\nside: german\nparams: {}\n")
+    with pytest.raises(BotConfigError, match=r"key 'params\.search': unknown decision 'fly'"):
+        load_expert(bad, "german")
+    bad.write_text("version: 1\nside: german\nparams:\n  heuristic: german_tuned\n  determinizations: 0\n")
+    with pytest.raises(BotConfigError, match=r"key 'params\.determinizations' must be >= 1"):
+        load_expert(bad, "german")
+    (tmp_path / "german_tuned.yaml").write_text("version: 1\nside: german\nparams: {risk_weight: -1}\n")
+    bad.write_text("version: 1\nside: german\nparams:\n  heuristic: german_tuned\n")
+    with pytest.raises(BotConfigError, match=r"german_tuned\.yaml: key 'params\.risk_weight'"):
+        load_expert(bad, "german")
+
+
+def test_expert_plays_only_legal_actions_over_a_full_game() -> None:
+    g = _tiny(make_expert("german", seed=1), "german_order,attack_target")
+    st = _play(make_expert("french", seed=2), g, seed=11)
+    assert st.is_terminal() and g.searched > 0
+
+
+def test_expert_is_deterministic_given_its_seed() -> None:
+    def run() -> list[int]:
+        f = _tiny(make_expert("french", seed=4), "attack_target,evacuate")
+        g = _tiny(make_expert("german", seed=5), "german_order,attack_target")
+        st = _play(f, g, seed=21, max_decisions=400)
+        return [a for _s, a, _auto in st.history]
+
+    assert run() == run()
+
+
+def test_3_6_expert_choice_ignores_what_it_cannot_see() -> None:
+    """Two positions that differ only in the units hidden from the expert get the same choices."""
+    st = default_game().new_initial_state(5)
+    bots = {s: make_agent("heuristic", s, seed=9) for s in ("french", "german")}
+    checked = 0
+    for _ in range(2000):
+        if st.is_terminal() or checked >= 6:
+            break
+        side = int(st.current_side)
+        if st.decision.name.lower() in ("attack_target", "german_order", "evacuate") and hidden_slots(
+            st, side
+        ):
+            other = determinize(st, side, random.Random(checked))
+            name = "german" if side == 1 else "french"
+            search = "attack_target,german_order,evacuate"
+            a = _tiny(make_expert(name, seed=1), search, 1).act_state(st)
+            b = _tiny(make_expert(name, seed=1), search, 1).act_state(other)
+            assert a == b
+            checked += 1
+        st.apply_action(bots[st.current_agent].act_state(st))
+    assert checked > 0
