@@ -40,6 +40,36 @@ __all__ = [
 DIRS = {"E": 0, "NE": 1, "NW": 2, "W": 3, "SW": 4, "SE": 5}
 
 
+# the smallest `ffo train` run that still goes through every stage (imitation, PPO rounds, checkpoints)
+TINY_TRAIN: dict[str, str] = {
+    "rounds": "1",
+    "steps_per_round": "64",
+    "n_envs": "1",
+    "vec_env": "dummy",
+    "ppo.n_steps": "32",
+    "ppo.batch_size": "32",
+    "ppo.n_epochs": "1",
+    "checkpoint_every": "32",
+    "max_steps": "200",
+    "opponents": "{random: 1.0, snapshots: 1.0}",
+    "pretrain.decisions": "60",
+    "pretrain.iterations": "1",
+    "pretrain.epochs": "1",
+    "pretrain.workers": "1",
+    "pretrain.opponents": "{random: 1.0}",
+}
+
+
+def tiny_train_args(settings: dict[str, str] | None = None, without: tuple[str, ...] = ()) -> list[str]:
+    """``--set`` options of a tiny ``ffo train`` run (:data:`TINY_TRAIN` updated by ``settings``, minus the keys
+    in ``without``) and ``--no-progress``."""
+    args: list[str] = []
+    for key, value in {**TINY_TRAIN, **(settings or {})}.items():
+        if key not in without:
+            args += ["--set", f"{key}={value}"]
+    return [*args, "--no-progress"]
+
+
 def play_aec(agents: dict[str, Any], seed: int, max_steps: int) -> int:
     """Play the AEC env with ``agents`` (name -> agent with ``act(obs, mask)``) for at most ``max_steps``
     steps, checking that every chosen action is legal; returns the steps played."""

@@ -20,6 +20,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from conftest import tiny_train_args  # noqa: E402
+
 from agents.policy import load_policy  # noqa: E402
 from ffo_env.cli import main as ffo  # noqa: E402
 from training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint  # noqa: E402
@@ -27,40 +29,8 @@ from training.config import TrainConfig  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = ROOT / "configs" / "train_quick.yaml"
-TINY = [
-    "--set",
-    "rounds=2",
-    "--set",
-    "steps_per_round=96",
-    "--set",
-    "n_envs=1",
-    "--set",
-    "vec_env=dummy",
-    "--set",
-    "ppo.n_steps=32",
-    "--set",
-    "ppo.batch_size=32",
-    "--set",
-    "ppo.n_epochs=1",
-    "--set",
-    "checkpoint_every=32",
-    "--set",
-    "max_steps=200",
-    "--set",
-    "opponents={random: 1.0, snapshots: 1.0}",
-    "--set",
-    "pretrain.decisions=60",
-    "--set",
-    "pretrain.iterations=1",
-    "--set",
-    "pretrain.epochs=1",
-    "--set",
-    "pretrain.workers=1",
-    "--set",
-    "pretrain.opponents={random: 1.0}",
-    "--no-progress",
-    "--no-eval",
-]
+CHECKPOINT_SETTINGS = {"rounds": "2", "steps_per_round": "96"}
+TINY = [*tiny_train_args(CHECKPOINT_SETTINGS), "--no-eval"]
 STAGES = ["pretrain:french", "pretrain:german", "r0:french", "r0:german", "r1:french", "r1:german"]
 
 
@@ -232,7 +202,20 @@ def test_a_moved_run_folder_resumes_from_anywhere(tmp_path: Path, monkeypatch: p
     shutil.copytree(run, moved)
     shutil.rmtree(out)
     monkeypatch.chdir(tmp_path / "elsewhere")
-    assert ffo(["train", "--resume", "copied-run", "--set", "rounds=2", *TINY[2:]]) == 0
+    assert (
+        ffo(
+            [
+                "train",
+                "--resume",
+                "copied-run",
+                "--set",
+                "rounds=2",
+                *tiny_train_args(CHECKPOINT_SETTINGS, without=("rounds",)),
+                "--no-eval",
+            ]
+        )
+        == 0
+    )
     progress = json.loads((moved / "progress.json").read_text())
     assert progress["done"] == STAGES
     assert all(p.startswith("snapshots/") for snaps in progress["snapshots"].values() for p in snaps)

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from conftest import play_aec, play_single  # noqa: E402
+from conftest import play_aec, play_single, tiny_train_args  # noqa: E402
 
 from agents import make_agent  # noqa: E402
 from agents.policy import PolicyLoadError, load_policy  # noqa: E402
@@ -19,45 +19,14 @@ from training.config import ConfigError, load_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 QUICK = ROOT / "configs" / "train_quick.yaml"
-TINY = [
-    "--set",
-    "rounds=1",
-    "--set",
-    "steps_per_round=64",
-    "--set",
-    "n_envs=1",
-    "--set",
-    "vec_env=dummy",
-    "--set",
-    "ppo.n_steps=32",
-    "--set",
-    "ppo.batch_size=32",
-    "--set",
-    "ppo.n_epochs=1",
-    "--set",
-    "checkpoint_every=32",
-    "--set",
-    "max_steps=200",
-    "--set",
-    "opponents={random: 1.0, heuristic: 0.5, snapshots: 1.0}",
-    "--set",
-    "eval.games=1",
-    "--set",
-    "eval.workers=1",
-    "--set",
-    "eval.opponents=[random]",
-    "--set",
-    "pretrain.decisions=60",
-    "--set",
-    "pretrain.iterations=2",
-    "--set",
-    "pretrain.epochs=1",
-    "--set",
-    "pretrain.workers=1",
-    "--set",
-    "pretrain.opponents={random: 1.0}",
-    "--no-progress",
-]
+TRAINING_SETTINGS = {
+    "opponents": "{random: 1.0, heuristic: 0.5, snapshots: 1.0}",
+    "eval.games": "1",
+    "eval.workers": "1",
+    "eval.opponents": "[random]",
+    "pretrain.iterations": "2",
+}
+TINY = tiny_train_args(TRAINING_SETTINGS)
 
 
 @pytest.fixture(scope="module")
@@ -194,7 +163,20 @@ def test_policy_of_an_older_network_is_refused_with_what_to_do(run_dir: Path, tm
 def test_resume_continues_from_the_last_checkpoint(run_dir: Path) -> None:
     before = json.loads((run_dir / "progress.json").read_text())
     assert before["done"] == ["pretrain:french", "pretrain:german", "r0:french", "r0:german"]
-    assert ffo(["train", "--resume", str(run_dir), "--set", "rounds=2", *TINY[2:], "--no-eval"]) == 0
+    assert (
+        ffo(
+            [
+                "train",
+                "--resume",
+                str(run_dir),
+                "--set",
+                "rounds=2",
+                *tiny_train_args(TRAINING_SETTINGS, without=("rounds",)),
+                "--no-eval",
+            ]
+        )
+        == 0
+    )
     after = json.loads((run_dir / "progress.json").read_text())
     assert after["done"] == [
         "pretrain:french",

@@ -22,9 +22,10 @@ from typing import Any
 import yaml
 
 from ffo_env.atomic import atomic_write_bytes, atomic_write_text
+from training.config import SIDES
+from training.model import other_side
 
 MAX_SHIPPED_BYTES = 10 * 1024 * 1024
-SIDES = ("french", "german")
 
 
 class ReleaseError(ValueError):
@@ -42,7 +43,7 @@ def _read_json(path: Path) -> Any:
 
 def _policy_results(results: dict[str, Any], side: str, policy_pt: Path) -> list[dict[str, Any]]:
     """The evaluation pairings in which ``policy_pt`` played ``side``, as the policy's own win rates."""
-    other = "german" if side == "french" else "french"
+    other = other_side(side)
     rows = []
     for p in results.get("pairings", []):
         name = p.get(side, "")
@@ -153,7 +154,7 @@ def release(run_dir: Path, to: Path | None = None) -> dict[str, dict[str, Any]]:
             raise ReleaseError(
                 f"{pt}: {len(data):,} bytes; a shipped policy holds at most {MAX_SHIPPED_BYTES:,}"
             )
-        meta = _read_json(pt.with_suffix(".json"))
+        meta = agent.meta  # the metadata load_policy read and checked
         meta.setdefault("extra", {})["release"] = rel
         files[side] = (data, meta)
     target.mkdir(parents=True, exist_ok=True)

@@ -361,7 +361,13 @@ def run(args: argparse.Namespace) -> int:
         print("error: the RLlib backend needs Ray: pip install 'ffo_env[rllib]'", file=sys.stderr)
         return 2
     os.environ.setdefault("RAY_DEDUP_LOGS", "0")
-    run_dir = train_rllib(cfg, Path(args.out), args.address, progress_bar=not args.no_progress)
+    run_dir = train_rllib(
+        cfg,
+        Path(args.out),
+        args.address,
+        command=getattr(args, "command_line", None),
+        progress_bar=not args.no_progress,
+    )
     res = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
     print(f"run folder: {run_dir}")
     print(f"{res['iterations']} iterations, {res['env_steps']} env steps in {res['train_seconds']} s")
