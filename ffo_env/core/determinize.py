@@ -92,7 +92,7 @@ def determinize(state: State, viewer: int, rng: random.Random) -> State:
             continue
         classes[bool(free[u])].append((str(h), i))
     for slots in classes.values():
-        # sorted first: two states that look the same to the viewer give the same sample from the same rng
+        # rule 3.6, R3: sorted first, so two states that look the same to the viewer give the same sample
         drawn = sorted(stacks[key][i] for key, i in slots)
         rng.shuffle(drawn)
         for (key, i), u in zip(slots, drawn, strict=True):
