@@ -36,7 +36,7 @@ def _read_json(path: Path) -> Any:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as e:
-        raise ReleaseError(f"{path}: missing") from e
+        raise ReleaseError(f"{path}: missing; release takes a run folder written by 'ffo train'") from e
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         raise ReleaseError(f"{path}: cannot read ({e})") from e
 
