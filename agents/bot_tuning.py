@@ -172,9 +172,9 @@ def play(
     side: str, params: Any, opponent: Callable[[str, int], Any], seed: int, setup: str = "random"
 ) -> int:
     """French VP of one game on ``seed`` (agent seeds as in ``ffo eval``: 2*seed+1, 2*seed+2)."""
-    from agents.harness import _game_for
+    from ffo_env.envs.aec import make_game
 
-    state = _game_for(setup).new_initial_state(seed)
+    state = make_game(setup).new_initial_state(seed)
     other = "german" if side == "french" else "french"
     agents = {side: make_bot(side, params, 2 * seed + (1 if side == "french" else 2))}
     agents[other] = opponent(other, 2 * seed + (1 if other == "french" else 2))
@@ -231,7 +231,7 @@ def tuned_yaml(side: str, values: dict[str, Any], note: str) -> str:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from agents.botconfig import load_params
-    from agents.harness import _game_for
+    from ffo_env.envs.aec import make_game
 
     side = args.side
     cls = params_class(side)
@@ -247,7 +247,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     dims = search_space(cls, args.only or (), args.fix or (), ranges)
     rng = random.Random(args.seed)
     cem = CEM(dims, start, rng, args.sigma)
-    victory = _game_for(args.setup).scenario.tables.victory_vp
+    victory = make_game(args.setup).scenario.tables.victory_vp
     opp = _opponent(args.opponent)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

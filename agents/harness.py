@@ -46,6 +46,7 @@ from typing import Any
 from agents.registry import is_agent_name
 from ffo_env.atomic import new_unique_dir
 from ffo_env.core.game import ENGINE_VERSION
+from ffo_env.envs.aec import make_game
 
 AgentSpec = str | Callable[..., Any]
 
@@ -95,7 +96,7 @@ def play_game(g: GameSpec) -> dict[str, Any]:
     """Play one game; return its result row (and write its record if asked)."""
     from ffo_env.core.record import Recorder, save_record
 
-    game = _game_for(g.setup)
+    game = make_game(g.setup)
     state = game.new_initial_state(g.seed)
     agents = {
         "french": _make(g.french, "french", 2 * g.seed + 1),
@@ -143,17 +144,6 @@ def play_game(g: GameSpec) -> dict[str, Any]:
             write_viewer(record, path.with_suffix(".html"))
             row["viewer"] = str(path.with_suffix(".html"))
     return row
-
-
-_GAMES: dict[str, Any] = {}
-
-
-def _game_for(setup: str) -> Any:
-    from ffo_env.core.game import Game, RulesOptions
-
-    if setup not in _GAMES:
-        _GAMES[setup] = Game(options=RulesOptions(setup=setup))
-    return _GAMES[setup]
 
 
 def _safe(name: str) -> str:
@@ -266,6 +256,7 @@ def run_tournament(
         "setup": setup,
         "save_records": save_records,
         "html": html,
+        "data_version": make_game(setup).scenario.version,  # R37: a resumed tournament plays the same data
     }
     done: list[dict[str, Any]] = []
     rec_dir = None
@@ -318,7 +309,7 @@ def run_tournament(
             "cli_args": cli_args,
             "resumed_games": len(done),
             "engine": ENGINE_VERSION,
-            "data_version": _game_for(setup).scenario.version,
+            "data_version": make_game(setup).scenario.version,
         },
         "pairings": [summarize_pairing([r for r in rows if r["pairing"] == p]) for p in range(len(pairings))],
         "ratings": rate(rows),
@@ -355,9 +346,10 @@ def _open_tournament(
         old = _read_plan(plan_path)
         for key in sorted(set(plan) | set(old)):
             if old.get(key) != plan.get(key):
+                hint = f" (add --data {old.get(key)})" if key == "data_version" and old.get(key) else ""
                 raise TournamentExists(
                     f"{plan_path}: {key} is {old.get(key)!r}, this tournament's is "
-                    f"{plan.get(key)!r}; resume with the same settings or use another --out"
+                    f"{plan.get(key)!r}; resume with the same settings{hint} or use another --out"
                 )
         return _read_log(log_path, plan)
     if existing and not overwrite:

@@ -86,6 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="show the full traceback when a command fails (also: environment variable FFO_DEBUG=1)",
     )
+    _add_data_option(p, argparse.SUPPRESS)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     pm = sub.add_parser(
@@ -162,7 +163,35 @@ def build_parser() -> argparse.ArgumentParser:
         )
         mod.add_arguments(sp)
         sp.set_defaults(func=mod.run)
+    for sp in sub.choices.values():
+        _add_data_option(sp, argparse.SUPPRESS)  # also after the command name: ffo eval --data ...
     return p
+
+
+def _add_data_option(parser: argparse.ArgumentParser, default: object) -> None:
+    from ffo_env.core.scenario import DATA_VERSIONS, DEFAULT_DATA
+
+    parser.add_argument(
+        "--data",
+        default=default,
+        metavar="VERSION|DIR",
+        help=f"game data to play: {' or '.join(DATA_VERSIONS)} (default {DEFAULT_DATA}, the balanced "
+        "reconstruction; or $FFO_DATA), or a folder with map.csv, units.yaml, tables.yaml, setup_fixed.yaml",
+    )
+
+
+def _use_data(data: str | None) -> dict[str, str | None]:
+    """Make ``data`` the game data of this process and of every worker it starts (they inherit the
+    environment); return what to restore afterwards. A bad name or folder raises one clear DataError."""
+    import os
+
+    from ffo_env.core.scenario import DATA_ENV, DATA_VERSIONS, data_dir, scenario_for
+
+    before = {DATA_ENV: os.environ.get(DATA_ENV)}
+    if data is not None:
+        scenario_for(data)  # validates the whole data set before anything runs
+        os.environ[DATA_ENV] = data if data in DATA_VERSIONS else str(data_dir(data).resolve())
+    return before
 
 
 _PLUGINS = (
@@ -187,7 +216,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     args.command_line = ["ffo", *argv]  # what a run records as its command, also when called in-process
     debug = bool(getattr(args, "debug", False)) or os.environ.get("FFO_DEBUG", "") not in ("", "0")
+    restore: dict[str, str | None] = {}
     try:
+        restore = _use_data(getattr(args, "data", None))
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -206,6 +237,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 1
+    finally:
+        for key, value in restore.items():  # an in-process caller's environment is left as it was
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 if __name__ == "__main__":

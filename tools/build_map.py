@@ -46,7 +46,7 @@ from ffo_env.core.mapfile import MAP_VERSION, expected_rows, save_map  # noqa: E
 
 EARTH_KM = 6371.0
 DEFAULT_GEO = ROOT / "ffo_env" / "data" / "geography.yaml"
-DEFAULT_OUT = ROOT / "ffo_env" / "data" / "map.csv"
+DEFAULT_OUT = ROOT / "ffo_env" / "data" / "reconstruction-v1" / "map.csv"  # the map geography.yaml describes
 Point = tuple[float, float]
 
 

@@ -28,7 +28,7 @@ LOCALHOST = "127.0.0.1"
 
 
 def _page(session: GameSession) -> str:
-    svg, extra = board_payload()
+    svg, extra = board_payload(session.state.game.scenario.version)
     data = json.loads(extra)
     data.update(
         {"units": session.units, "hex_names": hex_names(), "players": session.players, "seed": session.seed}

@@ -63,12 +63,14 @@ HEADER_COMMENT = """\
 
 
 def default_map_path() -> Path:
-    """Path of the packaged ``map.csv``.
+    """Path of the ``map.csv`` of the data this process plays (``$FFO_DATA`` or the default version).
 
     Found next to this module rather than via importlib.resources because
     ``ffo_env/data`` is a plain data directory (no ``__init__.py``).
     """
-    return Path(__file__).resolve().parent.parent / "data" / "map.csv"
+    from ffo_env.core.scenario import data_dir
+
+    return data_dir() / "map.csv"
 
 
 def expected_row(index: int) -> ColoredRow:

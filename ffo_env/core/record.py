@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ffo_env.core.game import ENGINE_VERSION, Game, RulesOptions
-from ffo_env.core.scenario import Scenario, default_scenario
+from ffo_env.core.scenario import Scenario, scenario_named
 from ffo_env.core.state import State
 
 RECORD_FORMAT = "ffo-game-record"
@@ -222,11 +222,11 @@ def replay(record: dict[str, Any], scenario: Scenario | None = None) -> State:
             f"its rules differ, so it cannot be replayed here; replay it with the ffo_env release "
             f"that made it, or play the game again to record it with {ENGINE_VERSION!r}"
         )
-    scenario = scenario or default_scenario()
+    scenario = scenario or scenario_named(record["data_version"])  # R37: the data it was played with
     if record["data_version"] != scenario.version:
         raise RecordError(
             f"this record was made with game data {record['data_version']!r}, "
-            f"the loaded data is {scenario.version!r}; replay it with the same data files"
+            f"the loaded data is {scenario.version!r}; replay it with the same data files (--data FOLDER)"
         )
     try:
         options = RulesOptions.from_dict(record["options"])

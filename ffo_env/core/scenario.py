@@ -1,14 +1,22 @@
 """Counters, tables and setup rules as typed, immutable objects, loaded from YAML.
 
-The YAML files under ``ffo_env/data`` are the source of truth (components.md
-§3-§5); nothing here hard-codes a figure of the game. Every loader validates
-what it reads and raises :class:`DataError` naming the file, the key and what
-was expected.
+The files of a data version (``ffo_env/data/<version>/``: ``map.csv``,
+``units.yaml``, ``tables.yaml``, ``setup_fixed.yaml``) are the source of truth
+(components.md §3-§5); nothing here hard-codes a figure of the game. Every
+loader validates what it reads and raises :class:`DataError` naming the file,
+the key and what was expected.
+
+Which data a process plays: :func:`default_scenario` reads the ``FFO_DATA``
+environment variable (a shipped version name or a folder; the CLI's ``--data``
+sets it, so worker processes inherit it) and otherwise plays
+:data:`DEFAULT_DATA`. Code that wants a specific version passes
+``Game(scenario=scenario_for("reconstruction-v1"))``.
 """
 
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,8 +29,15 @@ from ffo_env.core.mapdata import ColoredRow, MapData
 from ffo_env.core.setup_rules import check_fixed_setup
 from ffo_env.core.sides import Side as Side  # re-exported: the scenario data names the sides
 
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
-DATA_VERSION = "reconstruction-v1"
+DATA_ROOT = Path(__file__).resolve().parent.parent / "data"
+DATA_VERSIONS = ("reconstruction-v1", "reconstruction-v2")
+"""The shipped data versions, oldest first; each is a folder of :data:`DATA_ROOT`."""
+DEFAULT_DATA = "reconstruction-v2"
+"""The version played unless ``FFO_DATA`` or ``--data`` chooses another (the balanced one, README)."""
+DATA_ENV = "FFO_DATA"
+DATA_FILES = ("map.csv", "units.yaml", "tables.yaml", "setup_fixed.yaml")
+DATA_DIR = DATA_ROOT / DEFAULT_DATA
+DATA_VERSION = DEFAULT_DATA
 
 
 UNIT_TYPES = (
@@ -296,7 +311,7 @@ def _check_version(r: _Reader, doc: Mapping[str, Any]) -> str:
 
 def load_units(path: Path | None = None) -> tuple[UnitSpec, ...]:
     """Load and validate the counter mix (components.md §5)."""
-    path = path or DATA_DIR / "units.yaml"
+    path = path or data_dir() / "units.yaml"
     r = _Reader(str(path))
     doc = r.mapping(_read_yaml(path), "document")
     _check_version(r, doc)
@@ -365,7 +380,7 @@ def load_units(path: Path | None = None) -> tuple[UnitSpec, ...]:
 
 def load_tables(path: Path | None = None) -> Tables:
     """Load and validate the TEC, CRT, VP awards and entry tables (components.md §3-§4)."""
-    path = path or DATA_DIR / "tables.yaml"
+    path = path or data_dir() / "tables.yaml"
     r = _Reader(str(path))
     doc = r.mapping(_read_yaml(path), "document")
     _check_version(r, doc)
@@ -520,7 +535,7 @@ def load_fixed_setup(
     """The documented default deployment (R2 ``setup="fixed"``): unit id -> hex index."""
     from ffo_env.core import hexgrid as hg
 
-    path = path or DATA_DIR / "setup_fixed.yaml"
+    path = path or data_dir() / "setup_fixed.yaml"
     r = _Reader(str(path))
     doc = r.mapping(_read_yaml(path), "document")
     _check_version(r, doc)
@@ -545,14 +560,54 @@ def load_fixed_setup(
     return out
 
 
-def load_scenario(data_dir: Path | None = None) -> Scenario:
-    """Load map, counters, tables and fixed setup from ``data_dir`` (default: the packaged data)."""
-    from ffo_env.core.mapfile import load_map
+def _declared_version(path: Path) -> str:
+    r = _Reader(str(path))
+    return _check_version(r, r.mapping(_read_yaml(path), "document"))
 
-    d = Path(data_dir) if data_dir else DATA_DIR
+
+def data_choice() -> str:
+    """The data this process plays when none is named: ``$FFO_DATA`` or :data:`DEFAULT_DATA`."""
+    return os.environ.get(DATA_ENV, "").strip() or DEFAULT_DATA
+
+
+def data_dir(data: str | Path | None = None) -> Path:
+    """The folder of a data version: a shipped version's name, a folder path, or None for :func:`data_choice`.
+
+    A user who owns the printed game copies a version folder, edits it and passes the folder (components.md).
+    """
+    choice = data_choice() if data is None else data
+    if isinstance(choice, str) and choice in DATA_VERSIONS:
+        return DATA_ROOT / choice
+    d = Path(choice)
+    if not d.is_dir():
+        raise DataError(
+            f"game data {str(choice)!r}: not a shipped data version ({', '.join(DATA_VERSIONS)}) "
+            f"nor a folder holding {', '.join(DATA_FILES)}"
+        )
+    missing = [f for f in DATA_FILES if not (d / f).is_file()]
+    if missing:
+        raise DataError(f"game data folder {d}: missing {', '.join(missing)} (a data version needs all of {', '.join(DATA_FILES)})")
+    return d
+
+
+def load_scenario(data_dir_or_version: str | Path | None = None) -> Scenario:
+    """Load map, counters, tables and fixed setup of a data version (a shipped name or a folder).
+
+    The scenario's version is the one its files declare; all four must declare the same one, so a
+    record, policy or result names exactly the data it was made with (rule 2.13 data, R37).
+    """
+    from ffo_env.core.mapfile import load_map, map_version
+
+    d = data_dir(data_dir_or_version)
     mapdata = load_map(d / "map.csv")
     units = load_units(d / "units.yaml")
     tables = load_tables(d / "tables.yaml")
+    versions = {"map.csv": map_version(d / "map.csv")}
+    versions.update({name: _declared_version(d / name) for name in DATA_FILES[1:]})
+    if len(set(versions.values())) != 1:
+        listed = ", ".join(f"{k} {v!r}" for k, v in versions.items())
+        raise DataError(f"game data folder {d}: its files declare different versions ({listed}); make them agree")
+    version = versions["map.csv"]
     for u in units:
         if u.port:
             try:
@@ -564,17 +619,28 @@ def load_scenario(data_dir: Path | None = None) -> Scenario:
             if not mapdata.port[h]:
                 raise DataError(f"{d / 'units.yaml'}: unit {u.id}.port: {u.port} is not a port on the map")
     fixed = load_fixed_setup(units, mapdata, d / "setup_fixed.yaml")
-    scenario = Scenario(map=mapdata, units=units, tables=tables, fixed_setup=fixed)
+    scenario = Scenario(map=mapdata, units=units, tables=tables, fixed_setup=fixed, version=version)
     check_fixed_setup(scenario, d / "setup_fixed.yaml")  # rules 3.3, 3.4, 6.2
     return scenario
 
 
-_DEFAULT: Scenario | None = None
+_LOADED: dict[str, Scenario] = {}
+
+
+def scenario_for(data: str | Path | None = None) -> Scenario:
+    """A data version's scenario, loaded once per process (a shipped name, a folder, or None for the default)."""
+    key = str(data_dir(data).resolve())
+    if key not in _LOADED:
+        _LOADED[key] = load_scenario(key)
+    return _LOADED[key]
+
+
+def scenario_named(version: str) -> Scenario:
+    """The scenario a record, state or policy names by its data version: that shipped version if it is one,
+    else the default scenario (whose version check then names both versions)."""
+    return scenario_for(version) if version in DATA_VERSIONS else default_scenario()
 
 
 def default_scenario() -> Scenario:
-    """The packaged reconstruction, loaded once per process."""
-    global _DEFAULT
-    if _DEFAULT is None:
-        _DEFAULT = load_scenario()
-    return _DEFAULT
+    """The scenario of :func:`data_choice` (``$FFO_DATA`` or :data:`DEFAULT_DATA`), loaded once per process."""
+    return scenario_for(None)

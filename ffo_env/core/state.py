@@ -710,7 +710,9 @@ class State:
     def __reduce__(self) -> tuple[Callable[..., State], tuple[Any, ...]]:
         # pickled (multiprocessing envs) as the game's class, options and scenario plus the saved-state dict
         game = self.game
-        own = None if game.scenario is scenario_data._DEFAULT else game.scenario
+        scen = game.scenario
+        shipped = scen.version in scenario_data.DATA_VERSIONS and scen is scenario_data.scenario_for(scen.version)
+        own: Scenario | str = scen.version if shipped else scen  # a shipped version travels as its name
         return _unpickle_state, (type(game), game.options, own, self.to_dict())
 
     def to_dict(self) -> dict[str, Any]:
@@ -735,8 +737,6 @@ class State:
         return cls.from_dict(game, d)
 
 
-def _unpickle_state(
-    game_cls: type[Game], options: RulesOptions, own: Scenario | None, d: dict[str, Any]
-) -> State:
-    game = game_cls(scenario=own if own is not None else scenario_data.default_scenario(), options=options)
+def _unpickle_state(game_cls: type[Game], options: RulesOptions, own: Scenario | str, d: dict[str, Any]) -> State:
+    game = game_cls(scenario=scenario_data.scenario_for(own) if isinstance(own, str) else own, options=options)
     return State.from_dict(game, d)

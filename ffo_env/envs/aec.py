@@ -44,6 +44,8 @@ Truncation          after ``max_steps`` decisions (default: none)
 
 Options: ``setup`` (``"random"`` default, ``"fixed"``, ``"decide"``: R2),
 ``rules`` (a dict of other :class:`~ffo_env.core.game.RulesOptions` fields),
+``data`` (the game data: ``"reconstruction-v2"``, the balanced default, ``"reconstruction-v1"``, or a
+folder of data files; None reads ``$FFO_DATA``),
 ``view`` (``"player"``: fog of war, rule 3.6; ``"omniscient"``: the same layout
 with every unit revealed, for analysis only -- never the default),
 ``render_mode`` (``"ansi"``, ``"rgb_array"``; ``"human"`` prints the ansi text).
@@ -62,6 +64,7 @@ Version history: v0 -- first release; illegal actions end the game by default
 from __future__ import annotations
 
 import copy
+import os
 from collections import OrderedDict
 from typing import Any
 
@@ -73,6 +76,7 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from ffo_env.core.actions import IllegalActionError
 from ffo_env.core.game import Game, RulesOptions
+from ffo_env.core.scenario import DATA_VERSIONS, data_dir, scenario_for
 from ffo_env.core.state import State
 from ffo_env.encoding.observation import encoder_for
 from ffo_env.envs.flat import flat_layout
@@ -151,11 +155,15 @@ def _check_choice(name: str, value: Any, choices: tuple[str, ...]) -> None:
         raise ValueError(f"{name} must be one of {choices}, got {value!r}")
 
 
-_GAMES: OrderedDict[RulesOptions, Game] = OrderedDict()
+_GAMES: OrderedDict[tuple[RulesOptions, str], Game] = OrderedDict()
 
 
-def make_game(setup: str = "random", rules: dict[str, Any] | None = None) -> Game:
-    """The :class:`Game` with ``setup`` and the other rules options of ``rules``.
+def make_game(
+    setup: str = "random", rules: dict[str, Any] | None = None, data: str | os.PathLike[str] | None = None
+) -> Game:
+    """The :class:`Game` with ``setup``, the other rules options of ``rules`` and the game data ``data``
+    (a shipped data version such as ``"reconstruction-v1"``, a data folder, or None: ``$FFO_DATA`` or the
+    default version).
 
     Games are immutable, so envs with the same options share one (and its encoder and tables): creating
     and closing many envs then costs no memory that outlives them."""
@@ -164,13 +172,14 @@ def make_game(setup: str = "random", rules: dict[str, Any] | None = None) -> Gam
         raise ValueError(f"setup given twice: setup={setup!r} and rules['setup']={opts['setup']!r}")
     opts["setup"] = setup
     options = RulesOptions.from_dict(opts)
-    game = _GAMES.get(options)
+    key = (options, str(data_dir(data).resolve()))
+    game = _GAMES.get(key)
     if game is None:
-        game = _GAMES[options] = Game(options=options)
+        game = _GAMES[key] = Game(scenario=scenario_for(data), options=options)
         while len(_GAMES) > 8:
             _GAMES.popitem(last=False)
     else:
-        _GAMES.move_to_end(options)
+        _GAMES.move_to_end(key)
     return game
 
 
@@ -197,6 +206,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         game: Game | None = None,
         illegal_action: str = "penalty",
         observation_format: str = "dict",
+        data: str | os.PathLike[str] | None = None,
     ) -> None:
         super().__init__()
         _check_choice("reward", reward, REWARDS)
@@ -207,7 +217,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
         if max_steps is not None and max_steps <= 0:
             raise ValueError(f"max_steps must be positive or None, got {max_steps!r}")
-        self.game = game if game is not None else make_game(setup, rules)
+        self.game = game if game is not None else make_game(setup, rules, data)
+        self._data = None if data is None else str(data)
         self.reward_mode = reward
         self.shaping_scale = float(shaping_scale)
         self.max_steps = max_steps
@@ -426,12 +437,16 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     def __getstate__(self) -> dict[str, Any]:
         d = {k: v for k, v in self.__dict__.items() if k not in ("_encoder", "_renderer", "game", "_flat")}
         d["_game_options"] = self.game.options.to_dict()
+        version = self.game.scenario.version
+        # a shipped version is found by name in any process; a user's folder by the path it was given
+        d["_game_data"] = version if version in DATA_VERSIONS else self._data
         return d
 
     def __setstate__(self, d: dict[str, Any]) -> None:
         opts = d.pop("_game_options")
+        version = d.pop("_game_data", None)
         st = d.get("_state")
-        game = st.game if st is not None else Game(options=RulesOptions.from_dict(opts))
+        game = st.game if st is not None else make_game(opts["setup"], opts, version)
         self.__dict__.update(d)
         self.game = game
         self._encoder = encoder_for(game)

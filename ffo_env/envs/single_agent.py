@@ -33,6 +33,8 @@ Registered with gymnasium as ``ffo_env/French-v0``, ``ffo_env/German-v0`` and th
 
 from __future__ import annotations
 
+import os
+
 from collections.abc import Callable
 from typing import Any
 
@@ -78,6 +80,7 @@ class FFOSingleAgentEnv(gym.Env):
         penalty: float = -1.0,
         render_scale: float = 0.35,
         observation_format: str = "dict",
+        data: str | os.PathLike[str] | None = None,
     ) -> None:
         if side not in AGENTS:
             raise ValueError(f"side must be one of {AGENTS}, got {side!r}")
@@ -95,7 +98,7 @@ class FFOSingleAgentEnv(gym.Env):
             raise ValueError(f"render_mode must be one of {RENDER_MODES} or None, got {render_mode!r}")
         self.side = side
         self.learner = AGENTS.index(side)
-        self.game = make_game(setup, rules)
+        self.game = make_game(setup, rules, data)
         self.encoder = encoder_for(self.game)
         self.observation_format = observation_format
         self._flat = flat_layout(self.game)

@@ -18,7 +18,7 @@ from typing import Any
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.game import ENGINE_VERSION, Game, RulesOptions
 from ffo_env.core.record import RecordError
-from ffo_env.core.scenario import default_scenario
+from ffo_env.core.scenario import scenario_named
 from ffo_env.core.state import STATUS_NAMES, State
 
 __all__ = ["unit_table", "snapshot", "delta", "replay_frames", "viewer_data", "BattleTracker"]
@@ -210,7 +210,8 @@ def replay_frames(record: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str
     if record.get("engine") != ENGINE_VERSION:
         raise RecordError(f"record was made by engine {record.get('engine')}, this is {ENGINE_VERSION}")
     try:
-        game = Game(scenario=default_scenario(), options=RulesOptions.from_dict(record["options"]))
+        scenario = scenario_named(str(record.get("data_version", "")))  # R37: the data it was played with
+        game = Game(scenario=scenario, options=RulesOptions.from_dict(record["options"]))
         state = game.new_initial_state(record["seed"])
         decisions = record["decisions"]
     except (KeyError, TypeError, ValueError) as e:

@@ -16,7 +16,7 @@ from typing import Any
 from ffo_env.atomic import atomic_write_text
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.mapdata import ColoredRow, MapData, Terrain
-from ffo_env.core.scenario import default_scenario
+from ffo_env.core.scenario import default_scenario, scenario_named
 from ffo_env.render.frames import viewer_data
 from ffo_env.render.svgboard import board_geometry, board_svg, map_key_html
 
@@ -38,11 +38,13 @@ def map_info(md: MapData) -> dict[str, Any]:
     }
 
 
-@lru_cache(maxsize=2)
-def board_payload() -> tuple[str, str]:
-    """(board SVG, JSON of geometry + map info) of the default scenario's map, built once per process."""
-    md = default_scenario().map
-    extra = {"geo": board_geometry(), "map": map_info(md), "last_turn": default_scenario().tables.last_turn}
+@lru_cache(maxsize=4)
+def board_payload(version: str | None = None) -> tuple[str, str]:
+    """(board SVG, JSON of geometry + map info) of a data version's map (None: the data this process
+    plays), built once per process and version."""
+    scenario = default_scenario() if version is None else scenario_named(version)
+    md = scenario.map
+    extra = {"geo": board_geometry(), "map": map_info(md), "last_turn": scenario.tables.last_turn}
     return board_svg(md), json.dumps(extra, separators=(",", ":"))
 
 
@@ -54,7 +56,7 @@ def _script_json(obj: Any) -> str:
 def build_viewer_html(record: dict[str, Any]) -> str:
     """The viewer of ``record`` as one HTML document (raises RecordError if the record does not replay)."""
     data = viewer_data(record)
-    svg, extra = board_payload()
+    svg, extra = board_payload(str(record.get("data_version", "")))
     data.update(json.loads(extra))
     page = static_text("viewer.html")
     js = static_text("board.js") + "\n" + static_text("viewer.js")
