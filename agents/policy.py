@@ -41,6 +41,7 @@ class PolicyLoadError(ValueError):
 def observation_spec() -> dict[str, Any]:
     """The observation layout the policy was trained on: group names, sizes and array shapes."""
     from ffo_env.core.game import Game
+    from ffo_env.core.scenario import MAX_CF
     from ffo_env.encoding import observation as ob
 
     return {
@@ -48,6 +49,7 @@ def observation_spec() -> dict[str, Any]:
         "globals": [[g[0], g[1]] for g in ob.GLOBAL_GROUPS],
         "units": [[g[0], g[1]] for g in ob.UNIT_GROUPS],
         "shapes": {k: list(v) for k, v in ob.encoder_for(Game()).spec.shapes.items()},
+        "cf_scale": MAX_CF,  # unit-table CFs are divided by it: a policy trained with another scale is refused
     }
 
 

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from ffo_env.core import hexgrid as hg
+from ffo_env.core.datasets import data_dir
 from ffo_env.core.errors import DataError
 from ffo_env.core.mapdata import ColoredRow, MapData, Terrain
 
@@ -68,8 +69,6 @@ def default_map_path() -> Path:
     Found next to this module rather than via importlib.resources because
     ``ffo_env/data`` is a plain data directory (no ``__init__.py``).
     """
-    from ffo_env.core.scenario import data_dir
-
     return data_dir() / "map.csv"
 
 

@@ -16,7 +16,6 @@ sets it, so worker processes inherit it) and otherwise plays
 from __future__ import annotations
 
 import difflib
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,18 +23,15 @@ from typing import Any
 
 import yaml
 
+from ffo_env.core.datasets import DATA_ENV as DATA_ENV  # re-exported: the place callers look for data names
+from ffo_env.core.datasets import DATA_FILES, DATA_ROOT, DEFAULT_DATA, data_dir
+from ffo_env.core.datasets import DATA_VERSIONS as DATA_VERSIONS
+from ffo_env.core.datasets import data_choice as data_choice
 from ffo_env.core.errors import DataError
 from ffo_env.core.mapdata import ColoredRow, MapData
 from ffo_env.core.setup_rules import check_fixed_setup
 from ffo_env.core.sides import Side as Side  # re-exported: the scenario data names the sides
 
-DATA_ROOT = Path(__file__).resolve().parent.parent / "data"
-DATA_VERSIONS = ("reconstruction-v1", "reconstruction-v2")
-"""The shipped data versions, oldest first; each is a folder of :data:`DATA_ROOT`."""
-DEFAULT_DATA = "reconstruction-v2"
-"""The version played unless ``FFO_DATA`` or ``--data`` chooses another (the balanced one, README)."""
-DATA_ENV = "FFO_DATA"
-DATA_FILES = ("map.csv", "units.yaml", "tables.yaml", "setup_fixed.yaml")
 DATA_DIR = DATA_ROOT / DEFAULT_DATA
 DATA_VERSION = DEFAULT_DATA
 
@@ -204,6 +200,8 @@ class Scenario:
 
 # the highest movement factor or terrain cost a data file may give (rule 11.1; the board is ~60 hexes wide)
 MAX_MOVEMENT = 30
+# the highest printed combat factor a data file may give: observations scale CFs by 1/MAX_CF into [0, 1]
+MAX_CF = 16
 _UNIT_KEYS = (
     "id",
     "name",
@@ -337,7 +335,7 @@ def load_units(path: Path | None = None) -> tuple[UnitSpec, ...]:
         cf = r.key(m, "cf", where)
         if not isinstance(cf, list) or len(cf) not in (1, 2):
             raise r.fail(f"{where}.cf", "[full, reduced] or [cf]", cf)
-        cfs = [r.integer(c, f"{where}.cf", 0, 99) for c in cf]
+        cfs = [r.integer(c, f"{where}.cf", 0, MAX_CF) for c in cf]
         if len(cfs) == 2 and cfs[1] > cfs[0]:
             raise r.fail(f"{where}.cf", "reduced factor <= full factor", cf)
         setup = r.choice(r.key(m, "setup", where), f"{where}.setup", SETUP_KINDS)
@@ -565,31 +563,6 @@ def _declared_version(path: Path) -> str:
     return _check_version(r, r.mapping(_read_yaml(path), "document"))
 
 
-def data_choice() -> str:
-    """The data this process plays when none is named: ``$FFO_DATA`` or :data:`DEFAULT_DATA`."""
-    return os.environ.get(DATA_ENV, "").strip() or DEFAULT_DATA
-
-
-def data_dir(data: str | Path | None = None) -> Path:
-    """The folder of a data version: a shipped version's name, a folder path, or None for :func:`data_choice`.
-
-    A user who owns the printed game copies a version folder, edits it and passes the folder (components.md).
-    """
-    choice = data_choice() if data is None else data
-    if isinstance(choice, str) and choice in DATA_VERSIONS:
-        return DATA_ROOT / choice
-    d = Path(choice)
-    if not d.is_dir():
-        raise DataError(
-            f"game data {str(choice)!r}: not a shipped data version ({', '.join(DATA_VERSIONS)}) "
-            f"nor a folder holding {', '.join(DATA_FILES)}"
-        )
-    missing = [f for f in DATA_FILES if not (d / f).is_file()]
-    if missing:
-        raise DataError(f"game data folder {d}: missing {', '.join(missing)} (a data version needs all of {', '.join(DATA_FILES)})")
-    return d
-
-
 def load_scenario(data_dir_or_version: str | Path | None = None) -> Scenario:
     """Load map, counters, tables and fixed setup of a data version (a shipped name or a folder).
 
@@ -606,7 +579,9 @@ def load_scenario(data_dir_or_version: str | Path | None = None) -> Scenario:
     versions.update({name: _declared_version(d / name) for name in DATA_FILES[1:]})
     if len(set(versions.values())) != 1:
         listed = ", ".join(f"{k} {v!r}" for k, v in versions.items())
-        raise DataError(f"game data folder {d}: its files declare different versions ({listed}); make them agree")
+        raise DataError(
+            f"game data folder {d}: its files declare different versions ({listed}); make them agree"
+        )
     version = versions["map.csv"]
     for u in units:
         if u.port:

@@ -711,7 +711,9 @@ class State:
         # pickled (multiprocessing envs) as the game's class, options and scenario plus the saved-state dict
         game = self.game
         scen = game.scenario
-        shipped = scen.version in scenario_data.DATA_VERSIONS and scen is scenario_data.scenario_for(scen.version)
+        shipped = scen.version in scenario_data.DATA_VERSIONS and scen is scenario_data.scenario_for(
+            scen.version
+        )
         own: Scenario | str = scen.version if shipped else scen  # a shipped version travels as its name
         return _unpickle_state, (type(game), game.options, own, self.to_dict())
 
@@ -737,6 +739,10 @@ class State:
         return cls.from_dict(game, d)
 
 
-def _unpickle_state(game_cls: type[Game], options: RulesOptions, own: Scenario | str, d: dict[str, Any]) -> State:
-    game = game_cls(scenario=scenario_data.scenario_for(own) if isinstance(own, str) else own, options=options)
+def _unpickle_state(
+    game_cls: type[Game], options: RulesOptions, own: Scenario | str, d: dict[str, Any]
+) -> State:
+    game = game_cls(
+        scenario=scenario_data.scenario_for(own) if isinstance(own, str) else own, options=options
+    )
     return State.from_dict(game, d)

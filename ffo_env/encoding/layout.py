@@ -138,11 +138,11 @@ index    name                     meaning
 3-6      status[4]                reserve, on map, dead, evacuated (public)
 7-16     type[10]                 unit type one-hot (scenario.UNIT_TYPES)
 17-20    group[4]                 German group main, 18, 4, K (rules 9.2-9.5)
-21       cf_full                  printed full-strength CF / 8
-22       cf_reduced               printed reduced CF / 8
+21       cf_full                  printed full-strength CF / 16 (scenario.MAX_CF)
+22       cf_reduced               printed reduced CF / 16
 23       two_step                 the counter has two steps
 24       free_stacking            free-stacking unit (rule 6.3)
-25       cf                       current CF / 8 (if visible)
+25       cf                       current CF / 16 (if visible)
 26       reduced                  the unit is reduced (if visible)
 27       x                        column / 60 (if visible and on map)
 28       y                        (row + 1) / 26 (if visible and on map)

@@ -15,7 +15,7 @@ import numpy as np
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.game import Game
 from ffo_env.core.mapdata import ColoredRow, Terrain
-from ffo_env.core.scenario import GROUPS, UNIT_TYPES, Side
+from ffo_env.core.scenario import GROUPS, MAX_CF, UNIT_TYPES, Side
 from ffo_env.core.state import DEAD, ON_MAP, RESERVE, Decision, Phase, State
 from ffo_env.encoding.layout import (
     CLASS_OF_TYPE,
@@ -323,8 +323,8 @@ class ObservationEncoder:
             tab[u.index, UNIT_FEATURE_INDEX["type"] + UNIT_TYPES.index(u.type)] = 1
             if u.side == Side.GERMAN and u.group in GROUPS:
                 tab[u.index, UNIT_FEATURE_INDEX["group"] + GROUPS.index(u.group)] = 1
-        tab[:, UNIT_FEATURE_INDEX["cf_full"]] = self.cf_full / 8.0
-        tab[:, UNIT_FEATURE_INDEX["cf_reduced"]] = self.cf_reduced / 8.0
+        tab[:, UNIT_FEATURE_INDEX["cf_full"]] = self.cf_full / MAX_CF  # in [0, 1]: the loader caps CFs
+        tab[:, UNIT_FEATURE_INDEX["cf_reduced"]] = self.cf_reduced / MAX_CF
         tab[:, UNIT_FEATURE_INDEX["two_step"]] = self.max_steps == 2
         tab[:, UNIT_FEATURE_INDEX["free_stacking"]] = [u.free_stacking for u in units]
         tab.setflags(write=False)
@@ -576,7 +576,7 @@ class ObservationEncoder:
         sh.stack_german = self.german[tops] if n else np.zeros(0, dtype=bool)
         # unit-table columns [cf .. immobile] with full information; a view masks the hidden units
         dyn = np.zeros((_N_FULL, U), dtype=np.float32)
-        dyn[0] = cf * 0.125
+        dyn[0] = cf * (1.0 / MAX_CF)
         dyn[1] = reduced
         hx_loc = np.where(on, loc, 0)
         dyn[2] = np.where(on, _X_NORM[hx_loc], 0)

@@ -34,7 +34,6 @@ Registered with gymnasium as ``ffo_env/French-v0``, ``ffo_env/German-v0`` and th
 from __future__ import annotations
 
 import os
-
 from collections.abc import Callable
 from typing import Any
 
