@@ -29,6 +29,7 @@ import pytest
 from ffo_env.core import hexgrid as hg
 from ffo_env.core import movement
 from ffo_env.core.game import Game, RulesOptions
+from ffo_env.core.scenario import scenario_for
 from ffo_env.core.search import _reachable_labels, bits_to_mask, flood, flood_bits, mask_to_bits, reachable
 from ffo_env.core.state import Decision, State
 
@@ -85,7 +86,10 @@ _GAMES: dict[str, Game] = {}
 def _game(setup: str) -> Game:
     g = _GAMES.get(setup)
     if g is None:
-        g = _GAMES[setup] = Game(options=RulesOptions(setup=setup))
+        # the fixture was recorded on reconstruction-v1: the engine, not the data, is what it pins
+        g = _GAMES[setup] = Game(
+            scenario=scenario_for("reconstruction-v1"), options=RulesOptions(setup=setup)
+        )
     return g
 
 

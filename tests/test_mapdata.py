@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from ffo_env.core import hexgrid as hg
+from ffo_env.core.datasets import DATA_VERSIONS, DEFAULT_DATA, data_dir
 from ffo_env.core.errors import DataError
 from ffo_env.core.mapdata import ColoredRow, MapData, Terrain
 from ffo_env.core.mapfile import MAP_VERSION, default_map_path, dumps_map, load_map, map_version, save_map
@@ -48,7 +49,16 @@ def md() -> MapData:
 
 def test_version_and_default_path() -> None:
     assert default_map_path().is_file()
-    assert map_version() == MAP_VERSION == "reconstruction-v1"
+    assert map_version() == DEFAULT_DATA == "reconstruction-v2"  # the balanced data is played by default
+    assert MAP_VERSION == "reconstruction-v1"  # what geography.yaml builds and save_map writes by default
+    for version in DATA_VERSIONS:
+        assert map_version(data_dir(version) / "map.csv") == version
+
+
+def test_reconstruction_v2_keeps_the_v1_map() -> None:
+    # the balance was tuned with counters and the CRT only (README, reconstruction-v2): same hexes
+    v1, v2 = (data_dir(v) / "map.csv" for v in DATA_VERSIONS)
+    assert dumps_map(load_map(v1), "reconstruction-v2") == v2.read_text(encoding="utf-8")
 
 
 def test_dijon_is_5625(md: MapData) -> None:
@@ -127,9 +137,9 @@ def test_map_is_southern_france(md: MapData) -> None:
 
 def test_round_trip_byte_identical(md: MapData, tmp_path: Path) -> None:
     text = default_map_path().read_text(encoding="utf-8")
-    assert dumps_map(md) == text
+    assert dumps_map(md, DEFAULT_DATA) == text
     out = tmp_path / "copy.csv"
-    save_map(md, out)
+    save_map(md, out, DEFAULT_DATA)
     assert out.read_bytes() == default_map_path().read_bytes()
     again = load_map(out)
     for name in ("terrain", "port", "row", "river", "blocked", "coastal"):

@@ -7,11 +7,14 @@ E 4415, NE 4514, NW 4513, W 4413, SW 4313, SE 4314 (E/W, NE/SW, NW/SE are opposi
 
 from __future__ import annotations
 
+import pytest
 from conftest import H, U, custom_game, fight, plain_game, position, texts, ua
 
 from ffo_env.core.actions import Special
 from ffo_env.core.game import RulesOptions
 from ffo_env.core.state import Decision
+
+pytestmark = pytest.mark.usefixtures("rules_data")  # conftest.RULES_DATA: figures of reconstruction-v1
 
 P = plain_game()
 

@@ -26,6 +26,9 @@ STATIC = {"naval_garrison"}
 FRENCH, GERMAN = Side.FRENCH, Side.GERMAN
 
 
+pytestmark = pytest.mark.usefixtures("rules_data")  # conftest.RULES_DATA: figures of reconstruction-v1
+
+
 @pytest.fixture(scope="module")
 def scen():  # type: ignore[no-untyped-def]
     return default_scenario()

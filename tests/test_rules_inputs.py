@@ -10,6 +10,8 @@ import pytest
 from ffo_env.core.actions import IllegalActionError
 from ffo_env.core.game import Game, RulesOptions
 
+pytestmark = pytest.mark.usefixtures("rules_data")  # conftest.RULES_DATA: figures of reconstruction-v1
+
 
 def _state():
     s = Game().new_initial_state(seed=3)

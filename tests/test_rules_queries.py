@@ -6,17 +6,20 @@ from __future__ import annotations
 import random
 
 import numpy as np
-from conftest import H, U, act, plain_game, position, ua
+import pytest
+from conftest import RULES_DATA, H, U, act, plain_game, position, ua
 
 from ffo_env.core.combat_odds import SHIFT_RULES
 from ffo_env.core.game import Game, RulesOptions
-from ffo_env.core.scenario import Side
+from ffo_env.core.scenario import Side, scenario_for
 from ffo_env.core.state import ON_MAP, Decision
 from ffo_env.core.visibility import unit_visible
 from ffo_env.encoding.fog import stack_view, visible_units
 
+pytestmark = pytest.mark.usefixtures("rules_data")  # conftest.RULES_DATA: figures of reconstruction-v1
+
 P = plain_game()
-RANDOM = Game(options=RulesOptions(setup="random"))
+RANDOM = Game(scenario=scenario_for(RULES_DATA), options=RulesOptions(setup="random"))
 
 
 def _playout_states(seed: int, limit: int = 3000):

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import H, U, act, default_game, fight, plain_game, position, ua
 
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.actions import Special
 from ffo_env.core.state import DEAD, ON_MAP, RESERVE, Decision, Phase
+
+pytestmark = pytest.mark.usefixtures("rules_data")  # conftest.RULES_DATA: figures of reconstruction-v1
 
 P = plain_game()
 PASS = P.layout.special(Special.PASS)

@@ -6,11 +6,14 @@ W 4413, SW 4313, SE 4314.
 
 from __future__ import annotations
 
+import pytest
 from conftest import H, U, act, custom_game, fight, hexes, plain_game, position, texts, ua
 
 from ffo_env.core.actions import Special
 from ffo_env.core.game import RulesOptions
 from ffo_env.core.state import DEAD, ON_MAP, Decision
+
+pytestmark = pytest.mark.usefixtures("rules_data")  # conftest.RULES_DATA: figures of reconstruction-v1
 
 P = plain_game()
 PASS = P.layout.special(Special.PASS)

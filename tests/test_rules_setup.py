@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import H, U, act, custom_game, default_game, fight, hexes, plain_game, position, ua
 
 from ffo_env.core import hexgrid as hg
@@ -11,6 +12,8 @@ from ffo_env.core.game import Game, RulesOptions
 from ffo_env.core.mapdata import ColoredRow
 from ffo_env.core.scenario import Side
 from ffo_env.core.state import DEAD, ON_MAP, RESERVE, Decision, Phase
+
+pytestmark = pytest.mark.usefixtures("rules_data")  # conftest.RULES_DATA: figures of reconstruction-v1
 
 P = plain_game()
 PASS = P.layout.special(Special.PASS)

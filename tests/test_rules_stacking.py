@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import H, U, act, plain_game, position, ua
 
 from ffo_env.core.actions import Special
 from ffo_env.core.state import DEAD, ON_MAP, Decision
+
+pytestmark = pytest.mark.usefixtures("rules_data")  # conftest.RULES_DATA: figures of reconstruction-v1
 
 P = plain_game()
 PASS = P.layout.special(Special.PASS)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import H, U, act, custom_game, plain_game, position, ua
 
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.game import RulesOptions
 from ffo_env.core.scenario import Side
 from ffo_env.core.state import ON_MAP, Decision
+
+pytestmark = pytest.mark.usefixtures("rules_data")  # conftest.RULES_DATA: figures of reconstruction-v1
 
 P = plain_game()
 RING = "de-III@4415 de-IV@4514 de-V@4513 de-VI@4413 de-VII@4313 de-VIII@4314"  # every neighbour of 4414

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from conftest import U, act, plain_game, position, ua
 
 from ffo_env.core.actions import Special
 from ffo_env.core.game import Game, RulesOptions
 from ffo_env.core.state import Decision, Phase
+
+pytestmark = pytest.mark.usefixtures("rules_data")  # conftest.RULES_DATA: figures of reconstruction-v1
 
 P = plain_game()
 PASS = P.layout.special(Special.PASS)

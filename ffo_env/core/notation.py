@@ -63,17 +63,22 @@ from ffo_env.core import hexgrid as hg
 from ffo_env.core.dice import Dice
 from ffo_env.core.game import Game, RulesOptions
 from ffo_env.core.mapdata import ColoredRow, MapData, Terrain
-from ffo_env.core.scenario import Side
+from ffo_env.core.scenario import Side, data_dir, scenario_for
 from ffo_env.core.state import DEAD, EVACUATED, ON_MAP, RESERVE, Decision, Phase, State
 from ffo_env.core.state_check import UNIT_FLAGS
 
 __all__ = ["custom_game", "default_game", "dice_with", "position", "to_notation"]
 
 
+def default_game(setup: str = "decide", skip_forced: bool = True, data: str | None = None) -> Game:
+    """A cached :class:`Game` on the real scenario of ``data`` (a data version or folder; None: the one this
+    process plays, ``$FFO_DATA`` or the default), loading it once per process."""
+    return _cached_game(setup, skip_forced, str(data_dir(data).resolve()))
+
+
 @lru_cache(maxsize=8)
-def default_game(setup: str = "decide", skip_forced: bool = True) -> Game:
-    """A cached :class:`Game` on the real scenario (loading it once per process)."""
-    return Game(options=RulesOptions(setup=setup, skip_forced=skip_forced))
+def _cached_game(setup: str, skip_forced: bool, folder: str) -> Game:
+    return Game(scenario=scenario_for(folder), options=RulesOptions(setup=setup, skip_forced=skip_forced))
 
 
 def dice_with(rolls: Sequence[int], start: int = 0) -> Dice:

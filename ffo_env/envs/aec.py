@@ -437,9 +437,9 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     def __getstate__(self) -> dict[str, Any]:
         d = {k: v for k, v in self.__dict__.items() if k not in ("_encoder", "_renderer", "game", "_flat")}
         d["_game_options"] = self.game.options.to_dict()
+        # the data as it was given (a user's folder by its path), else a shipped version by its name
         version = self.game.scenario.version
-        # a shipped version is found by name in any process; a user's folder by the path it was given
-        d["_game_data"] = version if version in DATA_VERSIONS else self._data
+        d["_game_data"] = self._data if self._data is not None or version not in DATA_VERSIONS else version
         return d
 
     def __setstate__(self, d: dict[str, Any]) -> None:
