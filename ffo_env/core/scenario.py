@@ -16,6 +16,7 @@ sets it, so worker processes inherit it) and otherwise plays
 from __future__ import annotations
 
 import difflib
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -563,7 +564,7 @@ def _declared_version(path: Path) -> str:
     return _check_version(r, r.mapping(_read_yaml(path), "document"))
 
 
-def load_scenario(data_dir_or_version: str | Path | None = None) -> Scenario:
+def load_scenario(data_dir_or_version: str | os.PathLike[str] | None = None) -> Scenario:
     """Load map, counters, tables and fixed setup of a data version (a shipped name or a folder).
 
     The scenario's version is the one its files declare; all four must declare the same one, so a
@@ -602,7 +603,7 @@ def load_scenario(data_dir_or_version: str | Path | None = None) -> Scenario:
 _LOADED: dict[str, Scenario] = {}
 
 
-def scenario_for(data: str | Path | None = None) -> Scenario:
+def scenario_for(data: str | os.PathLike[str] | None = None) -> Scenario:
     """A data version's scenario, loaded once per process (a shipped name, a folder, or None for the default)."""
     key = str(data_dir(data).resolve())
     if key not in _LOADED:
