@@ -60,10 +60,11 @@ from functools import lru_cache
 import numpy as np
 
 from ffo_env.core import hexgrid as hg
+from ffo_env.core.datasets import data_dir
 from ffo_env.core.dice import Dice
 from ffo_env.core.game import Game, RulesOptions
 from ffo_env.core.mapdata import ColoredRow, MapData, Terrain
-from ffo_env.core.scenario import Side, data_dir, scenario_for
+from ffo_env.core.scenario import Side, scenario_for
 from ffo_env.core.state import DEAD, EVACUATED, ON_MAP, RESERVE, Decision, Phase, State
 from ffo_env.core.state_check import UNIT_FLAGS
 
