@@ -17,6 +17,9 @@ Regenerate ONLY on purpose (a deliberate, versioned change of the observation la
 
     .venv/bin/python tests/test_encoding_golden.py --write
 
+(``--rehash`` keeps the stored states and rewrites only their hashes: a deliberate value change, such as
+the unit-table CF scale 1/8 -> 1/16 of reconstruction-v2.)
+
 ``tests/test_encoding_reference.py`` checks the encoder against the frozen reference
 implementation on fresh games of the current core.
 """
@@ -38,6 +41,7 @@ import numpy as np
 import pytest
 
 from ffo_env.core.game import ENGINE_VERSION, Game, RulesOptions
+from ffo_env.core.scenario import scenario_for
 from ffo_env.core.state import State
 from ffo_env.encoding.observation import encoder_for
 
@@ -58,7 +62,8 @@ PLAN = (("random", range(8), 20, 3), ("decide", (100, 101), 14, 6))
 
 @lru_cache(maxsize=4)
 def _game(setup: str) -> Game:
-    return Game(options=RulesOptions(setup=setup))
+    # the fixture's states were played on reconstruction-v1: they keep their counters whatever the default
+    return Game(scenario=scenario_for("reconstruction-v1"), options=RulesOptions(setup=setup))
 
 
 def digest(obs: dict[str, np.ndarray]) -> str:
@@ -205,6 +210,15 @@ def _spec() -> dict[str, Any]:
 # --------------------------------------------------------------- regenerate
 
 
+def rehash_fixtures() -> None:
+    """Keep the stored states, rewrite their hashes: for a deliberate change of the encoder's values."""
+    meta, records = _load()
+    meta["hashes"] = [hashes_of(*rebuild(rec)) for rec in records]
+    meta["spec"] = _spec()
+    HASHES.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    print(f"rehashed {len(records)} states in {HASHES}")
+
+
 def write_fixtures() -> None:
     states = sample_states()
     records, hashes = [], []
@@ -241,7 +255,11 @@ def main(argv: list[str] | None = None) -> int:
         description="Write the golden observation fixtures (deliberate layout changes only)."
     )
     ap.add_argument("--write", action="store_true", help="overwrite tests/fixtures/encoding_golden*.json*")
+    ap.add_argument("--rehash", action="store_true", help="keep the stored states, rewrite only their hashes")
     a = ap.parse_args(argv)
+    if a.rehash:
+        rehash_fixtures()
+        return 0
     if not a.write:
         ap.error("refusing to overwrite the golden fixtures without --write")
     write_fixtures()

@@ -21,7 +21,7 @@ import pytest
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.game import Game, RulesOptions
 from ffo_env.core.mapdata import ColoredRow, Terrain
-from ffo_env.core.scenario import GROUPS, UNIT_TYPES, Side
+from ffo_env.core.scenario import GROUPS, MAX_CF, UNIT_TYPES, Side
 from ffo_env.core.state import DEAD, ON_MAP, RESERVE, Decision, State
 from ffo_env.encoding.observation import (
     _DYN0,
@@ -146,8 +146,8 @@ class ReferenceEncoder:
             tab[u.index, F["type"] + UNIT_TYPES.index(u.type)] = 1
             if u.side == Side.GERMAN and u.group in GROUPS:
                 tab[u.index, F["group"] + GROUPS.index(u.group)] = 1
-        tab[:, F["cf_full"]] = self.cf_full / 8.0
-        tab[:, F["cf_reduced"]] = self.cf_reduced / 8.0
+        tab[:, F["cf_full"]] = self.cf_full / MAX_CF
+        tab[:, F["cf_reduced"]] = self.cf_reduced / MAX_CF
         tab[:, F["two_step"]] = self.max_steps == 2
         tab[:, F["free_stacking"]] = [u.free_stacking for u in units]
         tab.setflags(write=False)
@@ -407,7 +407,7 @@ class ReferenceEncoder:
         T[:, F["status"] : F["status"] + 4] = self.status_eye[status]
         vis_on = visible & on
         D = np.zeros((_N_DYN, U), dtype=np.float32)
-        D[_DYNAMIC_COLUMN["cf"]] = np.where(visible, cf, 0) * 0.125
+        D[_DYNAMIC_COLUMN["cf"]] = np.where(visible, cf, 0) / MAX_CF
         D[_DYNAMIC_COLUMN["reduced"]] = vis_on & reduced
         hx_loc = np.where(vis_on, loc, 0)
         D[_DYNAMIC_COLUMN["x"]] = np.where(vis_on, hg.HEX_X[hx_loc], 0) * (1.0 / 60.0)
