@@ -86,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="show the full traceback when a command fails (also: environment variable FFO_DEBUG=1)",
     )
-    _add_data_option(p, argparse.SUPPRESS)
+    _add_data_option(p)
     sub = p.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     pm = sub.add_parser(
@@ -164,34 +164,33 @@ def build_parser() -> argparse.ArgumentParser:
         mod.add_arguments(sp)
         sp.set_defaults(func=mod.run)
     for sp in sub.choices.values():
-        _add_data_option(sp, argparse.SUPPRESS)  # also after the command name: ffo eval --data ...
+        _add_data_option(sp)  # also after the command name: ffo eval --data ...
     return p
 
 
-def _add_data_option(parser: argparse.ArgumentParser, default: object) -> None:
-    from ffo_env.core.scenario import DATA_VERSIONS, DEFAULT_DATA
+def _add_data_option(parser: argparse.ArgumentParser) -> None:
+    from ffo_env.core.datasets import DATA_VERSIONS, DEFAULT_DATA
 
     parser.add_argument(
         "--data",
-        default=default,
+        default=argparse.SUPPRESS,  # given before and after the command name, neither hides the other
         metavar="VERSION|DIR",
         help=f"game data to play: {' or '.join(DATA_VERSIONS)} (default {DEFAULT_DATA}, the balanced "
         "reconstruction; or $FFO_DATA), or a folder with map.csv, units.yaml, tables.yaml, setup_fixed.yaml",
     )
 
 
-def _use_data(data: str | None) -> dict[str, str | None]:
+def _use_data(data: str | None) -> None:
     """Make ``data`` the game data of this process and of every worker it starts (they inherit the
-    environment); return what to restore afterwards. A bad name or folder raises one clear DataError."""
+    environment). A bad name or folder raises one clear DataError."""
     import os
 
-    from ffo_env.core.scenario import DATA_ENV, DATA_VERSIONS, data_dir, scenario_for
+    from ffo_env.core.datasets import DATA_ENV, DATA_VERSIONS, data_dir
+    from ffo_env.core.scenario import scenario_for
 
-    before = {DATA_ENV: os.environ.get(DATA_ENV)}
     if data is not None:
         scenario_for(data)  # validates the whole data set before anything runs
         os.environ[DATA_ENV] = data if data in DATA_VERSIONS else str(data_dir(data).resolve())
-    return before
 
 
 _PLUGINS = (
@@ -216,9 +215,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     args.command_line = ["ffo", *argv]  # what a run records as its command, also when called in-process
     debug = bool(getattr(args, "debug", False)) or os.environ.get("FFO_DEBUG", "") not in ("", "0")
-    restore: dict[str, str | None] = {}
+    from ffo_env.core.datasets import DATA_ENV
+
+    data_before = os.environ.get(DATA_ENV)
     try:
-        restore = _use_data(getattr(args, "data", None))
+        _use_data(getattr(args, "data", None))
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -238,11 +239,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 1
     finally:
-        for key, value in restore.items():  # an in-process caller's environment is left as it was
-            if value is None:
-                os.environ.pop(key, None)
-            else:
-                os.environ[key] = value
+        # an in-process caller's environment is left as it was
+        if data_before is None:
+            os.environ.pop(DATA_ENV, None)
+        else:
+            os.environ[DATA_ENV] = data_before
 
 
 if __name__ == "__main__":

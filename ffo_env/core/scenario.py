@@ -24,10 +24,7 @@ from typing import Any
 
 import yaml
 
-from ffo_env.core.datasets import DATA_ENV as DATA_ENV  # re-exported: the place callers look for data names
-from ffo_env.core.datasets import DATA_FILES, DATA_ROOT, DEFAULT_DATA, data_dir
-from ffo_env.core.datasets import DATA_VERSIONS as DATA_VERSIONS
-from ffo_env.core.datasets import data_choice as data_choice
+from ffo_env.core.datasets import DATA_FILES, DATA_ROOT, DATA_VERSIONS, DEFAULT_DATA, data_dir
 from ffo_env.core.errors import DataError
 from ffo_env.core.mapdata import ColoredRow, MapData
 from ffo_env.core.setup_rules import check_fixed_setup

@@ -42,6 +42,7 @@ from ffo_env.core import scenario as scenario_data
 from ffo_env.core.actions import IllegalActionError
 from ffo_env.core.combat_odds import BattlePreview, battle_preview
 from ffo_env.core.contexts import BattleView, PhaseContext
+from ffo_env.core.datasets import DATA_VERSIONS
 from ffo_env.core.describe import action_text, decision_text, position_text
 from ffo_env.core.dice import Dice
 from ffo_env.core.mapdata import ColoredRow
@@ -711,9 +712,7 @@ class State:
         # pickled (multiprocessing envs) as the game's class, options and scenario plus the saved-state dict
         game = self.game
         scen = game.scenario
-        shipped = scen.version in scenario_data.DATA_VERSIONS and scen is scenario_data.scenario_for(
-            scen.version
-        )
+        shipped = scen.version in DATA_VERSIONS and scen is scenario_data.scenario_for(scen.version)
         own: Scenario | str = scen.version if shipped else scen  # a shipped version travels as its name
         return _unpickle_state, (type(game), game.options, own, self.to_dict())
 

@@ -75,8 +75,9 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from ffo_env.core.actions import IllegalActionError
+from ffo_env.core.datasets import DATA_VERSIONS, data_dir
 from ffo_env.core.game import Game, RulesOptions
-from ffo_env.core.scenario import DATA_VERSIONS, data_dir, scenario_for
+from ffo_env.core.scenario import scenario_for
 from ffo_env.core.state import State
 from ffo_env.encoding.observation import encoder_for
 from ffo_env.envs.flat import flat_layout
