@@ -128,14 +128,20 @@ def save_map(mapdata: MapData, path: str | Path, version: str = MAP_VERSION) -> 
         tmp.unlink(missing_ok=True)
 
 
+def read_map(path: str | Path | None = None) -> tuple[MapData, str]:
+    """Load and validate a map file (default: the played data's ``map.csv``) and the version it declares,
+    in one parse."""
+    return _parse(Path(path) if path is not None else default_map_path())
+
+
 def map_version(path: str | Path | None = None) -> str:
     """The data version declared by a map file (validating the whole file)."""
-    return _parse(Path(path) if path is not None else default_map_path())[1]
+    return read_map(path)[1]
 
 
 def load_map(path: str | Path | None = None) -> MapData:
-    """Load and validate a map file (default: the packaged ``map.csv``)."""
-    return _parse(Path(path) if path is not None else default_map_path())[0]
+    """Load and validate a map file (default: the played data's ``map.csv``)."""
+    return read_map(path)[0]
 
 
 def loads_map(text: str, source: str = "<string>") -> MapData:

@@ -307,10 +307,15 @@ def _check_version(r: _Reader, doc: Mapping[str, Any]) -> str:
 
 def load_units(path: Path | None = None) -> tuple[UnitSpec, ...]:
     """Load and validate the counter mix (components.md §5)."""
+    return _read_units(path)[0]
+
+
+def _read_units(path: Path | None) -> tuple[tuple[UnitSpec, ...], str]:
+    """The counter mix and the version its file declares."""
     path = path or data_dir() / "units.yaml"
     r = _Reader(str(path))
     doc = r.mapping(_read_yaml(path), "document")
-    _check_version(r, doc)
+    version = _check_version(r, doc)
     r.known(doc, "", ("version", "units"))
     raw = r.key(doc, "units", "")
     if not isinstance(raw, list) or not raw:
@@ -371,15 +376,20 @@ def load_units(path: Path | None = None) -> tuple[UnitSpec, ...]:
                 free_stacking=free,
             )
         )
-    return tuple(units)
+    return tuple(units), version
 
 
 def load_tables(path: Path | None = None) -> Tables:
     """Load and validate the TEC, CRT, VP awards and entry tables (components.md §3-§4)."""
+    return _read_tables(path)[0]
+
+
+def _read_tables(path: Path | None) -> tuple[Tables, str]:
+    """The tables and the version their file declares."""
     path = path or data_dir() / "tables.yaml"
     r = _Reader(str(path))
     doc = r.mapping(_read_yaml(path), "document")
-    _check_version(r, doc)
+    version = _check_version(r, doc)
     r.known(doc, "", ("version", "game", "tec", "crt", "shifts", "support", "vp", "entry"))
     game = r.mapping(r.key(doc, "game", ""), "game")
     r.known(game, "game", _GAME_KEYS)
@@ -495,7 +505,7 @@ def load_tables(path: Path | None = None) -> Tables:
             raise r.fail(f"entry.{g}.schedule", "at least one turn: max roll pair")
         entry[g] = EntrySchedule(g, ColoredRow.GREEN if row == "green" else ColoredRow.YELLOW, tuple(pairs))
 
-    return Tables(
+    tables = Tables(
         source=str(path),
         last_turn=gi("last_turn", 1, 99),
         victory_vp=gi("victory_vp", -999, 999),
@@ -523,18 +533,26 @@ def load_tables(path: Path | None = None) -> Tables:
         vp=vp,
         entry=entry,
     )
+    return tables, version
 
 
 def load_fixed_setup(
     units: tuple[UnitSpec, ...], mapdata: MapData, path: Path | None = None
 ) -> dict[str, int]:
     """The documented default deployment (R2 ``setup="fixed"``): unit id -> hex index."""
+    return _read_fixed_setup(units, mapdata, path)[0]
+
+
+def _read_fixed_setup(
+    units: tuple[UnitSpec, ...], mapdata: MapData, path: Path | None
+) -> tuple[dict[str, int], str]:
+    """The fixed deployment and the version its file declares."""
     from ffo_env.core import hexgrid as hg
 
     path = path or data_dir() / "setup_fixed.yaml"
     r = _Reader(str(path))
     doc = r.mapping(_read_yaml(path), "document")
-    _check_version(r, doc)
+    version = _check_version(r, doc)
     r.known(doc, "", ("version", "placement"))
     place = r.mapping(r.key(doc, "placement", ""), "placement")
     ids = {u.id: u for u in units}
@@ -553,12 +571,7 @@ def load_fixed_setup(
     missing = [u.id for u in units if u.setup not in ("reinforcement", "port") and u.id not in out]
     if missing:
         raise r.fail("placement", "a hex for every unit that starts on the map", f"missing {missing}")
-    return out
-
-
-def _declared_version(path: Path) -> str:
-    r = _Reader(str(path))
-    return _check_version(r, r.mapping(_read_yaml(path), "document"))
+    return out, version
 
 
 def load_scenario(data_dir_or_version: str | os.PathLike[str] | None = None) -> Scenario:
@@ -567,20 +580,19 @@ def load_scenario(data_dir_or_version: str | os.PathLike[str] | None = None) -> 
     The scenario's version is the one its files declare; all four must declare the same one, so a
     record, policy or result names exactly the data it was made with (rule 2.13 data, R37).
     """
-    from ffo_env.core.mapfile import load_map, map_version
+    from ffo_env.core.mapfile import read_map
 
     d = data_dir(data_dir_or_version)
-    mapdata = load_map(d / "map.csv")
-    units = load_units(d / "units.yaml")
-    tables = load_tables(d / "tables.yaml")
-    versions = {"map.csv": map_version(d / "map.csv")}
-    versions.update({name: _declared_version(d / name) for name in DATA_FILES[1:]})
+    mapdata, map_v = read_map(d / "map.csv")
+    units, units_v = _read_units(d / "units.yaml")
+    tables, tables_v = _read_tables(d / "tables.yaml")
+    fixed, fixed_v = _read_fixed_setup(units, mapdata, d / "setup_fixed.yaml")
+    versions = dict(zip(DATA_FILES, (map_v, units_v, tables_v, fixed_v), strict=True))
     if len(set(versions.values())) != 1:
         listed = ", ".join(f"{k} {v!r}" for k, v in versions.items())
         raise DataError(
             f"game data folder {d}: its files declare different versions ({listed}); make them agree"
         )
-    version = versions["map.csv"]
     for u in units:
         if u.port:
             try:
@@ -591,8 +603,7 @@ def load_scenario(data_dir_or_version: str | os.PathLike[str] | None = None) -> 
                 ) from e
             if not mapdata.port[h]:
                 raise DataError(f"{d / 'units.yaml'}: unit {u.id}.port: {u.port} is not a port on the map")
-    fixed = load_fixed_setup(units, mapdata, d / "setup_fixed.yaml")
-    scenario = Scenario(map=mapdata, units=units, tables=tables, fixed_setup=fixed, version=version)
+    scenario = Scenario(map=mapdata, units=units, tables=tables, fixed_setup=fixed, version=map_v)
     check_fixed_setup(scenario, d / "setup_fixed.yaml")  # rules 3.3, 3.4, 6.2
     return scenario
 
