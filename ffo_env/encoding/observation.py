@@ -8,6 +8,7 @@ specified in :mod:`ffo_env.encoding.layout`, whose names this module re-exports.
 from __future__ import annotations
 
 from collections import OrderedDict
+from operator import attrgetter, itemgetter
 from typing import Any
 
 import numpy as np
@@ -143,6 +144,9 @@ _P_STACK_FULL, _P_OVERSTACKED, _P_DEST_OVERSTACKS = (
     PLANE_INDEX["dest_overstacks"],
 )
 _P_TARGET_ENDS_GAME = PLANE_INDEX["target_ends_game"]
+assert [_P_GERMAN_CONTROL, _P_EVER_GERMAN, _P_REFUGEE, _P_REFUGEE_FLIPPED, _P_ATTACKED_HEX] == list(
+    range(_P_PUBLIC0, _P_PUBLIC0 + 5)
+) and [_P_SCARE_HEX, _P_REPLACEMENT_HEX] == [_P_PUBLIC1 - 2, _P_PUBLIC1 - 1]  # what _view rewrites
 _G_FRENCH_CITIES = GLOBAL_INDEX["french_cities"]
 _G_VIEWER_GERMAN, _G_TO_ACT, _G_ACTOR_GERMAN, _G_VP = (
     GLOBAL_INDEX["viewer_german"],
@@ -218,16 +222,84 @@ assert UNIT_FEATURE_INDEX["legal"] == UNIT_FEATURE_INDEX["ctx_unit"] + 1
 # unit x, y features per hex, exactly as column / 60 and (row + 1) / 26 were computed (float64, then float32)
 _X_NORM = (hg.HEX_X * (1.0 / 60.0)).astype(np.float32)
 _Y_NORM = ((hg.HEX_Y + 1) * (1.0 / 26.0)).astype(np.float32)
+# Both, per hex, then a row of zeros at index N_HEX (a unit off the map) and the hexes again, so that a
+# negative index reads what _X_NORM[loc] read: indexed by _Shared.hex_on, one gather instead of two wheres
+_XY_NORM = np.stack([_X_NORM, _Y_NORM], axis=1)
+_XY_S = np.concatenate([_XY_NORM, np.zeros((1, 2), dtype=np.float32), _XY_NORM])
 _TARGET_DECISIONS = (Decision.ATTACK_TARGET, Decision.AIR_TARGET)
+_GET_MP, _GET_VP, _LAST = attrgetter("mp"), attrgetter("vp"), itemgetter(-1)
+
+# Columns of _Shared.w, one int64 row of plane values per unit: the own planes own_count .. own_must_leave
+# in their order (contiguous rows: one slice write per view), then whether the unit counts for stacking
+# (rule 6.3, R8), which feeds the stacking planes. An enemy stack's top takes the columns of the enemy-top
+# planes (_W_ENEMY_TOP).
+_P_OWN0 = PLANE_INDEX["own_count"]
+_W_COLUMN = {
+    name: PLANE_INDEX["own_" + name] - _P_OWN0 for name in ("cf", "class", "reduced", "moved", "supplied")
+}
+_W_CF, _W_CLASS, _W_REDUCED, _W_MOVED, _W_SUPPLIED = _W_COLUMN.values()
+_W_MUST_LEAVE = PLANE_INDEX["own_must_leave"] - _P_OWN0
+_N_W_OWN = _W_MUST_LEAVE + 1
+_W_STACKING = _N_W_OWN
+_N_W = _N_W_OWN + 1
+_W_COL = np.arange(_N_W, dtype=np.int64)
+# moved, attacked, no_attack, immobile (the state's lists, in order), supplied, must_leave
+assert [PLANE_INDEX["own_" + k] - _P_OWN0 for k in ("attacked", "no_attack", "immobile")] == [
+    _W_MOVED + 1,
+    _W_MOVED + 2,
+    _W_MOVED + 3,
+]
+assert (_W_SUPPLIED, _W_MUST_LEAVE, _W_REDUCED) == (_W_MOVED + 4, _W_MOVED + 5, _W_CLASS + 6)
+_P_ENEMY_TOP0 = PLANE_INDEX["enemy_top_class"]
+_W_ENEMY_TOP = np.array([*range(_W_CLASS, _W_CLASS + 6), _W_CF, _W_REDUCED, _W_MOVED, _W_MOVED + 1])
+_N_ENEMY_TOP = len(_W_ENEMY_TOP)
+assert [_P_ENEMY_TOP0 + 6 + i for i in range(4)] == [
+    PLANE_INDEX["enemy_top_" + k] for k in ("cf", "reduced", "moved", "attacked")
+]
+# the own and enemy planes are exactly the rows _fill_view clears and rebuilds
+assert (_P_OWN0, _P_OWN0 + _N_W_OWN, _P_ENEMY_TOP0 - 1) == (_P_UNITS0, _P_ENEMY_COUNT, _P_ENEMY_COUNT)
+assert (_P_ENEMY_TOP0 + _N_ENEMY_TOP, _P_ENEMY_REVEALED_CF + 1) == (_P_ENEMY_REVEALED, _P_UNITS1)
+assert _P_OVERSTACKED == _P_STACK_FULL + 1
+# bits of the per-unit lists read by _sync (loc, status, steps, moved, attacked, no_attack, immobile,
+# must_leave, entry_ready): what _derive_shared recomputes when they change
+_ROWS_ALL = (1 << 9) - 1
+_ROW_LOC = 1 << 0
+_ROWS_STATUS = (1 << 1) | (1 << 2) | (1 << 8)  # status, steps, entry_ready
+_ROWS_FLAGS = sum(1 << i for i in range(3, 8))  # moved .. must_leave
+_N_ENEMY_ROWS = 5  # loc .. attacked: what the enemy planes read of the enemy units
+_ARANGE = np.arange(N_CELLS + 1, dtype=np.int64)
 
 
 class _Shared:
     """Viewer-independent data derived from a state's unit lists and stacks (see ``_sync``)."""
 
     __slots__ = (
-        "version", "loc", "status", "flags", "on", "reduced", "cf", "cells", "hexes", "tops", "is_top",
-        "stack_german", "dyn", "in_reserve_ready", "unit_globals", "size_at", "french_left",
+        "version", "arr", "loc", "status", "on", "cf", "cells", "hex_on", "hexes", "tops", "is_top",
+        "stack_german", "hideable", "size_at", "dyn", "w", "status_onehot", "must_leave_on",
+        "in_reserve_ready", "present", "french_left", "unit_globals",
     )  # fmt: skip
+    version: int
+    arr: np.ndarray  # (9, U) int64: the lists _sync read (never written once derived)
+    loc: np.ndarray
+    status: np.ndarray
+    on: np.ndarray
+    cf: np.ndarray
+    cells: np.ndarray  # grid cell per unit, N_CELLS off the map
+    hex_on: np.ndarray  # hex per unit on the map, else N_HEX
+    hexes: np.ndarray  # per stack: hex, top unit, German?
+    tops: np.ndarray
+    is_top: np.ndarray
+    stack_german: np.ndarray
+    hideable: np.ndarray  # on the map under another unit
+    size_at: np.ndarray  # stack size per hex (N_HEX + 1, the last 0)
+    dyn: np.ndarray  # (U, _N_FULL) float32 unit-table columns cf .. immobile, full information
+    w: np.ndarray  # (U, _N_W) int64 plane values per unit (see _W_COLUMN)
+    status_onehot: np.ndarray
+    must_leave_on: np.ndarray
+    in_reserve_ready: np.ndarray
+    present: tuple[tuple[bool, bool], tuple[bool, bool]]  # per viewer, see _supplied
+    french_left: int
+    unit_globals: list[float]
 
 
 class _View:
@@ -238,26 +310,27 @@ class _View:
         "rev",
         "eg",
         "pkey",
-        "dkey",
+        "enemy_key",
         "planes",
         "units",
         "visible",
         "french_cities",
-        "counted",
         "limit",
     )
 
-    def __init__(self, enc: ObservationEncoder) -> None:
+    def __init__(self, enc: ObservationEncoder, viewer: int) -> None:
         self.version = -1
         self.rev: set[int] | None = None
         self.eg: bytes | None = None
         self.pkey: tuple[Any, ...] | None = None
-        self.dkey: tuple[Any, ...] | None = None
+        self.enemy_key: tuple[bytes, ...] | None = None  # what the enemy planes were built from
         self.french_cities = 0.0
-        self.counted = np.zeros(N_CELLS + 1, dtype=np.int64)  # own units counted for stacking, per cell
-        self.limit = 1
+        self.limit = 1  # the stacking limit the planes were built for
         self.planes = enc.template_s.copy()
+        # the columns a view never changes: the template's, ``own`` (fixed by the viewer) and the
+        # per-decision ones, which encode writes into its copy only
         self.units = enc.unit_template.copy()
+        self.units[:, _F_OWN] = enc._own[viewer]
         self.visible = np.ones(enc.n_units, dtype=bool)
 
 
@@ -353,6 +426,29 @@ class ObservationEncoder:
         self.stack_limits = (tb.stack_limit, tb.setup_stack_limit)  # indexed by "setting up"
         self.unit_base = self.layout.unit_base
         self.special_base = self.layout.special_base
+        # ---- per-unit constants of the hot path (_derive_shared, _fill_view, _supplied)
+        self.french = ~self.german
+        w = np.zeros((U, _N_W), dtype=np.int64)
+        w[np.arange(U), _W_CLASS + self.cls] = 1
+        w[:, 0] = 1  # own_count
+        w[:, _W_STACKING] = self.counted
+        w.setflags(write=False)
+        self.w_template = w
+        self.category4 = self.category * 4
+        # the groups whose waiting reinforcements are counted (by membership, as the globals define them)
+        wait = {"18": 2, "4": 3, "K": 4}
+        self.wait_category = np.array([wait.get(u.group, 0) for u in units], dtype=np.int64)
+        self._east = ~self.west
+        self._side_units = (self.french_idx, np.flatnonzero(self.german))
+        self._west_row = self.west.astype(np.int64)
+        self.city_u8 = np.asarray(md.is_city, dtype=np.uint8)
+        # supply masks (French; German east, west) with a 0 for loc == -1
+        self._mbuf = np.zeros((2, hg.N_HEX + 1), dtype=np.uint8)
+        self._eg_seen: bytes | None = None  # ever_german that _city_supplied was computed from
+        self._city_supplied = np.zeros(hg.N_HEX, dtype=bool)
+        self._german_east = self.german & self._east
+        self._german_west = self.german & self.west
+        self._slot = np.zeros(N_CELLS + 1, dtype=np.int64)  # scratch of _fill_view (cell -> a unit's slot)
 
     # ------------------------------------------------------------------ encode
     #
@@ -362,12 +458,19 @@ class ObservationEncoder:
     # so clones, other games and states edited in place are safe):
     #
     # 1. shared (_sync): everything derived from the per-unit lists and the stacks, for both viewers;
-    #    recomputed when one of those changed (about half of the decisions);
-    # 2. per view (viewer, omniscient): the own/enemy planes, the public hex planes and the unit table
-    #    without the per-decision columns, in private buffers; recomputed when the shared data, the
-    #    viewer's revealed hexes or (French) ``ever_german`` changed;
+    #    recomputed when one of those changed (about half of the decisions), and then only the parts
+    #    that read what changed (a move touches loc, moved and the stacks, not status or steps);
+    # 2. per view (viewer, omniscient): the own/enemy/stacking planes, the public hex planes and the
+    #    unit table without the per-decision columns, in private buffers; recomputed when the shared
+    #    data, the stacking limit, the viewer's revealed hexes or (French) ``ever_german`` changed. The
+    #    enemy planes are kept while the enemy units and stacks are unchanged (the viewer moved its
+    #    own), the public planes are rewritten part by part;
     # 3. per call: a copy of the view's buffers plus the battle and decision-context entries, and the
     #    globals. Returned arrays are always fresh copies: later calls never mutate them.
+    #
+    # Most of the cost is the fixed overhead of each numpy call on these small arrays (62 units, a few
+    # dozen stacks), so the code prefers fewer, fused calls (one gather from a per-unit matrix of plane
+    # values, _Shared.w) to many small ones, and lookups over where().
 
     def encode(
         self, state: State, viewer: int, omniscient: bool = False, legal: list[int] | None = None
@@ -400,8 +503,11 @@ class ObservationEncoder:
         ctx_u = -1
         ua = None
         if to_act:
+            assert legal is not None
             la = np.asarray(legal, dtype=np.int64)
-            hx = la[la < self.unit_base]
+            # most decisions are all hex or all unit actions: then the split needs no array pass
+            top = max(legal, default=-1)
+            hx = la if top < self.unit_base else la[la < self.unit_base]
             if hx.size:
                 planes[_P_LEGAL_HEX, FLAT[hx]] = 1
             ctx_u = state.decision_unit()
@@ -411,9 +517,10 @@ class ObservationEncoder:
                     planes[_P_CTX_UNIT, c] = 1
                 if hx.size and self.counted[ctx_u] and self._own[viewer][ctx_u]:
                     # rule 6.5, R9: the unit would join a hex already full without it
+                    # (counted - 1 >= limit where it stands is the over-stacked plane, the full one elsewhere)
                     hc = FLAT[hx]
-                    full = view.counted[hc] - (hc == c) >= view.limit
-                    planes[_P_DEST_OVERSTACKS, hc[full]] = 1
+                    full = planes[_P_STACK_FULL + (hc == c), hc]
+                    planes[_P_DEST_OVERSTACKS, hc[full.view(bool)]] = 1
             if (
                 viewer == 1
                 and d in _TARGET_DECISIONS
@@ -421,8 +528,10 @@ class ObservationEncoder:
                 and t_now < self.last_turn
                 and view.french_cities > 0
             ):
-                # rule 4.1, 4.3, R21: wiping out this stack ends the game with French cities counted
-                ends = [h for h in hx.tolist() if state.destroying_ends_game(h)]
+                # rule 4.1, 4.3, R21: wiping out this stack ends the game with French cities counted. The
+                # core decides; only stacks at least as large as the French units left can (its own test)
+                big = hx[sh.size_at[hx] >= sh.french_left]
+                ends = [h for h in big.tolist() if state.destroying_ends_game(h)]
                 if ends:
                     planes[_P_TARGET_ENDS_GAME, FLAT[np.asarray(ends, dtype=np.int64)]] = 1
             if d == Decision.MOVE_DEST:
@@ -431,15 +540,16 @@ class ObservationEncoder:
                     n = len(dests)
                     dh = FLAT[np.fromiter(dests.keys(), dtype=np.int64, count=n)]
                     rs = dests.values()
-                    planes[_P_DEST_MP, dh] = np.fromiter(
-                        (r.mp + 1 for r in rs), dtype=np.int64, count=n
-                    ).clip(0, 255)
-                    planes[_P_DEST_VP, dh] = np.fromiter((r.vp for r in rs), dtype=np.int64, count=n).clip(
-                        0, 255
-                    )
-                if ctx_u >= 0 and sh.loc[ctx_u] >= 0 and bool(np.any(hx == sh.loc[ctx_u])):
+                    # map() with attrgetter: no Python frame per destination (there are often a hundred)
+                    mp1 = np.fromiter(map(_GET_MP, rs), dtype=np.int64, count=n)
+                    mp1 += 1
+                    planes[_P_DEST_MP, dh] = np.minimum(np.maximum(mp1, 0, out=mp1), 255, out=mp1)
+                    vp = np.fromiter(map(_GET_VP, rs), dtype=np.int64, count=n)
+                    planes[_P_DEST_VP, dh] = np.minimum(np.maximum(vp, 0, out=vp), 255, out=vp)
+                if ctx_u >= 0 and sh.loc[ctx_u] >= 0 and (hx == sh.loc[ctx_u]).any():
                     planes[_P_DEST_MP, cells[ctx_u]] = 1  # staying: 0 MP
-            ua = la[(la >= self.unit_base) & (la < self.special_base)] - self.unit_base
+            if top >= self.unit_base:
+                ua = la[(la >= self.unit_base) & (la < self.special_base)] - self.unit_base
 
         # ---- globals (built as a Python list: ~40 scalar writes are cheaper there)
         g = [0.0] * N_GLOBALS
@@ -493,7 +603,9 @@ class ObservationEncoder:
         g[_G_STEP_FRACTION] = min(1.0, len(state.history) / 4000.0)
         g[_G_FRENCH_CITIES] = view.french_cities
         gv = np.array(g, dtype=np.float32)
-        np.clip(gv, GLOBAL_LOW, GLOBAL_HIGH, out=gv)
+        # np.clip's Python wrapper costs more than the two ufuncs it calls: max then min, as clip does
+        np.maximum(gv, GLOBAL_LOW, out=gv)
+        np.minimum(gv, GLOBAL_HIGH, out=gv)
 
         # ---- unit table: the view's table, then the markers, the battle and the decision context
         T = view.units.copy()
@@ -509,16 +621,15 @@ class ObservationEncoder:
             dd = np.asarray(b["defenders"], dtype=np.int64)
             if dd.size:
                 T[dd[visible[dd]], _F_BATTLE_DEFENDER] = 1
-        if ua is not None:
-            if ctx_u >= 0:
-                T[ctx_u, _F_CTX_UNIT] = 1
-            if ua.size:
-                T[ua, _F_LEGAL] = 1
+        if ctx_u >= 0:  # (to act)
+            T[ctx_u, _F_CTX_UNIT] = 1
+        if ua is not None and ua.size:
+            T[ua, _F_LEGAL] = 1
         return {"planes": planes.reshape(N_PLANES, *GRID_SHAPE), "globals": gv, "units": T}
 
     def _sync(self, state: State) -> _Shared:
         """The viewer-independent unit and stack data of ``state`` (cached; see the comment above)."""
-        lists = (
+        lists: list[list[Any]] = [
             state.loc,
             state.status,
             state.steps,
@@ -528,82 +639,132 @@ class ObservationEncoder:
             state.immobile,
             state.must_leave,
             state.entry_ready,
-        )
+        ]
         seen = self._lists
-        arr = self._arr
-        changed = False
-        for i, lst in enumerate(lists):
-            if seen[i] != lst:
-                arr[i] = lst
-                seen[i] = list(lst)
-                changed = True
+        rows = 0  # bit i: list i changed
+        if lists != seen:  # one comparison in C for the usual case, nothing changed
+            arr = self._arr.copy()  # not in place: the last _Shared keeps views of the old buffer
+            for i, lst in enumerate(lists):
+                if seen[i] != lst:
+                    arr[i] = lst
+                    seen[i] = list(lst)
+                    rows |= 1 << i
+            self._arr = arr
         stacks = state.stacks
-        if stacks != self._stacks:
-            self._stacks = {h: list(st) for h, st in stacks.items()}
-            changed = True
-        if changed or self._shared is None:
-            self._shared = self._derive_shared()
+        stacks_changed = stacks != self._stacks
+        if stacks_changed:
+            self._stacks = dict(zip(stacks, map(list, stacks.values()), strict=True))
+        if rows or stacks_changed or self._shared is None:
+            self._shared = self._derive_shared(rows, stacks_changed)
         return self._shared
 
-    def _derive_shared(self) -> _Shared:
+    def _derive_shared(self, rows: int = _ROWS_ALL, stacks_changed: bool = True) -> _Shared:
+        """The shared data of ``self._arr`` and ``self._stacks``, of which ``rows`` (bits of the lists, as
+        in ``_sync``) and the stacks (``stacks_changed``) changed since the last derive.
+
+        Most decisions move or mark a unit and leave status, steps and entry_ready alone: then what
+        depends only on those is taken over from the last _Shared (whose arrays are never written once
+        published; ``dyn`` and ``w`` are copied before a partial update).
+        """
+        prev = self._shared
         sh = _Shared()
         self._version += 1
         sh.version = self._version
-        arr = self._arr
+        arr = self._arr  # never written in place (see _sync): the arrays below may be views of it
         U = self.n_units
-        loc = arr[0].copy()
-        status = arr[1].copy()
-        steps = arr[2]
-        flags = arr[3:8].astype(bool)
-        on = status == ON_MAP
-        full = steps >= self.max_steps
-        reduced = on & ~full
-        cf = np.where(full, self.cf_full, self.cf_reduced)
-        cf[~on & (status != RESERVE)] = 0
-        sh.loc, sh.status, sh.flags, sh.on, sh.reduced, sh.cf = loc, status, flags, on, reduced, cf
-        sh.cells = _FLAT_S[loc]
-        # stacks (rule 3.6, R3): hex, top unit (the last placed), size, German?
-        stacks = self._stacks
-        n = len(stacks)
-        vals = list(stacks.values())
-        hexes = np.fromiter(stacks.keys(), dtype=np.int64, count=n)
-        tops = np.fromiter((st[-1] for st in vals), dtype=np.int64, count=n)
-        sizes = np.fromiter((len(st) for st in vals), dtype=np.int64, count=n)
-        is_top = np.zeros(U, dtype=bool)
-        if n:
+        sh.arr = arr
+        sh.loc = loc = arr[0]
+        sh.status = status = arr[1]
+        if prev is None or rows & _ROWS_STATUS:
+            rows, stacks_changed = _ROWS_ALL, True  # everything depends on the status (on the map?)
+            on = status == ON_MAP
+            in_reserve = status == RESERVE
+            alive = on | in_reserve
+            full = arr[2] >= self.max_steps
+            reduced = on > full  # on and not at full strength
+            cf = np.where(full, self.cf_full, self.cf_reduced)
+            cf *= alive  # dead and evacuated units: 0
+            sh.on, sh.cf = on, cf
+            # unit-table columns [cf .. immobile] with full information (unit-major, as in the table);
+            # zero off the map except cf, so a view only zeroes the rows of the units it cannot see
+            dyn = np.empty((U, _N_FULL), dtype=np.float32)
+            dyn[:, 0] = cf * (1.0 / MAX_CF)
+            dyn[:, 1] = reduced
+            # plane values per unit (see _W_CF): own planes and enemy tops
+            w = self.w_template.copy()
+            w[:, _W_CF] = cf
+            w[:, _W_REDUCED] = reduced
+            sh.status_onehot = self.status_eye[status]
+            # supply groups with a unit on the map, per viewer (see _supplied)
+            sh.present = (
+                (bool((on & self.french).any()), False),
+                (bool((on & self._german_east).any()), bool((on & self._german_west).any())),
+            )
+            # rule 4.1, R21: the game ends when no Anglo-French ground unit is on the map or in reserve
+            sh.french_left = int(np.count_nonzero(alive & self.french))
+            sh.in_reserve_ready = ready = (arr[8] != 0) & in_reserve
+            # globals: unit counts by (category, status): French, German main, 18, 4, K
+            inv = self.category_inv
+            sc = (np.bincount(self.category4 + status, minlength=20).reshape(5, 4) * inv[:, None]).tolist()
+            waiting = (np.bincount(self.wait_category[ready], minlength=5) * inv).tolist()
+            ug = [*sc[0][1:4], *sc[1][1:3]]
+            for c in (2, 3, 4):
+                row = sc[c]
+                ug += [row[ON_MAP], row[RESERVE], row[DEAD], waiting[c]]
+            sh.unit_globals = ug
+        else:
+            on = sh.on = prev.on
+            sh.cf = prev.cf
+            sh.status_onehot = prev.status_onehot
+            sh.present = prev.present
+            sh.french_left = prev.french_left
+            sh.in_reserve_ready = prev.in_reserve_ready
+            sh.unit_globals = prev.unit_globals
+            dyn = prev.dyn.copy()
+            w = prev.w
+        if rows & _ROW_LOC:
+            sh.cells = _FLAT_S[loc]
+            sh.hex_on = hex_on = np.where(on, loc, hg.N_HEX)  # the hex of a unit on the map, else N_HEX
+            dyn[:, 2:4] = _XY_S[hex_on]
+        else:
+            assert prev is not None  # (no previous derive: every row counts as changed)
+            sh.cells, sh.hex_on = prev.cells, prev.hex_on
+        if stacks_changed:
+            # stacks (rule 3.6, R3): hex, top unit (the last placed), size, German?
+            stacks = self._stacks
+            assert stacks is not None  # set by _sync
+            n = len(stacks)
+            vals = list(stacks.values())
+            hexes = np.fromiter(stacks, dtype=np.int64, count=n)
+            tops = np.array(list(map(_LAST, vals)), dtype=np.int64)
+            is_top = np.zeros(U, dtype=bool)
             is_top[tops] = True
-        sh.hexes, sh.tops, sh.is_top = hexes, tops, is_top
-        sh.stack_german = self.german[tops] if n else np.zeros(0, dtype=bool)
-        # unit-table columns [cf .. immobile] with full information; a view masks the hidden units
-        dyn = np.zeros((_N_FULL, U), dtype=np.float32)
-        dyn[0] = cf * (1.0 / MAX_CF)
-        dyn[1] = reduced
-        hx_loc = np.where(on, loc, 0)
-        dyn[2] = np.where(on, _X_NORM[hx_loc], 0)
-        dyn[3] = np.where(on, _Y_NORM[hx_loc], 0)
-        dyn[4] = on & is_top
-        size_at = np.zeros(hg.N_HEX + 1, dtype=np.int64)
-        if n:
-            size_at[hexes] = sizes
-            dyn[5] = np.where(on, np.minimum(size_at[loc], 8), 0) * 0.125
-        sh.size_at = size_at
-        # rule 4.1, R21: the game ends when no Anglo-French ground unit is on the map or in reserve
-        sh.french_left = int(np.count_nonzero(~self.german & (on | (status == RESERVE))))
-        dyn[6:10] = flags[0:4] & on
+            sh.hexes, sh.tops, sh.is_top = hexes, tops, is_top
+            sh.stack_german = self.german[tops]
+            sh.hideable = on > is_top  # on the map under another unit: hidden from the enemy unless revealed
+            size_at = np.zeros(hg.N_HEX + 1, dtype=np.int64)
+            size_at[hexes] = list(map(len, vals))
+            sh.size_at = size_at
+            dyn[:, 4] = on & is_top
+        else:
+            assert prev is not None
+            sh.hexes, sh.tops, sh.is_top = prev.hexes, prev.tops, prev.is_top
+            sh.stack_german, sh.hideable, sh.size_at = prev.stack_german, prev.hideable, prev.size_at
+        if stacks_changed or rows & _ROW_LOC:
+            dyn[:, 5] = np.minimum(sh.size_at[sh.hex_on], 8) * 0.125  # size_at[N_HEX] is 0
+        if rows & _ROWS_FLAGS:
+            flags = arr[3:8] != 0  # moved, attacked, no_attack, immobile, must_leave
+            dyn[:, 6:10] = (flags[0:4] & on).T
+            sh.must_leave_on = flags[4] & on
+            if prev is not None and w is prev.w:
+                w = w.copy()
+            w[:, _W_MOVED : _W_MOVED + 4] = flags[0:4].T
+            w[:, _W_MUST_LEAVE] = flags[4]
+        else:
+            assert prev is not None
+            sh.must_leave_on = prev.must_leave_on
         sh.dyn = dyn
-        sh.in_reserve_ready = (arr[8] != 0) & (status == RESERVE)
-        # globals: unit counts by (category, status): French, German main, 18, 4, K
-        sc = (
-            np.bincount(self.category * 4 + status, minlength=20).reshape(5, 4) * self.category_inv[:, None]
-        ).tolist()
-        ready = self._lists[8]
-        st_list = self._lists[1]
-        ug = [*sc[0][1:4], *sc[1][1:3]]
-        for c, members in ((2, self.group_lists[0]), (3, self.group_lists[1]), (4, self.group_lists[2])):
-            waiting = sum(1 for u in members if ready[u] and st_list[u] == RESERVE)
-            row = sc[c]
-            ug += [row[ON_MAP], row[RESERVE], row[DEAD], float(waiting * self.category_inv[c])]
-        sh.unit_globals = ug
+        sh.w = w
         return sh
 
     def _view(self, state: State, sh: _Shared, viewer: int, omniscient: bool) -> _View:
@@ -611,16 +772,19 @@ class ObservationEncoder:
         key = (viewer, omniscient)
         view = self._views.get(key)
         if view is None:
-            view = self._views[key] = _View(self)
+            view = self._views[key] = _View(self, viewer)
         rev = state.revealed[viewer]
         eg = state.ever_german
+        limit = self.stack_limits[state.phase in (Phase.SETUP_FRENCH, Phase.SETUP_GERMAN)]  # rule 6.3, R8
         if (
             view.version != sh.version
+            or view.limit != limit
             or (not omniscient and rev != view.rev)
             or (viewer == 0 and eg != view.eg)
         ):
-            self._fill_view(state, sh, view, viewer, omniscient)
+            self._fill_view(state, sh, view, viewer, omniscient, limit)
             view.version = sh.version
+            view.limit = limit
             view.rev = set(rev)
             view.eg = bytes(eg)
         # public hex planes (rule 3.7, 7.8, 10.1, R23 and the markers)
@@ -631,51 +795,54 @@ class ObservationEncoder:
             bytes(state.control),
             bytes(eg),
             tuple(refugees.items()),
-            tuple(done) if done else (),
+            done,
             int(cells[state.scare_unit]) if state.scare_unit >= 0 else -1,
             int(cells[state.replacement_unit]) if state.replacement_unit >= 0 else -1,
         )
-        if pkey != view.pkey:
+        old = view.pkey
+        if pkey != old:
+            # only the parts that changed (control often changes alone); cells off the map stay 0
             view.pkey = pkey
+            if old is None:
+                old = (None,) * len(pkey)
             planes = view.planes
-            planes[_P_PUBLIC0:_P_PUBLIC1] = 0
-            planes[_P_GERMAN_CONTROL, FLAT] = np.frombuffer(pkey[0], dtype=np.uint8)
-            planes[_P_EVER_GERMAN, FLAT] = np.frombuffer(pkey[1], dtype=np.uint8)
-            if refugees:
-                rh = np.fromiter(refugees.keys(), dtype=np.int64, count=len(refugees))
-                rf = np.fromiter(refugees.values(), dtype=bool, count=len(refugees))
-                planes[_P_REFUGEE, FLAT[rh]] = 1
-                planes[_P_REFUGEE_FLIPPED, FLAT[rh]] = rf
-            if done:
-                planes[_P_ATTACKED_HEX, FLAT[np.asarray(done, dtype=np.int64)]] = 1
-            if pkey[4] >= 0:
-                planes[_P_SCARE_HEX, pkey[4]] = 1
-            if pkey[5] >= 0:
-                planes[_P_REPLACEMENT_HEX, pkey[5]] = 1
-        limit = self.stack_limits[state.phase in (Phase.SETUP_FRENCH, Phase.SETUP_GERMAN)]  # rule 6.3, R8
-        dkey = (sh.version, pkey[0], limit)
-        if dkey != view.dkey:
-            view.dkey = dkey
-            self._fill_stacking(sh, view, viewer, pkey[0], limit)
+            if pkey[0] != old[0]:
+                control = np.frombuffer(pkey[0], dtype=np.uint8)
+                planes[_P_GERMAN_CONTROL, FLAT] = control
+                # the French share of the cities (rule 4.3)
+                french = np.count_nonzero(control[self.city_hexes] == 0)
+                view.french_cities = int(french) / max(1, len(self.city_hexes))
+            if pkey[1] != old[1]:
+                planes[_P_EVER_GERMAN, FLAT] = np.frombuffer(pkey[1], dtype=np.uint8)
+            if pkey[2] != old[2]:
+                planes[_P_REFUGEE : _P_REFUGEE_FLIPPED + 1] = 0
+                if refugees:
+                    rh = np.fromiter(refugees.keys(), dtype=np.int64, count=len(refugees))
+                    rf = np.fromiter(refugees.values(), dtype=bool, count=len(refugees))
+                    planes[_P_REFUGEE, FLAT[rh]] = 1
+                    planes[_P_REFUGEE_FLIPPED, FLAT[rh]] = rf
+            if pkey[3] != old[3]:
+                planes[_P_ATTACKED_HEX] = 0
+                if done:
+                    planes[_P_ATTACKED_HEX, FLAT[np.asarray(done, dtype=np.int64)]] = 1
+            if pkey[4] != old[4]:
+                planes[_P_SCARE_HEX] = 0
+                if pkey[4] >= 0:
+                    planes[_P_SCARE_HEX, pkey[4]] = 1
+            if pkey[5] != old[5]:
+                planes[_P_REPLACEMENT_HEX] = 0
+                if pkey[5] >= 0:
+                    planes[_P_REPLACEMENT_HEX, pkey[5]] = 1
         return view
 
-    def _fill_stacking(self, sh: _Shared, view: _View, viewer: int, control: bytes, limit: int) -> None:
-        """The own stacking planes (rule 6.3, 6.5, R8, R9) and the French share of the cities."""
-        planes = view.planes
-        counted = np.bincount(
-            sh.cells[np.flatnonzero(self._own[viewer] & sh.on & self.counted)], minlength=N_CELLS + 1
-        )
-        planes[_P_STACK_FULL] = counted >= limit
-        planes[_P_OVERSTACKED] = counted > limit
-        view.counted = counted
-        view.limit = limit
-        cities = self.city_hexes[np.frombuffer(control, dtype=np.uint8)[self.city_hexes] == 0]
-        view.french_cities = len(cities) / max(1, len(self.city_hexes))
-
-    def _fill_view(self, state: State, sh: _Shared, view: _View, viewer: int, omniscient: bool) -> None:
-        """Own and enemy planes and the unit table of one view (fog of war, rule 3.6, R3)."""
-        loc, on, cf, reduced, flags, cells = sh.loc, sh.on, sh.cf, sh.reduced, sh.flags, sh.cells
+    def _fill_view(
+        self, state: State, sh: _Shared, view: _View, viewer: int, omniscient: bool, limit: int
+    ) -> None:
+        """Own and enemy planes, the own stacking planes (rule 6.3, 6.5, R8, R9) and the unit table of
+        one view (fog of war, rule 3.6, R3)."""
+        loc, on, cf, cells = sh.loc, sh.on, sh.cf, sh.cells
         own = self._own[viewer]
+        enemy = self._own[1 - viewer]
         rev_hex = np.zeros(hg.N_HEX + 1, dtype=bool)
         if omniscient:
             rev_hex[:-1] = True
@@ -684,56 +851,66 @@ class ObservationEncoder:
             if rev:
                 rev_hex[np.fromiter(rev, dtype=np.int64, count=len(rev))] = True
         rev_unit = rev_hex[loc]
-        visible = own | ~on | sh.is_top | rev_unit
+        visible = rev_unit >= (sh.hideable & enemy)  # own, off the map, on top or revealed
         own_on = own & on
-        supplied = self._supplied(state, viewer, loc, own_on)
+        supplied = self._supplied(state, viewer, loc, own_on, sh.present[viewer])
         planes = view.planes
-        nb = N_CELLS + 1
-        # ---- own units: one bincount for the count, class and flag planes
-        oi = np.flatnonzero(own_on)
-        oc = cells[oi]
-        planes[_P_UNITS0:_P_UNITS1] = 0
-        planes[_P_OWN_CF] = np.bincount(oc, weights=cf[oi], minlength=nb)
-        # rows: count, 6 classes, reduced, moved, attacked, no_attack, immobile, supplied, must_leave
-        member = np.zeros((oi.size, _N_OWN_ROWS), dtype=bool)
-        member[:, 0] = True
-        member[np.arange(oi.size), 1 + self.cls[oi]] = True
-        member[:, 7] = reduced[oi]
-        member[:, 8:12] = flags[0:4, oi].T
-        member[:, 12] = supplied[oi]
-        member[:, 13] = flags[4, oi]
-        ridx = (_OWN_POS[None, :] * nb + oc[:, None])[member]
-        planes[_OWN_ROWS] = np.bincount(ridx, minlength=_N_OWN_ROWS * nb).reshape(_N_OWN_ROWS, nb)
-        # ---- enemy stacks (rule 3.6, R3)
-        ei = np.flatnonzero(~own & on)
-        planes[_P_ENEMY_COUNT] = np.bincount(cells[ei], minlength=nb)
-        if len(sh.tops):
-            esel = sh.stack_german if viewer == 0 else ~sh.stack_german
-            et = sh.tops[esel]
-            ehx = sh.hexes[esel]
-            eh = FLAT[ehx]
-            planes[_P_ENEMY_TOP_CLASS + self.cls[et], eh] = 1
-            planes[_P_ENEMY_TOP_CF, eh] = cf[et]
-            planes[_P_ENEMY_TOP_REDUCED, eh] = reduced[et]
-            planes[_P_ENEMY_TOP_MOVED, eh] = flags[0, et]
-            planes[_P_ENEMY_TOP_ATTACKED, eh] = flags[1, et]
-            planes[_P_ENEMY_REVEALED, eh[rev_hex[ehx]]] = 1
-            ri = ei[rev_unit[ei]]
-            if ri.size:
-                planes[_P_ENEMY_REVEALED_CF] = np.bincount(cells[ri], weights=cf[ri], minlength=nb)
-        # ---- unit table without the per-decision columns
+        planes[_P_OWN0 : _P_OWN0 + _N_W_OWN] = 0
+        planes[_P_STACK_FULL : _P_OVERSTACKED + 1] = 0
+        # ---- own units: the sums of their plane values per cell, over compact slots (a bincount over
+        # every cell would allocate and convert sixteen full rows)
+        oi = own_on.nonzero()[0]
+        if oi.size:
+            oc = cells[oi]
+            slot = self._slot
+            slot[oc] = _ARANGE[: oi.size]  # units sharing a cell share one slot (whichever was written)
+            sid = slot[oc]
+            wv = sh.w[oi]
+            wv[:, _W_SUPPLIED] = supplied[oi]
+            if (sid == _ARANGE[: oi.size]).all():
+                per_unit = wv  # one unit per cell (the usual stacking limit is 1): nothing to sum
+            else:
+                sums = np.bincount((sid[:, None] * _N_W + _W_COL).ravel(), weights=wv.ravel())
+                per_unit = sums.reshape(-1, _N_W)[sid]  # the sums of each unit's cell
+            planes[_P_OWN0 : _P_OWN0 + _N_W_OWN, oc] = per_unit[:, :_N_W_OWN].T
+            counted = per_unit[:, _W_STACKING]
+            planes[_P_STACK_FULL, oc] = counted >= limit
+            planes[_P_OVERSTACKED, oc] = counted > limit
+        if limit <= 0:  # every cell, empty ones too, is at the limit (no scenario has such a limit)
+            counted_all = np.bincount(cells[oi[self.counted[oi]]], minlength=N_CELLS + 1)
+            planes[_P_STACK_FULL] = counted_all >= limit
+            planes[_P_OVERSTACKED] = counted_all > limit
+        # ---- enemy stacks (rule 3.6, R3). Unchanged in most refills (the viewer moved its own units), so
+        # kept unless what they are made of changed: the enemy units' loc, status, steps, moved and
+        # attacked, the enemy stacks' hexes and tops, the revealed hexes
+        esel = sh.stack_german if viewer == 0 else ~sh.stack_german
+        et = sh.tops[esel]
+        ehx = sh.hexes[esel]
+        ekey = (sh.arr[:_N_ENEMY_ROWS, self._side_units[1 - viewer]].tobytes(), et.tobytes(), ehx.tobytes())
+        if ekey != view.enemy_key or not (omniscient or state.revealed[viewer] == view.rev):
+            view.enemy_key = ekey
+            planes[_P_ENEMY_COUNT:_P_UNITS1] = 0
+            ei = (enemy & on).nonzero()[0]
+            ec = cells[ei]
+            planes[_P_ENEMY_COUNT] = np.bincount(ec, minlength=N_CELLS + 1)
+            if len(sh.tops):
+                eh = FLAT[ehx]
+                planes[_P_ENEMY_TOP0 : _P_ENEMY_TOP0 + _N_ENEMY_TOP, eh] = sh.w[et][:, _W_ENEMY_TOP].T
+                planes[_P_ENEMY_REVEALED, eh[rev_hex[ehx]]] = 1
+                rsel = rev_unit[ei]
+                if rsel.any():
+                    ri = ei[rsel]
+                    planes[_P_ENEMY_REVEALED_CF] = np.bincount(
+                        ec[rsel], weights=cf[ri], minlength=N_CELLS + 1
+                    )
+        # ---- unit table without the per-decision columns (own and the static ones: see _View)
         T = view.units
-        T[:, _F_OWN] = own
         T[:, _F_VISIBLE] = visible
-        T[:, _F_STATUS : _F_STATUS + 4] = self.status_eye[sh.status]
-        T[:, _DYN0 : _DYN0 + _N_FULL] = sh.dyn.T
-        T[~visible, _DYN0] = 0
-        T[~(visible & on), _DYN0 + 1 : _DYN0 + _N_FULL] = 0
+        T[:, _F_STATUS : _F_STATUS + 4] = sh.status_onehot
+        T[:, _DYN0 : _DYN0 + _N_FULL] = np.where(visible[:, None], sh.dyn, 0)
         T[:, _F_SUPPLIED] = supplied
-        T[:, _F_MUST_LEAVE] = flags[4] & own_on
-        T[:, _F_SCARE : _F_SCARE + 4] = 0
+        T[:, _F_MUST_LEAVE] = sh.must_leave_on & own
         T[:, _F_IN_RESERVE_READY] = sh.in_reserve_ready
-        T[:, _F_CTX_UNIT : _F_LEGAL + 1] = 0
         view.visible = visible
 
     def _unit_arrays(self, state: State) -> np.ndarray:
@@ -742,31 +919,51 @@ class ObservationEncoder:
         self._sync(state)
         return self._arr
 
-    def _supplied(self, state: State, viewer: int, loc: np.ndarray, own_on: np.ndarray) -> np.ndarray:
+    def _supplied(
+        self,
+        state: State,
+        viewer: int,
+        loc: np.ndarray,
+        own_on: np.ndarray,
+        present: tuple[bool, bool] | None = None,
+    ) -> np.ndarray:
         """Supply (rules 7.1-7.8, R10) of the viewer's units on the map, as judged by the core now.
 
         Fast path: one supply mask per (side, west group) from the core's cache instead of
         one ``is_supplied`` call per unit; ``tests/test_encoding.py`` checks both agree.
+        ``present``: whether ``own_on`` has a unit of each supply group (French: all, -; German:
+        east, west), when the caller knows (it changes with the status only).
         """
-        out = np.zeros(self.n_units, dtype=bool)
-        if not own_on.any():
-            return out
+        if present is None:
+            if viewer == 0:
+                present = (bool(own_on.any()), False)
+            else:
+                present = (bool((own_on & self._east).any()), bool((own_on & self.west).any()))
+        if not (present[0] or present[1]):
+            return np.zeros(self.n_units, dtype=bool)
         supply_mask = getattr(state, "_supply_mask", None)
         if supply_mask is None:  # pragma: no cover - core without the cached mask
+            out = np.zeros(self.n_units, dtype=bool)
             for u in np.flatnonzero(own_on).tolist():
                 out[u] = state.is_supplied(u)
             return out
+        m = self._mbuf  # the masks plus a 0 for loc == -1
         if viewer == 0:
-            m = np.zeros(hg.N_HEX + 1, dtype=bool)
-            m[: hg.N_HEX] = np.frombuffer(supply_mask(0, False), dtype=np.uint8)
-            m[: hg.N_HEX] |= self.city[: hg.N_HEX] & (np.frombuffer(state.ever_german, dtype=np.uint8) == 0)
-            return m[loc] & own_on
-        for west in (False, True):
-            sel = own_on & (self.west == west)
-            if sel.any():
-                m = np.append(np.frombuffer(supply_mask(1, west), dtype=np.uint8).astype(bool), False)
-                out |= m[loc] & sel
-        return out
+            eg = state.ever_german
+            if eg != self._eg_seen:
+                # rule 7.8: a French unit in a city never German is supplied (city > ever_german: city, not ever)
+                self._eg_seen = bytes(eg)
+                self._city_supplied = self.city_u8 > np.frombuffer(self._eg_seen, dtype=np.uint8)
+            traced = np.frombuffer(supply_mask(0, False), dtype=np.uint8)
+            np.bitwise_or(traced, self._city_supplied, out=m[0, : hg.N_HEX])
+            return (m[0][loc] != 0) & own_on
+        # the German east and west groups trace to different edges (rule 7.7, 9.5): row 0 east, 1 west; a
+        # mask is asked for only if a unit of the group is on the map (a stale row is never read)
+        if present[0]:
+            m[0, : hg.N_HEX] = np.frombuffer(supply_mask(1, False), dtype=np.uint8)
+        if present[1]:
+            m[1, : hg.N_HEX] = np.frombuffer(supply_mask(1, True), dtype=np.uint8)
+        return (m[self._west_row, loc] != 0) & own_on
 
     def mask(self, state: State, legal: list[int] | None = None) -> np.ndarray:
         """int8 action mask of the current decision (all zeros at the end of the game)."""
