@@ -15,7 +15,7 @@ from benchmarks.env_memory import env_churn_rss_mib
 from benchmarks.env_speed import PEERS, _ffo_env, _ffo_raw_env, aec_random, core_random, single_agent_random
 from benchmarks.timing import _interleaved, _pin_one_core, _repeat, _stats, _unpin
 from benchmarks.traced_memory import memory
-from benchmarks.training_speed import imitation_samples, train_samples
+from benchmarks.training_speed import imitation_samples, train_samples, train_samples_all_cores
 
 FORMAT, VERSION = "ffo-bench", 3
 
@@ -140,6 +140,14 @@ def run_bench(
             results["imitation_fit"] = imitation_samples(max(10.0, seconds * repeats), train_config)
     finally:
         _unpin(previous)
+    if not skip_train and len(os.sched_getaffinity(0)) > 1:
+        say("MaskablePPO training samples/s, updates on every core ...")
+        results["train_all_cores"] = train_samples_all_cores(max(10.0, seconds * repeats), train_config)
+        r_single = results["single_agent_steps_per_s"]["median"]
+        if r_single > 0:
+            results["ratio_train_all_cores_to_single_agent"] = (
+                results["train_all_cores"]["samples_per_s"] / r_single
+            )
     return {
         "format": FORMAT,
         "version": VERSION,
@@ -198,6 +206,13 @@ def format_table(report: dict[str, Any]) -> str:
             lines.append(
                 f"MaskablePPO samples/s / single-agent wrapper steps/s = {r['ratio_train_to_single_agent']:.2f}"
             )
+    if "train_all_cores" in r:
+        t = r["train_all_cores"]
+        lines.append(
+            f"MaskablePPO, updates on {t['learner_threads']} cores: {t['samples_per_s']:,.0f} samples/s "
+            f"({t['timesteps']} samples in {t['seconds']:.1f} s); / single-agent wrapper steps/s = "
+            f"{r.get('ratio_train_all_cores_to_single_agent', 0.0):.2f}"
+        )
     if "imitation_fit" in r:
         t = r["imitation_fit"]
         lines.append(

@@ -11,7 +11,7 @@ def train_samples(seconds_budget: float, config: str | None) -> dict[str, Any]:
     import torch
 
     torch.set_num_threads(1)
-    return measure_training_speed(config=config, seconds=seconds_budget)
+    return measure_training_speed(config=config, seconds=seconds_budget, learner_threads=1)
 
 
 def imitation_samples(seconds_budget: float, config: str | None) -> dict[str, Any]:
@@ -25,31 +25,49 @@ def imitation_samples(seconds_budget: float, config: str | None) -> dict[str, An
     return measure_imitation_speed(config=config, seconds=seconds_budget)
 
 
-def measure_training_speed(config: str | None = None, seconds: float = 20.0) -> dict[str, Any]:
+def train_samples_all_cores(seconds_budget: float, config: str | None) -> dict[str, Any]:
+    """MaskablePPO samples/s with the gradient steps on every core the process may use (the rollout keeps
+    ``torch_threads``): what ``ffo train`` does with ``learner_threads: 0`` on an otherwise idle machine.
+    Call it unpinned."""
+    import os
+
+    return measure_training_speed(
+        config=config, seconds=seconds_budget, learner_threads=len(os.sched_getaffinity(0))
+    )
+
+
+def measure_training_speed(
+    config: str | None = None, seconds: float = 20.0, learner_threads: int | None = None
+) -> dict[str, Any]:
     """MaskablePPO samples/s with a config (default: the quick one) as users train with it: its n_envs,
     vec env, n_steps, batch size and epochs; only the opponents are replaced by ``random`` (the opponent's
     moves are the env's cost, not training's). Whole rollout + update cycles after one warm-up cycle;
     process CPU seconds are reported beside wall seconds (on a shared machine the wall figure also holds
-    other jobs' time)."""
+    other jobs' time). ``learner_threads`` (default: the config's) are torch's threads in the updates, as
+    ``ffo train`` sets them."""
     import tempfile
     import time
     from pathlib import Path
 
+    from training.config import learner_threads as learner_threads_of
     from training.config import load_config
     from training.model import build_model, build_vec_env
-    from training.train import DEFAULT_CONFIG
+    from training.train import DEFAULT_CONFIG, threads_callback
 
     cfg = load_config(config or DEFAULT_CONFIG)
     cfg.opponents = {"random": 1.0}
+    if learner_threads is not None:
+        cfg.learner_threads = learner_threads
+    threads = threads_callback(cfg)
     per_rollout = cfg.ppo.n_steps * cfg.n_envs
     with tempfile.TemporaryDirectory() as tmp:
         env = build_vec_env(cfg, "french", [])
         model = build_model(cfg, env, Path(tmp) / "tb", cfg.seed)
-        model.learn(total_timesteps=per_rollout)  # warm-up: one rollout + one update
+        model.learn(total_timesteps=per_rollout, callback=threads)  # warm-up: one rollout + one update
         t0, c0 = time.perf_counter(), time.process_time()
         n0 = model.num_timesteps
         while time.perf_counter() - t0 < seconds:
-            model.learn(total_timesteps=per_rollout, reset_num_timesteps=False)
+            model.learn(total_timesteps=per_rollout, reset_num_timesteps=False, callback=threads)
         dt, cpu = time.perf_counter() - t0, time.process_time() - c0
         n = model.num_timesteps - n0
         env.close()
@@ -64,5 +82,7 @@ def measure_training_speed(config: str | None = None, seconds: float = 20.0) -> 
         "n_steps": cfg.ppo.n_steps,
         "batch_size": cfg.ppo.batch_size,
         "n_epochs": cfg.ppo.n_epochs,
+        "torch_threads": cfg.torch_threads,
+        "learner_threads": learner_threads_of(cfg),
         "config": str(config or DEFAULT_CONFIG.relative_to(DEFAULT_CONFIG.parent.parent)),
     }

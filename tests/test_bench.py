@@ -134,6 +134,13 @@ def test_table_shows_the_training_figures_and_the_ratio_to_the_wrapper():
                 "config": "q.yaml",
             },
             "ratio_train_to_single_agent": 0.25,
+            "train_all_cores": {
+                "samples_per_s": 700.0,
+                "timesteps": 7000,
+                "seconds": 10.0,
+                "learner_threads": 2,
+            },
+            "ratio_train_all_cores_to_single_agent": 0.35,
             "imitation_fit": {
                 "samples_per_s": 900.0,
                 "samples": 9000,
@@ -146,4 +153,21 @@ def test_table_shows_the_training_figures_and_the_ratio_to_the_wrapper():
     table = bench.format_table(report)
     assert "MaskablePPO: 500 samples/s, 600 per CPU second" in table and "= 0.25" in table
     assert "16 dummy envs" in table
+    assert "updates on 2 cores: 700 samples/s" in table and "= 0.35" in table
     assert "imitation fit: 900 samples/s" in table and "batch 64" in table
+
+
+def test_training_figures_measure_a_tiny_config(tmp_path):
+    """The MaskablePPO figure runs whole rollout + update cycles of the config it is given, with the learner
+    threads it is asked for (the every-core figure sets them as ``ffo train`` does)."""
+    pytest.importorskip("sb3_contrib")
+    from benchmarks.training_speed import measure_training_speed
+
+    cfg = tmp_path / "tiny.yaml"
+    cfg.write_text(
+        "n_envs: 2\nvec_env: dummy\nppo: {n_steps: 16, batch_size: 32, n_epochs: 1}\n"
+        "policy: {cnn_dim: 16, channels: 4, spatial: 2, net_arch: [8]}\n"
+    )
+    r = measure_training_speed(config=str(cfg), seconds=0.1, learner_threads=2)
+    assert r["timesteps"] >= 32 and r["timesteps"] % 32 == 0 and r["samples_per_s"] > 0
+    assert (r["n_envs"], r["n_steps"], r["learner_threads"]) == (2, 16, 2)

@@ -290,3 +290,74 @@ def test_a_map_that_is_not_the_games_is_refused_with_a_clear_error(model: object
     obs["planes"][0, PLANE_INDEX["city"], 10, 10] ^= 1
     with pytest.raises(ValueError, match="map planes .* differ from this game's map"):
         model.policy.features_extractor(obs)  # type: ignore[attr-defined]
+
+
+def test_plane_entries_give_the_features_of_the_planes(model: object) -> None:
+    """A batch that carries its planes' entries (found once per rollout) in place of the planes gets the same
+    features, bit for bit."""
+    from agents.policy_net import PLANE_ENTRIES
+
+    fe = model.policy.features_extractor  # type: ignore[attr-defined]
+    obs = _obs_batch(model, 3)
+    sparse = {k: v for k, v in obs.items() if k != "planes"}
+    sparse[PLANE_ENTRIES] = fe.sparse_planes(obs["planes"])
+    with th.no_grad():
+        assert th.equal(fe(sparse), fe(obs))
+
+
+def test_ppo_minibatches_carry_the_plane_entries_of_their_own_samples(tmp_path: Path) -> None:
+    """The rollout buffer finds the entries of every stored sample once; a minibatch (any subset, any order)
+    gets exactly the features that its dense planes give."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from agents.policy_net import PLANE_ENTRIES
+    from training.model import build_model, make_env_fn
+    from training.opponents import OpponentPool
+
+    cfg = TrainConfig(n_envs=2, vec_env="dummy")
+    cfg.ppo.n_steps, cfg.ppo.batch_size, cfg.ppo.n_epochs = 48, 32, 1
+    cfg.policy.cnn_dim, cfg.policy.channels, cfg.policy.spatial, cfg.policy.net_arch = 32, 8, 4, [16]
+    pool = OpponentPool("french", {"random": 1.0})
+    env = DummyVecEnv([make_env_fn(cfg, "german", pool, r) for r in range(2)])
+    ppo = build_model(cfg, env, tmp_path, 0)
+    ppo.learn(total_timesteps=96)
+    buf = ppo.rollout_buffer
+    assert buf.planes_reader is ppo.policy.features_extractor
+    batches = list(buf.get(32))
+    assert all(PLANE_ENTRIES in b.observations and "planes" not in b.observations for b in batches)
+    fe = ppo.policy.features_extractor
+    rng = np.random.default_rng(0)
+    for inds in (rng.permutation(96)[:40], np.arange(96), np.array([95, 0, 47, 48])):
+        sparse = buf._get_samples(inds)
+        entries, buf.plane_entries = buf.plane_entries, None
+        dense = buf._get_samples(inds)
+        buf.plane_entries = entries
+        assert "planes" in dense.observations
+        with th.no_grad():
+            assert th.equal(fe(sparse.observations), fe(dense.observations))
+
+
+def test_inverse_cdf_sampling_draws_each_action_with_its_probability() -> None:
+    """The rollout's sampler: frequencies match the masked probabilities (chi-square), a masked action is never
+    drawn, not even the last one or when only one action is legal."""
+    from agents.policy_net import InverseCdfCategorical
+
+    th.manual_seed(0)
+    logits = th.tensor([[0.0, 1.0, 2.0, 0.5, -1.0, 3.0], [0.0, 0.0, 0.0, 0.0, 0.0, 5.0]])
+    logits = logits.repeat_interleave(2000, dim=0)
+    masks = np.array([[1, 1, 0, 1, 1, 0], [0, 0, 0, 1, 0, 0]], dtype=bool).repeat(2000, axis=0)
+    dist = InverseCdfCategorical(6).proba_distribution(logits)
+    dist.apply_masking(masks)
+    counts = np.zeros((2, 6))
+    for _ in range(10):
+        a = dist.sample().numpy()
+        assert masks[np.arange(len(a)), a].all()
+        for row in range(2):
+            counts[row] += np.bincount(a[row * 2000 : (row + 1) * 2000], minlength=6)
+    assert counts[1, 3] == 20000
+    p = dist.distribution.probs[0].numpy()
+    expected = p * counts[0].sum()
+    legal = masks[0]
+    chi2 = float((((counts[0] - expected) ** 2)[legal] / expected[legal]).sum())
+    assert chi2 < 16.3  # chi-square, 3 degrees of freedom, p = 0.001
+    assert (counts[0][~legal] == 0).all()

@@ -105,6 +105,26 @@ def test_pretraining_leaves_its_report_and_a_snapshot(run_dir: Path) -> None:
     assert any((run_dir / "tb" / "pretrain_german").rglob("events.out.tfevents*"))
 
 
+def test_imitation_only_run_exports_the_imitation_policy(tmp_path: Path) -> None:
+    """``rounds: 0``: the run's policy of each side is its imitation snapshot (no PPO stage)."""
+    import torch
+
+    args = tiny_train_args({**TRAINING_SETTINGS, "sides": "[french]"}, without=("rounds",))
+    assert ffo(["train", "--config", str(QUICK), "--out", str(tmp_path), "--set", "rounds=0", *args]) == 0
+    (d,) = list(tmp_path.iterdir())
+    assert json.loads((d / "progress.json").read_text())["done"] == ["pretrain:french"]
+    final = torch.load(d / "policies" / "french.pt", weights_only=True)
+    snapshot = torch.load(d / "snapshots" / "french_pretrain.pt", weights_only=True)
+    assert final.keys() == snapshot.keys() and all(torch.equal(final[k], snapshot[k]) for k in final)
+
+
+def test_imitation_only_needs_a_teacher(tmp_path: Path) -> None:
+    p = tmp_path / "c.yaml"
+    p.write_text("rounds: 0\npretrain: {teacher: heuristic, sides: [french]}\n")
+    with pytest.raises(ConfigError, match="rounds: expected an integer >= 1 unless pretrain.teacher"):
+        load_config(p)  # the German side would be exported untrained
+
+
 def test_saved_policy_loads_and_plays_a_full_game(run_dir: Path) -> None:
     fr = f"policy:{run_dir / 'policies' / 'french.pt'}"
     assert ffo(["play", "--french", fr, "--german", "random", "--seed", "5"]) == 0

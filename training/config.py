@@ -91,7 +91,7 @@ class TrainConfig:
     run_name: str = "run"
     seed: int = 0
     sides: list[str] = field(default_factory=lambda: list(SIDES))  # which sides to train
-    rounds: int = 2  # self-play rounds; each trains every side for steps_per_round
+    rounds: int = 2  # self-play rounds; each trains every side for steps_per_round (0: imitation only)
     steps_per_round: int = 20_000
     side_scale: dict[str, float] = field(
         default_factory=lambda: {"french": 1.0, "german": 1.0}
@@ -173,8 +173,12 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
 
     if not cfg.sides or any(s not in SIDES for s in cfg.sides):
         raise bad("sides", "a non-empty list of 'french'/'german'", cfg.sides)
+    if cfg.rounds < 0:
+        raise bad("rounds", "an integer >= 0 (0: the imitation warm start only)", cfg.rounds)
+    if cfg.rounds == 0 and (not cfg.pretrain.teacher or set(cfg.sides) - set(cfg.pretrain.sides)):
+        # nothing would train the side: its exported policy would be the untrained network
+        raise bad("rounds", "an integer >= 1 unless pretrain.teacher trains every side in sides", cfg.rounds)
     for key in (
-        "rounds",
         "steps_per_round",
         "n_envs",
         "max_steps",

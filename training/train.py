@@ -52,6 +52,30 @@ from training.model import build_model, build_vec_env, make_env_fn, other_side
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "train_quick.yaml"
 
 
+def threads_callback(cfg: TrainConfig) -> Any:
+    """A callback that gives torch ``torch_threads`` while the rollout is collected and ``learner_threads`` for
+    the gradient steps (also used by ``ffo bench``'s training figure)."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from training.config import learner_threads
+
+    class Threads(BaseCallback):
+        def _on_rollout_start(self) -> None:
+            import torch
+
+            torch.set_num_threads(cfg.torch_threads)
+
+        def _on_rollout_end(self) -> None:
+            import torch
+
+            torch.set_num_threads(learner_threads(cfg))
+
+        def _on_step(self) -> bool:
+            return True
+
+    return Threads()
+
+
 def _callbacks(cfg: TrainConfig, side: str, run_dir: Path, total: int, progress: bool) -> Any:
     from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
@@ -123,25 +147,7 @@ def _callbacks(cfg: TrainConfig, side: str, run_dir: Path, total: int, progress:
             if self.bar is not None:
                 self.bar.close()
 
-    class Threads(BaseCallback):
-        """Torch gets ``torch_threads`` while the env workers collect, ``learner_threads`` for the gradient steps."""
-
-        def _on_rollout_start(self) -> None:
-            import torch
-
-            torch.set_num_threads(cfg.torch_threads)
-
-        def _on_rollout_end(self) -> None:
-            import torch
-
-            from training.config import learner_threads
-
-            torch.set_num_threads(learner_threads(cfg))
-
-        def _on_step(self) -> bool:
-            return True
-
-    return CallbackList([GameStats(), Checkpoint(), Progress(), Threads()])
+    return CallbackList([GameStats(), Checkpoint(), Progress(), threads_callback(cfg)])
 
 
 def _write_progress(run_dir: Path, progress: dict[str, Any]) -> None:
