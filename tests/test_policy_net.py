@@ -361,3 +361,21 @@ def test_inverse_cdf_sampling_draws_each_action_with_its_probability() -> None:
     chi2 = float((((counts[0] - expected) ** 2)[legal] / expected[legal]).sum())
     assert chi2 < 16.3  # chi-square, 3 degrees of freedom, p = 0.001
     assert (counts[0][~legal] == 0).all()
+
+
+def test_flat_heads_train_on_the_dense_planes(tmp_path: Path) -> None:
+    """``spatial: 0`` uses SB3's own policy, which preprocesses each observation key by the space: its
+    minibatches keep the planes (an entries key would not be in the space)."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from training.model import build_model, make_env_fn
+    from training.opponents import OpponentPool
+
+    cfg = TrainConfig(n_envs=1, vec_env="dummy")
+    cfg.ppo.n_steps, cfg.ppo.batch_size, cfg.ppo.n_epochs = 32, 16, 1
+    cfg.policy.cnn_dim, cfg.policy.channels, cfg.policy.spatial, cfg.policy.net_arch = 16, 4, 0, [8]
+    env = DummyVecEnv([make_env_fn(cfg, "french", OpponentPool("german", {"random": 1.0}), 0)])
+    ppo = build_model(cfg, env, tmp_path, 0)
+    ppo.learn(total_timesteps=64)
+    assert ppo.rollout_buffer.planes_reader is None
+    assert all("planes" in b.observations for b in ppo.rollout_buffer.get(16))

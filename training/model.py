@@ -201,12 +201,13 @@ def ppo_classes() -> tuple[type, type]:
 
     class FastMaskablePPO(MaskablePPO):
         def _setup_model(self) -> None:
-            from agents.policy_net import HexFeatures
+            from agents.policy_net import HexPolicy
 
             super()._setup_model()
-            fe = getattr(self.policy, "features_extractor", None)
-            if isinstance(self.rollout_buffer, FastDictRolloutBuffer) and isinstance(fe, HexFeatures):
-                self.rollout_buffer.planes_reader = fe
+            # only HexPolicy hands the observation to its extractor as it comes: SB3's other policies first
+            # preprocess every key by the observation space, which has no entries key
+            if isinstance(self.rollout_buffer, FastDictRolloutBuffer) and isinstance(self.policy, HexPolicy):
+                self.rollout_buffer.planes_reader = self.policy.features_extractor
 
         def collect_rollouts(self, *args: Any, **kwargs: Any) -> bool:
             with torch.inference_mode():
