@@ -418,8 +418,6 @@ class ObservationEncoder:
         per = np.bincount(self.category, minlength=5).astype(np.float64)
         self.category_inv = np.where(per > 0, 1.0 / np.maximum(per, 1), 0.0)
         self.west = np.array([u.west for u in units], dtype=bool)
-        self.group_lists = [idx.tolist() for idx in self.group_idx]
-        self.city = np.append(np.asarray(md.is_city, dtype=bool), False)
         self.city_hexes = np.flatnonzero(np.asarray(md.is_city, dtype=bool))
         self.counted = ~np.array(game.unit_free_stacking, dtype=bool)  # rule 6.3, R8
         tb = sc.tables
