@@ -81,6 +81,7 @@ def run_bench(
     pin_desc, previous = _pin_one_core() if pin else ("not pinned (pin=False)", None)
     results: dict[str, Any] = {}
     t_start = time.perf_counter()
+    train_budget = max(10.0, seconds * repeats)  # seconds of each training figure
 
     def say(msg: str) -> None:
         if progress:
@@ -132,22 +133,21 @@ def run_bench(
         results["env_churn_rss_mib"] = env_churn_rss_mib(1000)
         if not skip_train:
             say("MaskablePPO training samples/s ...")
-            results["train"] = train_samples(max(10.0, seconds * repeats), train_config)
-            r_single = results["single_agent_steps_per_s"]["median"]
-            if r_single > 0:
-                results["ratio_train_to_single_agent"] = results["train"]["samples_per_s"] / r_single
+            results["train"] = train_samples(train_budget, train_config)
             say("imitation (behaviour cloning) fit samples/s ...")
-            results["imitation_fit"] = imitation_samples(max(10.0, seconds * repeats), train_config)
+            results["imitation_fit"] = imitation_samples(train_budget, train_config)
     finally:
         _unpin(previous)
-    if not skip_train and len(os.sched_getaffinity(0)) > 1:
-        say("MaskablePPO training samples/s, updates on every core ...")
-        results["train_all_cores"] = train_samples_all_cores(max(10.0, seconds * repeats), train_config)
+    if not skip_train:
+        from training.config import usable_cores
+
+        if usable_cores() > 1:
+            say("MaskablePPO training samples/s, updates on every core ...")
+            results["train_all_cores"] = train_samples_all_cores(train_budget, train_config)
         r_single = results["single_agent_steps_per_s"]["median"]
-        if r_single > 0:
-            results["ratio_train_all_cores_to_single_agent"] = (
-                results["train_all_cores"]["samples_per_s"] / r_single
-            )
+        for key in ("train", "train_all_cores"):
+            if key in results and r_single > 0:
+                results[f"ratio_{key}_to_single_agent"] = results[key]["samples_per_s"] / r_single
     return {
         "format": FORMAT,
         "version": VERSION,

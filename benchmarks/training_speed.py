@@ -29,11 +29,7 @@ def train_samples_all_cores(seconds_budget: float, config: str | None) -> dict[s
     """MaskablePPO samples/s with the gradient steps on every core the process may use (the rollout keeps
     ``torch_threads``): what ``ffo train`` does with ``learner_threads: 0`` on an otherwise idle machine.
     Call it unpinned."""
-    import os
-
-    return measure_training_speed(
-        config=config, seconds=seconds_budget, learner_threads=len(os.sched_getaffinity(0))
-    )
+    return measure_training_speed(config=config, seconds=seconds_budget, learner_threads=0)
 
 
 def measure_training_speed(
@@ -43,8 +39,8 @@ def measure_training_speed(
     vec env, n_steps, batch size and epochs; only the opponents are replaced by ``random`` (the opponent's
     moves are the env's cost, not training's). Whole rollout + update cycles after one warm-up cycle;
     process CPU seconds are reported beside wall seconds (on a shared machine the wall figure also holds
-    other jobs' time). ``learner_threads`` (default: the config's) are torch's threads in the updates, as
-    ``ffo train`` sets them."""
+    other jobs' time). ``learner_threads`` (default: the config's; 0: every core) are torch's threads in the
+    updates, as ``ffo train`` sets them."""
     import tempfile
     import time
     from pathlib import Path

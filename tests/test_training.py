@@ -318,3 +318,16 @@ def test_release_of_an_unfinished_run_changes_nothing(
     err = capsys.readouterr().err
     assert err.startswith("error: ") and "results.json" in err and "Traceback" not in err
     assert not target.exists()
+
+
+def test_usable_cores_without_an_affinity_api(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``learner_threads: 0`` (every core) and the bench's every-core figure also work where the OS has no
+    CPU affinity (macOS, Windows): every core then counts."""
+    import os
+
+    from training.config import TrainConfig, learner_threads, usable_cores
+
+    assert usable_cores() == len(os.sched_getaffinity(0))
+    monkeypatch.delattr(os, "sched_getaffinity")
+    monkeypatch.setattr(os, "cpu_count", lambda: 3)
+    assert usable_cores() == 3 and learner_threads(TrainConfig(learner_threads=0)) == 3

@@ -328,8 +328,16 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
     return validate(_build(TrainConfig, data, "", str(p)), str(p))
 
 
-def learner_threads(cfg: TrainConfig) -> int:
-    """Torch threads of the gradient steps: ``cfg.learner_threads``, or every core the process may use if 0."""
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity where the OS has one, else every core."""
     import os
 
-    return cfg.learner_threads or max(1, len(os.sched_getaffinity(0)))
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # no affinity API (macOS, Windows)
+        return max(1, os.cpu_count() or 1)
+
+
+def learner_threads(cfg: TrainConfig) -> int:
+    """Torch threads of the gradient steps: ``cfg.learner_threads``, or every core the process may use if 0."""
+    return cfg.learner_threads or usable_cores()

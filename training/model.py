@@ -152,12 +152,11 @@ def ppo_classes() -> tuple[type, type]:
             if self.planes_reader is None or "planes" not in self.flat_observations:
                 return
             planes = torch.from_numpy(self.flat_observations["planes"])
-            chunks = [
-                self.planes_reader.sparse_planes(planes[start : start + 256])
-                for start in range(0, total, 256)
-            ]
-            for start, chunk in zip(range(0, total, 256), chunks, strict=True):
-                chunk[0] += start
+            chunks = []
+            for start in range(0, total, 256):  # 256 samples at a time: the search's temporaries stay small
+                chunk = self.planes_reader.sparse_planes(planes[start : start + 256])
+                chunk[0] += start  # sample numbers of the whole rollout
+                chunks.append(chunk)
             entries = torch.cat(chunks, dim=1)
             counts = torch.bincount(entries[0], minlength=total)
             self.plane_entries = (entries, counts, torch.cumsum(counts, 0) - counts)
@@ -182,12 +181,13 @@ def ppo_classes() -> tuple[type, type]:
             def take(a: np.ndarray, i: np.ndarray = idx) -> torch.Tensor:
                 return torch.from_numpy(np.take(a, i, axis=0)).to(self.device)
 
-            if self.plane_entries is None:
-                observations = {key: take(obs, rows) for key, obs in self.flat_observations.items()}
-            else:
-                observations = {
-                    key: take(obs, rows) for key, obs in self.flat_observations.items() if key != "planes"
-                }
+            sparse = self.plane_entries is not None
+            observations = {
+                key: take(obs, rows)
+                for key, obs in self.flat_observations.items()
+                if not (sparse and key == "planes")
+            }
+            if sparse:
                 observations[PLANE_ENTRIES] = self._entries_of(rows).to(self.device)
             return MaskableDictRolloutBufferSamples(
                 observations=observations,

@@ -874,10 +874,7 @@ class ObservationEncoder:
             counted = per_unit[:, _W_STACKING]
             planes[_P_STACK_FULL, oc] = counted >= limit
             planes[_P_OVERSTACKED, oc] = counted > limit
-        if limit <= 0:  # every cell, empty ones too, is at the limit (no scenario has such a limit)
-            counted_all = np.bincount(cells[oi[self.counted[oi]]], minlength=N_CELLS + 1)
-            planes[_P_STACK_FULL] = counted_all >= limit
-            planes[_P_OVERSTACKED] = counted_all > limit
+        # (the loader keeps stacking limits >= 1, so a cell without own units is never full)
         # ---- enemy stacks (rule 3.6, R3). Unchanged in most refills (the viewer moved its own units), so
         # kept unless what they are made of changed: the enemy units' loc, status, steps, moved and
         # attacked, the enemy stacks' hexes and tops, the revealed hexes
