@@ -4,6 +4,10 @@ An expert level is a file ``configs/bots/expert/<side>_expert[_<level>].yaml`` w
 fields of :class:`ExpertParams`. Its ``heuristic`` key names the scripted bot's parameter file (in the
 same folder): ``<side>_tuned.yaml``, found by :mod:`agents.bot_tuning` (cross-entropy search against
 the other side's default bot on common random numbers; the figures are in that file's description).
+The best parameters depend on the game data, so a file of the same name in a subfolder named after a
+shipped data version (``configs/bots/expert/reconstruction-v2/<side>_tuned.yaml``) holds the parameters
+tuned on that version: the expert plays them in games of that data version (the version the game's
+files declare, ``state.game.scenario.version``) and the folder's own file in any other game.
 
 Lookahead (``search`` lists the decisions, empty = none): at a listed decision the expert takes the
 heuristic's choice and up to ``max_candidates - 1`` alternatives (passing first, attack targets by
@@ -31,6 +35,7 @@ from agents.botconfig import CONFIG_DIR, BotConfigError, load_params, param
 from agents.expert_search import SearchSettings, paired_gain, score_candidates
 from agents.heuristic_base import HeuristicBot
 from ffo_env.core.actions import Special
+from ffo_env.core.datasets import DATA_VERSIONS
 from ffo_env.core.phases import Decision
 from ffo_env.core.state import State
 
@@ -130,7 +135,10 @@ def _params_cls(side: int) -> type:
 
 
 class ExpertBot:
-    """The side's scripted bot with tuned parameters; rollout search at the decisions in ``params.search``."""
+    """The side's scripted bot with tuned parameters; rollout search at the decisions in ``params.search``.
+
+    ``heuristic_params`` are the scripted bot's parameters in any game; ``by_data`` maps a data version to
+    the parameters tuned on it, played instead in games of that version (module doc)."""
 
     def __init__(
         self,
@@ -139,29 +147,46 @@ class ExpertBot:
         heuristic_params: Any,
         seed: int | None = None,
         name: str = "expert",
+        by_data: dict[str, Any] | None = None,
     ) -> None:
         self.side = side
         self.params = params
         self.name = name
-        self.base = _scripted(side, heuristic_params, seed, name)
+        self.by_data = dict(by_data or {})
+        self._bases = {
+            key: _scripted(side, hp, seed, name) for key, hp in self._keyed(heuristic_params).items()
+        }
+        self.base = self._bases[None]
         self.searched_decisions = params.searched()
         # rollouts: own side plays its tuned bot, the opponent its default bot (the model of the opponent)
-        self.rollout_bots: dict[int, HeuristicBot] = {
-            side: _scripted(side, heuristic_params, 0, name),
-            1 - side: _default_scripted(1 - side),
+        opponent = _default_scripted(1 - side)
+        self._rollout_bots = {
+            key: {side: _scripted(side, hp, 0, name), 1 - side: opponent}
+            for key, hp in self._keyed(heuristic_params).items()
         }
+        self.rollout_bots: dict[int, HeuristicBot] = self._rollout_bots[None]
         self.rng = random.Random(seed)
         self.searched = 0
         self.deviations: dict[str, int] = {}
 
+    def _keyed(self, heuristic_params: Any) -> dict[str | None, Any]:
+        keyed: dict[str | None, Any] = {None: heuristic_params}
+        keyed.update(self.by_data)
+        return keyed
+
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
             self.rng.seed(seed)
-        self.base.reset(seed)
+        for bot in self._bases.values():
+            bot.reset(seed)
         self.searched = 0
         self.deviations = {}
 
     def act_state(self, state: State) -> int:
+        key: str | None = state.game.scenario.version
+        if key not in self._bases:
+            key = None  # a game of data the expert has no parameters tuned on: the folder's own file
+        self.base, self.rollout_bots = self._bases[key], self._rollout_bots[key]
         choice = self.base.act_state(state)
         if state.decision.name.lower() not in self.searched_decisions:
             return choice
@@ -199,8 +224,9 @@ def expert_config_path(side: str, level: str | None = None) -> Path:
     return EXPERT_CONFIG_DIR / (f"{side}_expert" + (f"_{level}" if level else "") + ".yaml")
 
 
-def load_expert(path: str | Path, side: str) -> tuple[ExpertParams, Any]:
-    """The expert parameters of ``path`` and the scripted bot's parameters its ``heuristic`` key names."""
+def load_expert(path: str | Path, side: str) -> tuple[ExpertParams, Any, dict[str, Any]]:
+    """The expert parameters of ``path``, the scripted bot's parameters its ``heuristic`` key names, and
+    those tuned on a data version (``<version>/<heuristic>.yaml`` beside ``path``), by version."""
     path = Path(path)
     params = load_params(path, ExpertParams, side)
     bad = sorted(params.searched() - SEARCHABLE)
@@ -213,8 +239,13 @@ def load_expert(path: str | Path, side: str) -> tuple[ExpertParams, Any]:
     hpath = path.parent / f"{params.heuristic}.yaml"
     if not hpath.is_file():
         raise BotConfigError(f"{path}: key 'params.heuristic': no such file {hpath}")
-    side_i = FRENCH if side == "french" else GERMAN
-    return params, load_params(hpath, _params_cls(side_i), side)
+    cls = _params_cls(FRENCH if side == "french" else GERMAN)
+    by_data: dict[str, Any] = {
+        v: load_params(path.parent / v / hpath.name, cls, side)
+        for v in DATA_VERSIONS
+        if (path.parent / v / hpath.name).is_file()
+    }
+    return params, load_params(hpath, cls, side), by_data
 
 
 def make_expert(
@@ -226,6 +257,7 @@ def make_expert(
     if level is not None and level not in LEVELS:
         raise ValueError(f"unknown expert level {level!r}; levels: {', '.join(LEVELS)}")
     path = Path(config) if config is not None else expert_config_path(side, level)
-    params, hparams = load_expert(path, side)
+    params, hparams, by_data = load_expert(path, side)
     name = f"{side}_expert" + (f"_{level}" if level else "")
-    return ExpertBot(FRENCH if side == "french" else GERMAN, params, hparams, seed=seed, name=name)
+    side_i = FRENCH if side == "french" else GERMAN
+    return ExpertBot(side_i, params, hparams, seed=seed, name=name, by_data=by_data)

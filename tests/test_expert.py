@@ -12,8 +12,10 @@ from conftest import default_game
 from agents.botconfig import BotConfigError
 from agents.expert import EXPERT_CONFIG_DIR, ExpertBot, load_expert, make_expert
 from agents.registry import AGENT_NAMES, make_agent
+from ffo_env.core.datasets import DEFAULT_DATA
 from ffo_env.core.determinize import determinize, hidden_slots
 from ffo_env.core.state import State
+from ffo_env.envs.aec import make_game
 
 NAMES = ("expert", "expert:fast", "expert:strong")
 
@@ -23,7 +25,7 @@ def _tiny(bot: ExpertBot, search: str, horizon: int = 0) -> ExpertBot:
     p = dataclasses.replace(
         bot.params, search=search, determinizations=2, horizon_turns=horizon, min_z=0.0, min_gain=0.0
     )
-    return ExpertBot(bot.side, p, bot.base.params, seed=3, name=bot.name)
+    return ExpertBot(bot.side, p, bot._bases[None].params, seed=3, name=bot.name, by_data=bot.by_data)
 
 
 def _play(french: object, german: object, seed: int, max_decisions: int | None = None) -> State:
@@ -56,10 +58,37 @@ def test_shipped_expert_configs_load() -> None:
     assert len(files) == 6
     for f in files:
         side = f.name.split("_")[0]
-        params, hparams = load_expert(f, side)
-        assert params.heuristic and type(hparams).__name__ == (
-            "FrenchParams" if side == "french" else "GermanParams"
-        )
+        params, hparams, by_data = load_expert(f, side)
+        kind = "FrenchParams" if side == "french" else "GermanParams"
+        assert params.heuristic and type(hparams).__name__ == kind
+        assert all(type(p).__name__ == kind for p in by_data.values())
+
+
+def test_expert_plays_the_parameters_tuned_on_the_game_data(tmp_path: Path) -> None:
+    """``<version>/<heuristic>.yaml`` beside the expert file is played in games of that data version only."""
+    (tmp_path / "german_expert.yaml").write_text("version: 1\nside: german\nparams:\n  heuristic: g\n")
+    (tmp_path / "g.yaml").write_text("version: 1\nside: german\nparams: {attack_min_ev: 0.3}\n")
+    (tmp_path / "reconstruction-v1").mkdir()
+    (tmp_path / "reconstruction-v1" / "g.yaml").write_text(
+        "version: 1\nside: german\nparams: {attack_min_ev: 2.5, risk_weight: 6.0}\n"
+    )
+    _params, hp, by_data = load_expert(tmp_path / "german_expert.yaml", "german")
+    assert hp.attack_min_ev == 0.3 and set(by_data) == {"reconstruction-v1"}
+    assert by_data["reconstruction-v1"].risk_weight == 6.0
+    bot = make_expert("german", seed=1, config=tmp_path / "german_expert.yaml")
+    for data, expected in (("reconstruction-v1", 2.5), ("reconstruction-v2", 0.3)):
+        st = make_game(data=data).new_initial_state(3)
+        while st.current_agent != "german":
+            st.apply_action(make_agent("heuristic", "french", seed=0).act_state(st))
+        bot.act_state(st)
+        assert bot.base.params.attack_min_ev == expected
+        assert bot.rollout_bots[1].params.attack_min_ev == expected
+
+
+def test_shipped_experts_have_parameters_tuned_on_the_default_data() -> None:
+    for side in ("french", "german"):
+        _p, hp, by_data = load_expert(EXPERT_CONFIG_DIR / f"{side}_expert.yaml", side)
+        assert DEFAULT_DATA in by_data and by_data[DEFAULT_DATA] != hp
 
 
 def test_expert_config_errors_name_file_and_key(tmp_path: Path) -> None:

@@ -379,3 +379,69 @@ def test_flat_heads_train_on_the_dense_planes(tmp_path: Path) -> None:
     ppo.learn(total_timesteps=64)
     assert ppo.rollout_buffer.planes_reader is None
     assert all("planes" in b.observations for b in ppo.rollout_buffer.get(16))
+
+
+def test_legal_categorical_matches_sb3_contrib_masked_categorical() -> None:
+    """The policy's distribution over the legal actions only: log-probabilities, entropy, probabilities, dense
+    logits and the gradient of a PPO-like loss equal sb3-contrib's ``MaskableCategorical`` (also for a
+    masked action, a row with one legal action, and the dense fallback: no mask, a row without any)."""
+    from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
+
+    from agents.policy_net import InverseCdfCategorical, LegalCategorical
+
+    gen = th.Generator().manual_seed(1)
+    b, n = 64, 300
+    raw = th.randn(b, n, generator=gen) * 4
+    masks = th.rand(b, n, generator=gen) < 0.05
+    masks[:, 7] = True
+    masks[3] = False
+    masks[3, 299] = True  # one legal action
+    actions = th.stack([th.nonzero(r)[th.randint(int(r.sum()), (1,), generator=gen)][0, 0] for r in masks])
+    actions[5] = int(th.nonzero(~masks[5])[0, 0])  # a masked action: log-probability ~ -1e8
+    weights = th.linspace(-1, 1, b)
+    for m in (masks, None):
+        got: list[th.Tensor] = []
+        want: list[th.Tensor] = []
+        for cls, out in ((InverseCdfCategorical, got), (MaskableCategoricalDistribution, want)):
+            x = raw.clone().requires_grad_(True)
+            dist = cls(n).proba_distribution(x)
+            dist.apply_masking(None if m is None else m.numpy())
+            lp, ent = dist.log_prob(actions), dist.entropy()
+            finite = lp > -1e7
+            ((lp * weights)[finite].sum() + 0.1 * ent.sum()).backward()
+            assert x.grad is not None
+            out += [lp.detach(), ent.detach(), dist.distribution.probs.detach()]
+            out += [dist.distribution.logits.detach().clamp(min=-1e3), x.grad]
+        if m is not None:
+            assert isinstance(dist := InverseCdfCategorical(n).proba_distribution(raw), InverseCdfCategorical)
+            dist.apply_masking(m)
+            assert isinstance(dist.distribution, LegalCategorical) and dist.distribution._legal is not None
+        for a, w in zip(got, want, strict=True):
+            th.testing.assert_close(a, w, rtol=1e-5, atol=1e-5)
+    empty = masks.clone()
+    empty[9] = False
+    dist = InverseCdfCategorical(n).proba_distribution(raw)
+    dist.apply_masking(empty)
+    # a row with no legal action: the dense form, as sb3-contrib's
+    assert isinstance(dist.distribution, LegalCategorical) and dist.distribution._legal is None
+    ref = MaskableCategoricalDistribution(n).proba_distribution(raw)
+    ref.apply_masking(empty)
+    th.testing.assert_close(dist.entropy(), ref.entropy())
+
+
+def test_grid_pool_is_the_adaptive_average_pool() -> None:
+    """The board summary's pooling: the same averages and input gradients as ``nn.AdaptiveAvgPool2d``, on the
+    policy's 15x7 -> 8x4 context and on grids whose bins overlap differently."""
+    from agents.policy_net import GridPool
+
+    gen = th.Generator().manual_seed(3)
+    for inp, out in (((15, 7), (8, 4)), ((5, 9), (3, 4)), ((4, 4), (4, 4)), ((7, 3), (1, 1))):
+        x = th.randn(6, 5, *inp, generator=gen)
+        w = th.randn(6, 5, *out, generator=gen)
+        got, want = x.clone().requires_grad_(True), x.clone().requires_grad_(True)
+        y = GridPool(inp, out)(got)
+        z = th.nn.AdaptiveAvgPool2d(out)(want)
+        th.testing.assert_close(y, z)
+        (y * w).sum().backward()
+        (z * w).sum().backward()
+        th.testing.assert_close(got.grad, want.grad)
