@@ -153,26 +153,20 @@ class ExpertBot:
         self.params = params
         self.name = name
         self.by_data = dict(by_data or {})
-        self._bases = {
-            key: _scripted(side, hp, seed, name) for key, hp in self._keyed(heuristic_params).items()
-        }
+        keyed: dict[str | None, Any] = {None: heuristic_params}  # None: a game of any other data
+        keyed.update(self.by_data)
+        self._bases = {key: _scripted(side, hp, seed, name) for key, hp in keyed.items()}
         self.base = self._bases[None]
         self.searched_decisions = params.searched()
         # rollouts: own side plays its tuned bot, the opponent its default bot (the model of the opponent)
         opponent = _default_scripted(1 - side)
         self._rollout_bots = {
-            key: {side: _scripted(side, hp, 0, name), 1 - side: opponent}
-            for key, hp in self._keyed(heuristic_params).items()
+            key: {side: _scripted(side, hp, 0, name), 1 - side: opponent} for key, hp in keyed.items()
         }
         self.rollout_bots: dict[int, HeuristicBot] = self._rollout_bots[None]
         self.rng = random.Random(seed)
         self.searched = 0
         self.deviations: dict[str, int] = {}
-
-    def _keyed(self, heuristic_params: Any) -> dict[str | None, Any]:
-        keyed: dict[str | None, Any] = {None: heuristic_params}
-        keyed.update(self.by_data)
-        return keyed
 
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:

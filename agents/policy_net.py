@@ -570,11 +570,10 @@ class LegalCategorical(MaskableCategorical):
     def log_prob(self, value: th.Tensor) -> th.Tensor:
         if self._legal is None or value.shape != self._raw.shape[:1]:
             return super().log_prob(value)
-        _rows, _cols, _logp, lse = self._legal
-        at = th.arange(value.shape[0], device=value.device)
+        lse = self._legal[3]
+        at, a = th.arange(value.shape[0], device=value.device), value.long()
         assert self.masks is not None
-        picked = th.where(self.masks[at, value.long()], self._raw[at, value.long()], -1e8)
-        return picked - lse
+        return th.where(self.masks[at, a], self._raw[at, a], -1e8) - lse
 
     def entropy(self) -> th.Tensor:
         if self._legal is None:
