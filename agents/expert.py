@@ -37,6 +37,7 @@ from agents.heuristic_base import HeuristicBot
 from ffo_env.core.actions import Special
 from ffo_env.core.datasets import DATA_VERSIONS
 from ffo_env.core.phases import Decision
+from ffo_env.core.sides import Side
 from ffo_env.core.state import State
 
 FRENCH, GERMAN = 0, 1
@@ -233,7 +234,7 @@ def load_expert(path: str | Path, side: str) -> tuple[ExpertParams, Any, dict[st
     hpath = path.parent / f"{params.heuristic}.yaml"
     if not hpath.is_file():
         raise BotConfigError(f"{path}: key 'params.heuristic': no such file {hpath}")
-    cls = _params_cls(FRENCH if side == "french" else GERMAN)
+    cls = _params_cls(Side.of(side))
     by_data: dict[str, Any] = {
         v: load_params(path.parent / v / hpath.name, cls, side)
         for v in DATA_VERSIONS
@@ -253,5 +254,5 @@ def make_expert(
     path = Path(config) if config is not None else expert_config_path(side, level)
     params, hparams, by_data = load_expert(path, side)
     name = f"{side}_expert" + (f"_{level}" if level else "")
-    side_i = FRENCH if side == "french" else GERMAN
+    side_i = int(Side.of(side))
     return ExpertBot(side_i, params, hparams, seed=seed, name=name, by_data=by_data)

@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from ffo_env.core.sides import Side
+
 NETWORK = "flat-mlp"
 ACTIVATIONS = ("relu", "tanh")
 MAX_PARAMETERS = 50_000_000  # checked before anything is allocated: a crafted file cannot ask for 20 GB
@@ -176,7 +178,7 @@ class FlatPolicyAgent:
         return int(self._rng.choice(legal, p=p / p.sum()))
 
     def act_state(self, state: Any) -> int:
-        side = 0 if self.side == "french" else 1
+        side = int(Side.of(self.side))
         mask = np.zeros(self._game.num_distinct_actions, dtype=np.int8)
         mask[state.legal_actions()] = 1
         return self.act(self._flat.flatten(self._encoder.encode(state, side, False)), mask)

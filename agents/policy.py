@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from ffo_env.atomic import atomic_write_bytes, atomic_write_text
+from ffo_env.core.sides import Side
 
 ENV_NAME = "france_fights_on_v0"
 MAX_WIDTH = (
@@ -194,7 +195,7 @@ class PolicyAgent:
         from ffo_env.encoding.observation import encoder_for
 
         enc = encoder_for(state.game)
-        viewer = 0 if self.side == "french" else 1
+        viewer = int(Side.of(self.side))
         legal = state.legal_actions()
         obs = enc.encode(state, viewer, legal=legal)
         return self.act(obs, enc.mask(state, legal))

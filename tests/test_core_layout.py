@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 import ffo_env.core
 
 CORE = Path(ffo_env.core.__file__).parent
@@ -144,3 +146,14 @@ def test_nothing_outside_the_core_reads_the_phase_context() -> None:
                 elif isinstance(node, ast.ImportFrom) and node.module == PACKAGE + ".contexts":
                     bad.append(f"{path.relative_to(root)}:{node.lineno}: imports {node.module}")
     assert not bad, "phase context read outside ffo_env.core:\n" + "\n".join(bad)
+
+
+def test_side_of_maps_agent_names_both_ways_and_refuses_others() -> None:
+    from ffo_env.core.sides import Side
+
+    for side in Side:
+        assert Side.of(side.agent) is side and side.other.other is side
+    assert int(Side.of("french")) == 0 and int(Side.of("german")) == 1
+    for bad in ("French", "british", ""):
+        with pytest.raises(ValueError, match="side must be 'french' or 'german'"):
+            Side.of(bad)

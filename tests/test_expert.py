@@ -113,6 +113,16 @@ def test_expert_config_errors_name_file_and_key(tmp_path: Path) -> None:
     bad.write_text("version: 1\nside: german\nparams:\n  heuristic: german_tuned\n")
     with pytest.raises(BotConfigError, match=r"german_tuned\.yaml: key 'params\.risk_weight'"):
         load_expert(bad, "german")
+    # a per-data-version file is read as strictly, and its error names that file (in its version folder)
+    (tmp_path / "german_tuned.yaml").write_text("version: 1\nside: german\nparams: {}\n")
+    (tmp_path / "reconstruction-v1").mkdir()
+    (tmp_path / "reconstruction-v1" / "german_tuned.yaml").write_text(
+        "version: 1\nside: german\nparams: {attack_min_ev: fast}\n"
+    )
+    with pytest.raises(
+        BotConfigError, match=r"reconstruction-v1/german_tuned\.yaml: key 'params\.attack_min_ev'"
+    ):
+        load_expert(bad, "german")
 
 
 def test_expert_plays_only_legal_actions_over_a_full_game() -> None:

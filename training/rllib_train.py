@@ -38,6 +38,7 @@ from typing import Any
 import yaml
 
 from ffo_env.atomic import atomic_write_text
+from ffo_env.core.sides import Side
 
 __all__ = ["RllibConfig", "add_arguments", "load_config", "run", "train_rllib"]
 
@@ -247,7 +248,7 @@ def _evaluate(run_dir: Path, games: int, seed: int) -> dict[str, Any]:
             while not state.is_terminal():
                 mine = state.current_agent == side
                 state.apply_action(agent.act_state(state) if mine else rnd.act_state(state))
-            wins += int(state.winner == (0 if side == "french" else 1))
+            wins += int(state.winner == Side.of(side))
         out[side] = {"opponent": "random", "games": games, "wins": wins}
     return out
 

@@ -37,6 +37,7 @@ from typing import Any
 import yaml
 
 from ffo_env.atomic import atomic_write_text, new_unique_dir
+from ffo_env.core.sides import Side
 from training.checkpoint import (
     CheckpointError,
     legacy_zip,
@@ -204,7 +205,7 @@ def _pretrain_side(
 
     # as many (idle) envs as the PPO stage will use, so the model takes that env without reloading
     probe = DummyVecEnv([make_env_fn(cfg, side, _probe_pool(side), r) for r in range(cfg.n_envs)])
-    model = build_model(cfg, probe, run_dir / "tb", cfg.seed + (0 if side == "french" else 1))
+    model = build_model(cfg, probe, run_dir / "tb", cfg.seed + int(Side.of(side)))
     pretrain(
         model, cfg, side, run_dir, _snapshot_paths(run_dir, progress, other_side(side)), progress=progress_bar
     )
@@ -228,7 +229,7 @@ def _restore(cfg: TrainConfig, side: str, env: Any, run_dir: Path, trust_pickle:
 
     ckpt_dir = run_dir / "checkpoints"
     torch.set_num_threads(cfg.torch_threads)
-    seed = cfg.seed + (0 if side == "french" else 1)
+    seed = cfg.seed + int(Side.of(side))
     if manifest_path(ckpt_dir, side).exists():
         model = build_model(cfg, env, run_dir / "tb", seed)
         load_checkpoint(model, ckpt_dir, side)

@@ -17,6 +17,7 @@ from typing import Any
 
 from ffo_env.core.game import ENGINE_VERSION, Game, RulesOptions
 from ffo_env.core.scenario import Scenario, scenario_named
+from ffo_env.core.sides import Side
 from ffo_env.core.state import State
 
 RECORD_FORMAT = "ffo-game-record"
@@ -201,10 +202,6 @@ def _short(x: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def _side(player: str) -> int:
-    return 0 if player == "french" else 1
-
-
 # ------------------------------------------------------------------ replay
 
 
@@ -254,7 +251,7 @@ def replay(record: dict[str, Any], scenario: Scenario | None = None) -> State:
                 f"decision {i}: the record has action {d['action']} but the game is already over "
                 f"after {done} decisions"
             )
-        if _side(d["player"]) != int(state.player):
+        if Side.of(d["player"]) != int(state.player):
             raise RecordError(
                 f"decision {i}: the record says {d['player']} decides, but it is "
                 f"{'french' if int(state.player) == 0 else 'german'}'s decision "
@@ -310,7 +307,7 @@ def _fmt_entry(entry: tuple[int, int, bool] | None) -> str:
 
 
 def _check_decision(i: int, d: dict[str, Any], got: tuple[int, int, bool]) -> None:
-    want = (_side(d["player"]), d["action"], d["auto"])
+    want = (Side.of(d["player"]), d["action"], d["auto"])
     if (got[0], got[1], bool(got[2])) != want:
         raise RecordError(
             f"decision {i}: the record has {_fmt_entry(want)}, the replay made {_fmt_entry(got)}"

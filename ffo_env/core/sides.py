@@ -16,3 +16,12 @@ class Side(IntEnum):
     @property
     def agent(self) -> str:
         return "french" if self is Side.FRENCH else "german"
+
+    @classmethod
+    def of(cls, agent: str) -> Side:
+        """The side an agent name plays (``"french"`` or ``"german"``); anything else is a ValueError."""
+        if agent == "french":
+            return cls.FRENCH
+        if agent == "german":
+            return cls.GERMAN
+        raise ValueError(f"side must be 'french' or 'german', got {agent!r}")

@@ -78,6 +78,7 @@ from ffo_env.core.actions import IllegalActionError
 from ffo_env.core.datasets import DATA_VERSIONS, data_dir
 from ffo_env.core.game import Game, RulesOptions
 from ffo_env.core.scenario import scenario_for
+from ffo_env.core.sides import Side
 from ffo_env.core.state import State
 from ffo_env.encoding.observation import encoder_for
 from ffo_env.envs.flat import flat_layout
@@ -96,7 +97,6 @@ __all__ = [
 ]
 
 AGENTS = ("french", "german")
-_SIDE = {"french": 0, "german": 1}
 REWARDS = ("win", "shaped")
 
 
@@ -384,7 +384,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
 
     def observe(self, agent: str) -> dict[str, Any]:
         s = self.game_state
-        side = _SIDE[agent]
+        side = int(Side.of(agent))
         mask = np.zeros(self._encoder.n_actions, dtype=np.int8)
         legal = None
         if self._acting(agent):

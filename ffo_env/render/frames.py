@@ -19,6 +19,7 @@ from ffo_env.core import hexgrid as hg
 from ffo_env.core.game import ENGINE_VERSION, Game, RulesOptions
 from ffo_env.core.record import RecordError
 from ffo_env.core.scenario import scenario_named
+from ffo_env.core.sides import Side
 from ffo_env.core.state import STATUS_NAMES, State
 
 __all__ = ["unit_table", "snapshot", "delta", "replay_frames", "viewer_data", "BattleTracker"]
@@ -239,7 +240,7 @@ def replay_frames(record: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str
         frames.append(dl)
         prev = cur
     got = [[s, a, bool(auto)] for s, a, auto in state.history]
-    want = [[0 if d["player"] == "french" else 1, d["action"], bool(d["auto"])] for d in decisions]
+    want = [[int(Side.of(d["player"])), d["action"], bool(d["auto"])] for d in decisions]
     if got != want:
         raise RecordError("replay diverges from the record (automatic decisions differ)")
     if state.dice_log != record.get("dice"):
@@ -252,7 +253,7 @@ def _decision_rows(record: dict[str, Any]) -> list[list[Any]]:
     rows = []
     for d in record["decisions"]:
         text = d.get("text") or ("automatic" if d.get("auto") else f"action {d['action']}")
-        rows.append([0 if d["player"] == "french" else 1, int(bool(d.get("auto"))), text, d.get("at", "")])
+        rows.append([int(Side.of(d["player"])), int(bool(d.get("auto"))), text, d.get("at", "")])
     return rows
 
 
