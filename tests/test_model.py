@@ -98,3 +98,34 @@ def test_rollouts_run_in_inference_mode_and_updates_still_learn(tmp_path: Path) 
     env.close()
     assert seen and all(seen)
     assert any(not th.equal(a, b) for a, b in zip(before, model.policy.parameters(), strict=True))
+
+
+def test_update_reads_the_rollouts_log_probs_and_values(tmp_path: Path) -> None:
+    """Before any gradient step the update must see exactly what the rollout saw: its minibatches carry the
+    planes' non-zero entries instead of the planes (HexFeatures), renumbered per minibatch, so a slip there
+    would make every PPO ratio wrong while the losses still look like learning."""
+    from training.config import TrainConfig
+    from training.model import build_model, build_vec_env
+
+    cfg = TrainConfig(n_envs=3, vec_env="dummy", opponents={"random": 1.0})
+    cfg.policy.cnn_dim, cfg.policy.channels, cfg.policy.spatial, cfg.policy.net_arch = 16, 4, 2, [8]
+    cfg.ppo.n_steps, cfg.ppo.batch_size, cfg.ppo.n_epochs = 24, 20, 1
+    env = build_vec_env(cfg, "french", [])
+    model = build_model(cfg, env, tmp_path / "tb", 0)
+    assert model.rollout_buffer.planes_reader is not None  # the sparse path is the one under test
+    model._setup_learn(cfg.ppo.n_steps * cfg.n_envs, None)
+    model.collect_rollouts(
+        model.env, model._init_callback(None), model.rollout_buffer, cfg.ppo.n_steps, use_masking=True
+    )
+    env.close()
+    seen = 0
+    with th.no_grad():
+        for s in model.rollout_buffer.get(cfg.ppo.batch_size):
+            assert "planes" not in s.observations
+            values, logp, _ = model.policy.evaluate_actions(
+                s.observations, s.actions.flatten(), action_masks=s.action_masks
+            )
+            assert th.allclose(logp, s.old_log_prob, atol=1e-5)
+            assert th.allclose(values.flatten(), s.old_values, atol=1e-5)
+            seen += len(s.actions)
+    assert seen == cfg.ppo.n_steps * cfg.n_envs
