@@ -254,7 +254,7 @@ def replay(record: dict[str, Any], scenario: Scenario | None = None) -> State:
         if Side.of(d["player"]) != int(state.player):
             raise RecordError(
                 f"decision {i}: the record says {d['player']} decides, but it is "
-                f"{'french' if int(state.player) == 0 else 'german'}'s decision "
+                f"{Side(int(state.player)).agent}'s decision "
                 f"({_decision_text(state)})"
             )
         try:
@@ -303,7 +303,7 @@ def _fmt_entry(entry: tuple[int, int, bool] | None) -> str:
     if entry is None:
         return "none"
     side, action, auto = entry
-    return f"{'french' if side == 0 else 'german'} action {action}{' (automatic)' if auto else ''}"
+    return f"{Side(side).agent} action {action}{' (automatic)' if auto else ''}"
 
 
 def _check_decision(i: int, d: dict[str, Any], got: tuple[int, int, bool]) -> None:
