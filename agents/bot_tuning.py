@@ -37,8 +37,9 @@ from typing import Any
 
 import yaml
 
-from agents.harness import wilson_interval
+from agents.harness import agent_seed, wilson_interval
 from ffo_env.atomic import atomic_write_text
+from ffo_env.core.sides import Side
 
 SIDES = ("french", "german")
 DOC_ONLY = frozenset({"aggression"})  # labels, not behaviour
@@ -175,9 +176,9 @@ def play(
     from ffo_env.envs.aec import make_game
 
     state = make_game(setup).new_initial_state(seed)
-    other = "german" if side == "french" else "french"
-    agents = {side: make_bot(side, params, 2 * seed + (1 if side == "french" else 2))}
-    agents[other] = opponent(other, 2 * seed + (1 if other == "french" else 2))
+    other = Side.of(side).other.agent
+    agents = {side: make_bot(side, params, agent_seed(seed, side))}
+    agents[other] = opponent(other, agent_seed(seed, other))
     for a in agents.values():
         a.reset(None)
     while not state.is_terminal():

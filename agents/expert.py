@@ -40,8 +40,7 @@ from ffo_env.core.phases import Decision
 from ffo_env.core.sides import Side
 from ffo_env.core.state import State
 
-FRENCH, GERMAN = 0, 1
-SIDES = ("french", "german")
+FRENCH, GERMAN = Side.FRENCH, Side.GERMAN
 EXPERT_CONFIG_DIR = CONFIG_DIR / "expert"
 LEVELS = ("fast", "strong")
 SEARCHABLE = frozenset(
@@ -247,12 +246,10 @@ def make_expert(
     side: str, level: str | None = None, seed: int | None = None, config: str | Path | None = None, **_kw: Any
 ) -> ExpertBot:
     """The expert of ``side`` at ``level`` (``configs/bots/expert/<side>_expert[_<level>].yaml``, or ``config``)."""
-    if side not in SIDES:
-        raise ValueError(f"side must be 'french' or 'german', got {side!r}")
+    side_i = int(Side.of(side))
     if level is not None and level not in LEVELS:
         raise ValueError(f"unknown expert level {level!r}; levels: {', '.join(LEVELS)}")
     path = Path(config) if config is not None else expert_config_path(side, level)
     params, hparams, by_data = load_expert(path, side)
     name = f"{side}_expert" + (f"_{level}" if level else "")
-    side_i = int(Side.of(side))
     return ExpertBot(side_i, params, hparams, seed=seed, name=name, by_data=by_data)

@@ -46,6 +46,7 @@ from typing import Any
 from agents.registry import is_agent_name
 from ffo_env.atomic import new_unique_dir
 from ffo_env.core.game import ENGINE_VERSION
+from ffo_env.core.sides import Side
 from ffo_env.envs.aec import make_game
 
 AgentSpec = str | Callable[..., Any]
@@ -92,6 +93,12 @@ def _make(spec: AgentSpec, side: str, seed: int) -> Any:
     return spec(side, seed)
 
 
+def agent_seed(game_seed: int, side: str) -> int:
+    """The seed of ``side``'s agent in the game with seed ``game_seed``: ``2*seed+1`` French, ``2*seed+2``
+    German, so that every tool that plays a seed (eval, ladder, play, bot tuning) plays the same game."""
+    return 2 * game_seed + 1 + int(Side.of(side))
+
+
 def play_game(g: GameSpec) -> dict[str, Any]:
     """Play one game; return its result row (and write its record if asked)."""
     from ffo_env.core.record import Recorder, save_record
@@ -99,8 +106,8 @@ def play_game(g: GameSpec) -> dict[str, Any]:
     game = make_game(g.setup)
     state = game.new_initial_state(g.seed)
     agents = {
-        "french": _make(g.french, "french", 2 * g.seed + 1),
-        "german": _make(g.german, "german", 2 * g.seed + 2),
+        "french": _make(g.french, "french", agent_seed(g.seed, "french")),
+        "german": _make(g.german, "german", agent_seed(g.seed, "german")),
     }
     for a in agents.values():
         if hasattr(a, "reset"):

@@ -26,14 +26,15 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
         return run_web(args)
     from agents import make_agent
+    from agents.harness import agent_seed
     from ffo_env.core.game import Game, RulesOptions
     from ffo_env.core.record import Recorder, save_record
 
     game = Game(options=RulesOptions(setup=args.setup))
     state = game.new_initial_state(args.seed)
     agents = {
-        "french": make_agent(args.french, "french", seed=args.seed * 2 + 1),
-        "german": make_agent(args.german, "german", seed=args.seed * 2 + 2),
+        "french": make_agent(args.french, "french", seed=agent_seed(args.seed, "french")),
+        "german": make_agent(args.german, "german", seed=agent_seed(args.seed, "german")),
     }
     rec = Recorder(state)
     t0 = time.perf_counter()

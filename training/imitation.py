@@ -72,13 +72,12 @@ def collect(job: CollectJob) -> dict[str, Any]:
 
     from agents import make_agent
     from ffo_env.envs.single_agent import FFOSingleAgentEnv
+    from training.model import other_side
     from training.opponents import OpponentPool
 
     torch.set_num_threads(1)  # one worker per core
     rng = random.Random(job.seed)
-    pool = OpponentPool(
-        "german" if job.side == "french" else "french", job.opponents, job.snapshots, seed=job.seed
-    )
+    pool = OpponentPool(other_side(job.side), job.opponents, job.snapshots, seed=job.seed)
     env = FFOSingleAgentEnv(
         side=job.side, opponent_sampler=pool, setup=job.setup, reward=job.reward, max_steps=job.max_steps
     )

@@ -7,11 +7,12 @@ from collections.abc import Generator
 from pathlib import Path
 from typing import Any
 
+from ffo_env.core.sides import Side
 from training.config import TrainConfig
 
 
 def other_side(side: str) -> str:
-    return "german" if side == "french" else "french"
+    return Side.of(side).other.agent
 
 
 def make_env_fn(cfg: TrainConfig, side: str, pool: Any, rank: int) -> Any:

@@ -194,6 +194,11 @@ def _snapshot_paths(run_dir: Path, progress: dict[str, Any], side: str) -> list[
     return [str((run_dir / p).resolve()) for p in progress["snapshots"][side]]
 
 
+def _side_seed(cfg: TrainConfig, side: str) -> int:
+    """The seed of the side's model: the same when a run starts and when it resumes."""
+    return cfg.seed + int(Side.of(side))
+
+
 def _pretrain_side(
     cfg: TrainConfig, side: str, run_dir: Path, progress: dict[str, Any], progress_bar: bool
 ) -> Any:
@@ -205,7 +210,7 @@ def _pretrain_side(
 
     # as many (idle) envs as the PPO stage will use, so the model takes that env without reloading
     probe = DummyVecEnv([make_env_fn(cfg, side, _probe_pool(side), r) for r in range(cfg.n_envs)])
-    model = build_model(cfg, probe, run_dir / "tb", cfg.seed + int(Side.of(side)))
+    model = build_model(cfg, probe, run_dir / "tb", _side_seed(cfg, side))
     pretrain(
         model, cfg, side, run_dir, _snapshot_paths(run_dir, progress, other_side(side)), progress=progress_bar
     )
@@ -229,7 +234,7 @@ def _restore(cfg: TrainConfig, side: str, env: Any, run_dir: Path, trust_pickle:
 
     ckpt_dir = run_dir / "checkpoints"
     torch.set_num_threads(cfg.torch_threads)
-    seed = cfg.seed + int(Side.of(side))
+    seed = _side_seed(cfg, side)
     if manifest_path(ckpt_dir, side).exists():
         model = build_model(cfg, env, run_dir / "tb", seed)
         load_checkpoint(model, ckpt_dir, side)
