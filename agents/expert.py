@@ -5,8 +5,8 @@ fields of :class:`ExpertParams`. Its ``heuristic`` key names the scripted bot's 
 same folder): ``<side>_tuned.yaml``, found by :mod:`agents.bot_tuning` (cross-entropy search against
 the other side's default bot on common random numbers; the figures are in that file's description).
 The best parameters depend on the game data, so a file of the same name in a subfolder named after a
-shipped data version (``configs/bots/expert/reconstruction-v2/<side>_tuned.yaml``) holds the parameters
-tuned on that version: the expert plays them in games of that data version (the version the game's
+shipped data version (``configs/bots/expert/reconstruction-v3/<side>_tuned.yaml``) holds the parameters
+for that version (tuned on it, or, for v3, v2's: the file's header says): the expert plays them in games of that data version (the version the game's
 files declare, ``state.game.scenario.version``) and the folder's own file in any other game.
 
 Lookahead (``search`` lists the decisions, empty = none): at a listed decision the expert takes the

@@ -176,7 +176,7 @@ def _add_data_option(parser: argparse.ArgumentParser) -> None:
         "--data",
         default=argparse.SUPPRESS,  # given before and after the command name, neither hides the other
         metavar="VERSION|DIR",
-        help=f"game data to play: {' or '.join(DATA_VERSIONS)} (default {DEFAULT_DATA}, the balanced "
+        help=f"game data to play: {', '.join(DATA_VERSIONS)} (default {DEFAULT_DATA}, the balanced "
         "reconstruction; or $FFO_DATA), or a folder with map.csv, units.yaml, tables.yaml, setup_fixed.yaml",
     )
 

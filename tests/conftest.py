@@ -106,7 +106,7 @@ def play_single(env: Any, seed: int, max_steps: int) -> int:
 
 # The rules tests' hand-built positions and expected figures (battle odds, CRT results, VP) were written for
 # the counters and CRT of reconstruction-v1; pinning it keeps them testing the rule, not a tuned figure.
-# reconstruction-v2 (the default) is tested by the playouts, the env checkers and tests/test_datasets.py.
+# reconstruction-v2 and -v3 (the default) are tested by the playouts, the env checkers and tests/test_datasets.py.
 RULES_DATA = "reconstruction-v1"
 
 

@@ -1,4 +1,4 @@
-"""Game data versions: reconstruction-v1 and the balanced reconstruction-v2 (the default), chosen with
+"""Game data versions: reconstruction-v1, reconstruction-v2 and the balanced reconstruction-v3 (the default), chosen with
 ``--data``, ``$FFO_DATA`` or ``data=``; each record, state, env and tournament plays and names its data (R37)."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from ffo_env.core.record import load_record, replay
 from ffo_env.core.scenario import MAX_CF, default_scenario, load_scenario, scenario_for
 from ffo_env.envs.aec import make_game, raw_env
 
-V1, V2 = DATA_VERSIONS
+V1, V2, V3 = DATA_VERSIONS
 
 
 def _yaml(version: str, name: str) -> dict:
@@ -27,16 +27,19 @@ def _yaml(version: str, name: str) -> dict:
 
 
 def test_each_shipped_version_loads_and_names_itself() -> None:
-    assert DATA_VERSIONS == ("reconstruction-v1", "reconstruction-v2") and DEFAULT_DATA == V2
+    assert (
+        DATA_VERSIONS == ("reconstruction-v1", "reconstruction-v2", "reconstruction-v3")
+        and DEFAULT_DATA == V3
+    )
     for version in DATA_VERSIONS:
         sc = load_scenario(version)
         assert sc.version == version and sc.fixed_setup
         assert all((data_dir(version) / f).is_file() for f in DATA_FILES)
 
 
-def test_the_default_is_v2_and_ffo_data_chooses(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_default_is_v3_and_ffo_data_chooses(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(DATA_ENV, raising=False)
-    assert default_scenario().version == V2 and Game().scenario.version == V2
+    assert default_scenario().version == V3 and Game().scenario.version == V3
     monkeypatch.setenv(DATA_ENV, V1)
     assert default_scenario().version == V1 and Game().scenario.version == V1
     assert make_game("random").scenario.version == V1
@@ -60,6 +63,24 @@ def test_v2_changes_only_the_documented_free_parameters() -> None:
         assert {k: v for k, v in a.items() if k != "cf"} == {k: v for k, v in b.items() if k != "cf"}
         assert b["cf"] == expected.get((b["side"], b["type"]), a["cf"]), b["id"]
     assert _yaml(V1, "setup_fixed.yaml")["placement"] == _yaml(V2, "setup_fixed.yaml")["placement"]
+
+
+def test_v3_is_v2_with_the_french_infantry_of_v1() -> None:
+    # README "Game data": with the v2-tuned experts v2 favoured Germany (France 0.362 of the 400 check games);
+    # v3 puts the French infantry corps back at v1's 3/1 and changes nothing else
+    for name in ("tables.yaml", "setup_fixed.yaml"):
+        a, b = _yaml(V2, name), _yaml(V3, name)
+        assert a.pop("version") == V2 and b.pop("version") == V3 and a == b, name
+    map2 = (data_dir(V2) / "map.csv").read_text(encoding="utf-8")
+    assert map2.replace(V2, V3) == (data_dir(V3) / "map.csv").read_text(encoding="utf-8")
+    u1, u2, u3 = (_yaml(v, "units.yaml")["units"] for v in DATA_VERSIONS)
+    changed = [c["id"] for b, c in zip(u2, u3, strict=True) if b != c]
+    assert (
+        changed == [u["id"] for u in u2 if u["side"] == "french" and u["type"] == "infantry"]
+        and len(changed) == 16
+    )
+    for a, b, c in zip(u1, u2, u3, strict=True):
+        assert c == (a if c["id"] in changed else b) and (c["id"] not in changed or c["cf"] == [3, 1])
 
 
 def test_a_data_folder_with_mixed_versions_is_refused(tmp_path: Path) -> None:
@@ -126,7 +147,7 @@ def test_r37_a_record_replays_with_the_data_it_names(tmp_path: Path) -> None:
                  "--record", str(rec)]) == 0  # fmt: skip
     record = load_record(rec)
     assert record["data_version"] == V1
-    state = replay(record)  # this process plays v2 by default: the record's v1 is used
+    state = replay(record)  # this process plays v3 by default: the record's v1 is used
     assert state.game.scenario.version == V1 and state.is_terminal()
     # the same seed and bots on v2 is another game (other counters and CRT)
     game2 = Game(scenario=scenario_for(V2), options=RulesOptions.from_dict(record["options"]))
@@ -150,6 +171,6 @@ def test_cli_bad_data_is_one_clear_error(capsys: pytest.CaptureFixture[str]) -> 
     assert main(["play", "--data", "nowhere"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert err == [
-        "error: game data 'nowhere': neither a shipped data version (reconstruction-v1, reconstruction-v2) "
-        "nor a folder holding map.csv, units.yaml, tables.yaml, setup_fixed.yaml"
+        "error: game data 'nowhere': neither a shipped data version (reconstruction-v1, reconstruction-v2, "
+        "reconstruction-v3) nor a folder holding map.csv, units.yaml, tables.yaml, setup_fixed.yaml"
     ]

@@ -85,14 +85,19 @@ def test_expert_plays_the_parameters_tuned_on_the_game_data(tmp_path: Path) -> N
         assert bot.rollout_bots[1].params.attack_min_ev == expected
 
 
-def test_shipped_experts_have_parameters_tuned_on_the_default_data() -> None:
-    """Both experts play parameters tuned on the default data there (the German against the French heuristic,
+def test_shipped_experts_have_parameters_tuned_on_v2_for_v2_and_the_default_v3() -> None:
+    """Both experts play parameters tuned on v2 in games of v2 and v3 (the German against the French heuristic,
     the French against that German expert: README, Expert bots) and their folder's own file elsewhere."""
     for side in ("german", "french"):
         _p, hp, by_data = load_expert(EXPERT_CONFIG_DIR / f"{side}_expert.yaml", side)
-        assert set(by_data) == {DEFAULT_DATA} and by_data[DEFAULT_DATA] != hp
+        # v3 (the default) was chosen with the v2-tuned experts and plays them unchanged
+        assert set(by_data) == {"reconstruction-v2", DEFAULT_DATA} and by_data[DEFAULT_DATA] != hp
+        assert by_data[DEFAULT_DATA] == by_data["reconstruction-v2"]
         for level in LEVELS:
-            assert set(load_expert(expert_config_path(side, level), side)[2]) == {DEFAULT_DATA}
+            assert set(load_expert(expert_config_path(side, level), side)[2]) == {
+                "reconstruction-v2",
+                DEFAULT_DATA,
+            }
 
 
 def test_expert_config_errors_name_file_and_key(tmp_path: Path) -> None:

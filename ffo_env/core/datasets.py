@@ -16,9 +16,9 @@ from ffo_env.core.errors import DataError
 __all__ = ["DATA_ENV", "DATA_FILES", "DATA_ROOT", "DATA_VERSIONS", "DEFAULT_DATA", "data_choice", "data_dir"]
 
 DATA_ROOT = Path(__file__).resolve().parent.parent / "data"
-DATA_VERSIONS = ("reconstruction-v1", "reconstruction-v2")
+DATA_VERSIONS = ("reconstruction-v1", "reconstruction-v2", "reconstruction-v3")
 """The shipped data versions, oldest first; each is a folder of :data:`DATA_ROOT`."""
-DEFAULT_DATA = "reconstruction-v2"
+DEFAULT_DATA = "reconstruction-v3"
 """The version played unless ``$FFO_DATA`` or ``--data`` chooses another: the balanced one (README)."""
 DATA_ENV = "FFO_DATA"
 DATA_FILES = ("map.csv", "units.yaml", "tables.yaml", "setup_fixed.yaml")

@@ -44,8 +44,8 @@ Truncation          after ``max_steps`` decisions (default: none)
 
 Options: ``setup`` (``"random"`` default, ``"fixed"``, ``"decide"``: R2),
 ``rules`` (a dict of other :class:`~ffo_env.core.game.RulesOptions` fields),
-``data`` (the game data: ``"reconstruction-v2"``, the balanced default, ``"reconstruction-v1"``, or a
-folder of data files; None reads ``$FFO_DATA``),
+``data`` (the game data: ``"reconstruction-v3"``, the balanced default, ``"reconstruction-v2"``,
+``"reconstruction-v1"``, or a folder of data files; None reads ``$FFO_DATA``),
 ``view`` (``"player"``: fog of war, rule 3.6; ``"omniscient"``: the same layout
 with every unit revealed, for analysis only -- never the default),
 ``render_mode`` (``"ansi"``, ``"rgb_array"``; ``"human"`` prints the ansi text).
