@@ -593,6 +593,26 @@ def format_table(summary: dict[str, Any]) -> str:
 # ------------------------------------------------------------------ CLI
 
 
+def add_run_arguments(
+    p: argparse.ArgumentParser, *, what: str, games: int, seed_help: str, out_help: str, resume_help: str
+) -> None:
+    """The options every tournament command shares (``ffo eval`` and ``ffo ladder``): how many games, from
+    which seed, on how many workers, with which setup, and where the results go or are resumed from."""
+    p.add_argument("--games", "-n", type=int, default=games, help=f"games per pairing (default {games})")
+    p.add_argument("--seed", type=int, default=0, help=f"{seed_help} (default 0)")
+    p.add_argument("--workers", type=int, default=2, help="parallel worker processes (default 2)")
+    p.add_argument(
+        "--setup",
+        default="random",
+        choices=("random", "fixed", "decide"),
+        help="setup mode for every game (R2; default random)",
+    )
+    p.add_argument("--out", default=None, metavar="DIR", help=out_help)
+    p.add_argument("--resume", metavar="DIR", help=resume_help)
+    p.add_argument("--force", action="store_true", help=f"replace a {what} already in --out")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--agents",
@@ -605,31 +625,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="F:G,...",
         help="explicit pairings french_agent:german_agent, comma-separated (overrides --agents)",
     )
-    p.add_argument("--games", "-n", type=int, default=100, help="games per pairing (default 100)")
-    p.add_argument(
-        "--seed", type=int, default=0, help="seed of the first game; game i uses seed+i (default 0)"
-    )
-    p.add_argument("--workers", type=int, default=2, help="parallel worker processes (default 2)")
-    p.add_argument(
-        "--setup",
-        default="random",
-        choices=("random", "fixed", "decide"),
-        help="setup mode for every game (R2; default random)",
-    )
-    p.add_argument(
-        "--out",
-        default=None,
-        metavar="DIR",
-        help="output folder for results.json, pairings.csv, games.csv, ratings.csv (default: a new folder "
+    add_run_arguments(
+        p,
+        what="tournament",
+        games=100,
+        seed_help="seed of the first game; game i uses seed+i",
+        out_help="output folder for results.json, pairings.csv, games.csv, ratings.csv (default: a new folder "
         "runs/eval-<timestamp>); an existing tournament there is refused unless --resume or --force",
-    )
-    p.add_argument(
-        "--resume",
-        metavar="DIR",
-        help="continue the killed tournament in DIR: its pairings, games, seed and setup come from "
+        resume_help="continue the killed tournament in DIR: its pairings, games, seed and setup come from "
         "DIR/tournament.json; finished games are kept",
     )
-    p.add_argument("--force", action="store_true", help="replace a tournament already in --out")
     p.add_argument(
         "--save-records",
         type=int,
@@ -648,7 +653,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="S",
         help="only replay the game with seed S of the first pairing and save its record under DIR/records",
     )
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
     p.add_argument("--quiet", action="store_true", help="do not print the results table")
 
 

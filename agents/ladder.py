@@ -174,26 +174,19 @@ def write_ladder(out: Path, rows: list[dict[str, Any]], summary: dict[str, Any])
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    from agents.harness import add_run_arguments
+
     p.add_argument(
         "--agents", default=DEFAULT_AGENTS, help=f"comma-separated agent names (default: {DEFAULT_AGENTS})"
     )
-    p.add_argument("--games", "-n", type=int, default=40, help="games per pairing (default 40)")
-    p.add_argument("--seed", type=int, default=0, help="seed of the first game of every pairing (default 0)")
-    p.add_argument("--workers", type=int, default=2, help="parallel worker processes (default 2)")
-    p.add_argument(
-        "--setup",
-        default="random",
-        choices=("random", "fixed", "decide"),
-        help="setup mode for every game (R2; default random)",
+    add_run_arguments(
+        p,
+        what="ladder",
+        games=40,
+        seed_help="seed of the first game of every pairing",
+        out_help="output folder (default: a new runs/ladder-<timestamp>)",
+        resume_help="continue the killed ladder in DIR (finished games are kept)",
     )
-    p.add_argument(
-        "--out", default=None, metavar="DIR", help="output folder (default: a new runs/ladder-<timestamp>)"
-    )
-    p.add_argument(
-        "--resume", metavar="DIR", help="continue the killed ladder in DIR (finished games are kept)"
-    )
-    p.add_argument("--force", action="store_true", help="replace a ladder already in --out")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,10 +7,8 @@ from typing import Any
 
 def train_samples(seconds_budget: float, config: str | None) -> dict[str, Any]:
     """MaskablePPO samples/s with the default (quick) training config as configured (n_envs, vec env), with
-    one torch thread on the bench's one core."""
-    import torch
-
-    torch.set_num_threads(1)
+    one torch thread in the updates on the bench's one core (the rollouts keep the config's ``torch_threads``,
+    which ``build_model`` sets)."""
     return measure_training_speed(config=config, seconds=seconds_budget, learner_threads=1)
 
 

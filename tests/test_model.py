@@ -92,7 +92,7 @@ def test_rollouts_run_in_inference_mode_and_updates_still_learn(tmp_path: Path) 
         seen.append(th.is_inference_mode_enabled())
         return policy_forward(*args, **kwargs)
 
-    model.policy.forward = spy  # type: ignore[method-assign]
+    model.policy.forward = spy
     before = [p.detach().clone() for p in model.policy.parameters()]
     model.learn(total_timesteps=32)
     env.close()
