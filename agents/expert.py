@@ -6,8 +6,9 @@ same folder): ``<side>_tuned.yaml``, found by :mod:`agents.bot_tuning` (cross-en
 the other side's default bot on common random numbers; the figures are in that file's description).
 The best parameters depend on the game data, so a file of the same name in a subfolder named after a
 shipped data version (``configs/bots/expert/reconstruction-v3/<side>_tuned.yaml``) holds the parameters
-for that version (tuned on it, or, for v3, v2's: the file's header says): the expert plays them in games of that data version (the version the game's
-files declare, ``state.game.scenario.version``) and the folder's own file in any other game.
+for that version (tuned on it or, for v3, v2's: the file's header says which). The expert plays them in
+games of that data version (the version the game's files declare, ``state.game.scenario.version``) and
+the folder's own file in any other game.
 
 Lookahead (``search`` lists the decisions, empty = none): at a listed decision the expert takes the
 heuristic's choice and up to ``max_candidates - 1`` alternatives (passing first, attack targets by
@@ -234,11 +235,8 @@ def load_expert(path: str | Path, side: str) -> tuple[ExpertParams, Any, dict[st
     if not hpath.is_file():
         raise BotConfigError(f"{path}: key 'params.heuristic': no such file {hpath}")
     cls = _params_cls(Side.of(side))
-    by_data: dict[str, Any] = {
-        v: load_params(path.parent / v / hpath.name, cls, side)
-        for v in DATA_VERSIONS
-        if (path.parent / v / hpath.name).is_file()
-    }
+    per_version = {v: path.parent / v / hpath.name for v in DATA_VERSIONS}
+    by_data: dict[str, Any] = {v: load_params(p, cls, side) for v, p in per_version.items() if p.is_file()}
     return params, load_params(hpath, cls, side), by_data
 
 
