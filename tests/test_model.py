@@ -129,3 +129,94 @@ def test_update_reads_the_rollouts_log_probs_and_values(tmp_path: Path) -> None:
             assert th.allclose(values.flatten(), s.old_values, atol=1e-5)
             seen += len(s.actions)
     assert seen == cfg.ppo.n_steps * cfg.n_envs
+
+
+def _rollout_model(tmp_path: Path, n_epochs: int = 2) -> object:
+    """A tiny model with one rollout collected (3 envs x 24 steps, minibatches of 24)."""
+    from training.config import TrainConfig
+    from training.model import build_model, build_vec_env
+
+    cfg = TrainConfig(n_envs=3, vec_env="dummy", opponents={"random": 1.0})
+    cfg.policy.cnn_dim, cfg.policy.channels, cfg.policy.spatial, cfg.policy.net_arch = 16, 4, 2, [8]
+    cfg.ppo.n_steps, cfg.ppo.batch_size, cfg.ppo.n_epochs = 24, 24, n_epochs
+    cfg.ppo.learning_rate = 1e-2  # large steps: the anchored and plain updates must visibly differ
+    env = build_vec_env(cfg, "french", [])
+    model = build_model(cfg, env, tmp_path / "tb", 0)
+    model._setup_learn(cfg.ppo.n_steps * cfg.n_envs, None)
+    model.collect_rollouts(
+        model.env, model._init_callback(None), model.rollout_buffer, cfg.ppo.n_steps, use_masking=True
+    )
+    env.close()
+    return model
+
+
+def _params_after(model: object, update: object, state: dict, opt: dict) -> list[th.Tensor]:
+    import copy
+
+    model.policy.load_state_dict(state)  # type: ignore[attr-defined]
+    model.policy.optimizer.load_state_dict(copy.deepcopy(opt))  # type: ignore[attr-defined]
+    np.random.seed(11)  # the minibatch permutation
+    update(model)  # type: ignore[operator]
+    return [p.detach().clone() for p in model.policy.parameters()]  # type: ignore[attr-defined]
+
+
+def test_anchored_update_with_weight_0_is_sb3_contribs_update(tmp_path: Path) -> None:
+    """``anchored_train`` copies sb3-contrib's ``MaskablePPO.train`` to add one loss term: with
+    ``anchor_kl = 0`` it must step the weights exactly as the library does (this fails if the library's
+    update changes under it)."""
+    import copy
+
+    from sb3_contrib import MaskablePPO
+
+    from training.model import anchored_train
+
+    model = _rollout_model(tmp_path)
+    state = copy.deepcopy(model.policy.state_dict())  # type: ignore[attr-defined]
+    opt = copy.deepcopy(model.policy.optimizer.state_dict())  # type: ignore[attr-defined]
+    model.set_anchor()  # type: ignore[attr-defined]
+    model.anchor_kl = 0.0  # type: ignore[attr-defined]
+    ours = _params_after(model, anchored_train, state, opt)
+    theirs = _params_after(model, MaskablePPO.train, state, opt)
+    assert all(th.allclose(a, b, atol=1e-6) for a, b in zip(ours, theirs, strict=True))
+    assert any(not th.equal(a, b) for a, b in zip(ours, state.values(), strict=False))
+
+
+def test_anchor_kl_holds_the_policy_near_where_it_started(tmp_path: Path) -> None:
+    """ppo.anchor_kl: the KL to the anchor is 0 before the first step (the anchor is the starting policy)
+    and the anchored update ends nearer the anchor than the plain one on the same rollout."""
+    import copy
+
+    from training.model import anchored_train, legal_kl
+
+    model = _rollout_model(tmp_path, n_epochs=4)
+    state = copy.deepcopy(model.policy.state_dict())  # type: ignore[attr-defined]
+    opt = copy.deepcopy(model.policy.optimizer.state_dict())  # type: ignore[attr-defined]
+    model.set_anchor()  # type: ignore[attr-defined]
+
+    def kl_to_anchor() -> float:
+        from agents.policy_net import LegalCategorical
+
+        total, n = 0.0, 0
+        with th.no_grad():
+            for s in model.rollout_buffer.get(24):  # type: ignore[attr-defined]
+                dists = []
+                for pol in (model.policy, model.anchor):  # type: ignore[attr-defined]
+                    feats = pol.extract_features(s.observations)
+                    dists.append(
+                        LegalCategorical(
+                            pol.action_net(pol.mlp_extractor.forward_actor(feats)), s.action_masks
+                        )
+                    )
+                kl = legal_kl(dists[0], dists[1])
+                total, n = total + float(kl.sum()), n + len(kl)
+        return total / n
+
+    assert kl_to_anchor() == pytest.approx(0.0, abs=1e-7)
+    model.anchor_kl = 0.0  # type: ignore[attr-defined]
+    _params_after(model, anchored_train, state, opt)
+    free = kl_to_anchor()
+    model.anchor_kl = 50.0  # type: ignore[attr-defined]
+    _params_after(model, anchored_train, state, opt)
+    held = kl_to_anchor()
+    assert free > 0 and held < 0.5 * free
+    assert "train/anchor_kl" in model.logger.name_to_value  # type: ignore[attr-defined]

@@ -331,3 +331,96 @@ def test_usable_cores_without_an_affinity_api(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.delattr(os, "sched_getaffinity")
     monkeypatch.setattr(os, "cpu_count", lambda: 3)
     assert usable_cores() == 3 and learner_threads(TrainConfig(learner_threads=0)) == 3
+
+
+INIT_SETTINGS = {**TRAINING_SETTINGS, "sides": "[french]", "pretrain.teacher": '""'}
+
+
+def test_init_policy_starts_ppo_from_the_shipped_policy(tmp_path: Path) -> None:
+    """``init_policy: {french: pretrained}``: PPO fine-tunes the shipped weights, which join the pool as a
+    snapshot; the run's policy has moved from them."""
+    import torch
+
+    from agents.pretrained import pretrained_path
+
+    args = tiny_train_args({**INIT_SETTINGS, "init_policy": "{french: pretrained}"})
+    assert ffo(["train", "--config", str(QUICK), "--out", str(tmp_path), *args, "--no-eval"]) == 0
+    (d,) = list(tmp_path.iterdir())
+    progress = json.loads((d / "progress.json").read_text())
+    assert progress["done"] == ["init:french", "r0:french"]
+    assert progress["snapshots"]["french"] == ["snapshots/french_init.pt", "snapshots/french_r0.pt"]
+    shipped = torch.load(pretrained_path("french"), weights_only=True)
+    init = torch.load(d / "snapshots" / "french_init.pt", weights_only=True)
+    final = torch.load(d / "policies" / "french.pt", weights_only=True)
+    assert shipped.keys() == init.keys() == final.keys()
+    assert all(torch.equal(shipped[k], init[k]) for k in shipped)
+    assert not all(torch.equal(init[k], final[k]) for k in init)
+    assert (
+        json.loads((d / "snapshots" / "french_init.json").read_text())["extra"]["init_policy"] == "pretrained"
+    )
+
+
+def test_init_policy_from_a_policy_file(run_dir: Path, tmp_path: Path) -> None:
+    """A policy file as the start, with ``ppo.anchor_kl``: the PPO stage runs anchored to those weights."""
+    import torch
+
+    src = run_dir / "policies" / "french.pt"
+    settings = {**INIT_SETTINGS, "init_policy": f"{{french: 'policy:{src}'}}", "ppo.anchor_kl": "1.0"}
+    args = tiny_train_args(settings)
+    assert ffo(["train", "--config", str(QUICK), "--out", str(tmp_path), *args, "--no-eval"]) == 0
+    (d,) = list(tmp_path.iterdir())
+    want = torch.load(src, weights_only=True)
+    init = torch.load(d / "snapshots" / "french_init.pt", weights_only=True)
+    assert all(torch.equal(want[k], init[k]) for k in want)
+
+
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("init_policy: {italian: pretrained}\n", "init_policy.italian"),
+        ("init_policy: {french: ''}\n", "init_policy.french"),
+        ("init_policy: {french: 3}\n", "init_policy: expected"),
+        (
+            "ppo: {anchor_kl: 1.0}\n",
+            r"ppo.anchor_kl: expected 0 unless every trained side starts from a policy",
+        ),
+        ("ppo: {anchor_kl: -1}\n", "ppo.anchor_kl"),
+        (
+            "init_policy: {french: pretrained}\npretrain: {teacher: heuristic}\n",
+            r"init_policy.french: expected a side that pretrain does not train",
+        ),
+    ],
+)
+def test_bad_init_policy_in_a_config_names_the_key(tmp_path: Path, text: str, match: str) -> None:
+    p = tmp_path / "c.yaml"
+    p.write_text(text)
+    with pytest.raises(ConfigError, match=match):
+        load_config(p)
+
+
+@pytest.mark.parametrize(
+    "init, extra, match",
+    [
+        ("{french: /nonexistent/p.pt}", {}, r"init_policy.french: .*needs both p.pt and p.json"),
+        ("{french: 'policy:GERMAN'}", {}, "init_policy.french: .* is a german policy"),
+        ("{french: pretrained}", {"policy.cnn_dim": "64"}, "does not fit this config's policy section"),
+    ],
+)
+def test_an_init_policy_that_cannot_start_the_run_is_one_clear_error(
+    run_dir: Path,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    init: str,
+    extra: dict[str, str],
+    match: str,
+) -> None:
+    import re
+
+    init = init.replace("GERMAN", str(run_dir / "policies" / "german.pt"))
+    out = tmp_path / "runs"
+    args = tiny_train_args({**INIT_SETTINGS, "init_policy": init, **extra})
+    assert ffo(["train", "--config", str(QUICK), "--out", str(out), *args, "--no-eval"]) == 2
+    err = capsys.readouterr().err
+    assert re.search(match, err) and "Traceback" not in err
+    (d,) = list(out.iterdir())
+    assert not list((d / "checkpoints").iterdir())  # nothing was trained or checkpointed

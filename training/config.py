@@ -38,6 +38,9 @@ class PPOConfig:
     ent_coef: float = 0.01
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
+    # weight of KL(policy || the policy the PPO stage started from: the imitation result or init_policy)
+    # in the loss; > 0 keeps a fine-tuned policy near its start unless the returns keep pushing it away
+    anchor_kl: float = 0.0
 
 
 @dataclass
@@ -116,6 +119,9 @@ class TrainConfig:
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
+    # side -> the policy its PPO stage starts from instead of a new network or the imitation stage:
+    # "pretrained" (the shipped policy of that side) or the path of a policy .pt written by 'ffo train'
+    init_policy: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -157,6 +163,8 @@ def _build(cls: type, data: dict[str, Any], where: str, source: str) -> Any:
             ok = isinstance(value, str)
         elif isinstance(want, list):
             ok = isinstance(value, list)
+        elif name == "init_policy":
+            ok = isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
         elif isinstance(want, dict):
             ok = isinstance(value, dict) and all(isinstance(v, (int, float)) for v in value.values())
         else:
@@ -258,6 +266,28 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
             raise bad(
                 "pretrain.teacher", f"an agent name ({', '.join(AGENT_NAMES)}) or policy:PATH", pc.teacher
             )
+    for side, source in cfg.init_policy.items():
+        if side not in SIDES or not source.strip():
+            raise bad(
+                f"init_policy.{side}", "a side 'french'/'german' -> 'pretrained' or a policy .pt path", source
+            )
+        if pc.teacher and side in pc.sides:
+            # both would set the starting weights of the side's PPO stage
+            raise bad(
+                f"init_policy.{side}",
+                f"a side that pretrain does not train (remove {side} from pretrain.sides or from init_policy)",
+                source,
+            )
+    if cfg.ppo.anchor_kl > 0:
+        unanchored = [s for s in cfg.sides if s not in cfg.init_policy and not (pc.teacher and s in pc.sides)]
+        if unanchored:
+            raise bad(
+                "ppo.anchor_kl",
+                f"0 unless every trained side starts from a policy (pretrain or init_policy; not {unanchored[0]})",
+                cfg.ppo.anchor_kl,
+            )
+        if cfg.policy.spatial <= 0:
+            raise bad("ppo.anchor_kl", "0 with the flat network (policy.spatial 0)", cfg.ppo.anchor_kl)
     if cfg.ppo.batch_size > cfg.ppo.n_steps * cfg.n_envs:
         raise bad(
             "ppo.batch_size", f"at most n_steps * n_envs = {cfg.ppo.n_steps * cfg.n_envs}", cfg.ppo.batch_size
@@ -280,6 +310,7 @@ def _check_ppo(cfg: TrainConfig, bad: Any) -> None:
         ("ent_coef", 0.0, 10.0, True, "a number in [0, 10]"),
         ("vf_coef", 0.0, 100.0, True, "a number in [0, 100]"),
         ("max_grad_norm", 0.0, 1e6, False, "a positive number"),
+        ("anchor_kl", 0.0, 1e6, True, "a number in [0, 1e6]"),
     ]
     for key, lo, hi, lo_ok, text in ranges:
         v = getattr(p, key)

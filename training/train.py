@@ -19,7 +19,8 @@ Each run writes, in its own folder ``<out>/<run_name>-<timestamp>/``:
 
 Schedule: first, with ``pretrain.teacher`` set, each side in ``pretrain.sides`` imitates that agent
 (DAgger, :mod:`training.imitation`); the result is checkpointed and joins the pool as the snapshot
-``<side>_pretrain``. Then, for each round, each trained side learns with PPO for ``steps_per_round``
+``<side>_pretrain``. A side in ``init_policy`` starts instead from that policy's weights (``pretrained``,
+the shipped one, or a policy file: fine-tuning), which joins the pool as ``<side>_init``. Then, for each round, each trained side learns with PPO for ``steps_per_round``
 (times its ``side_scale``) of its own decisions against opponents drawn per episode from the pool
 (scripted bots by name, plus frozen snapshots of the other side taken after every earlier stage).
 """
@@ -222,6 +223,62 @@ def _pretrain_side(
     return model
 
 
+def load_init_policy(cfg: TrainConfig, side: str) -> Any:
+    """The agent of ``init_policy[side]`` (the shipped ``pretrained`` policy or a policy file), refused with a
+    ``ConfigError`` naming the key when it cannot be loaded or is another side's."""
+    from agents.policy import PolicyLoadError, load_policy
+    from agents.pretrained import load_pretrained
+
+    source = cfg.init_policy[side].strip()
+    try:
+        if source == "pretrained":
+            agent = load_pretrained(side, deterministic=False)
+        else:
+            agent = load_policy(source.removeprefix("policy:"), deterministic=False)
+    except PolicyLoadError as e:
+        raise ConfigError(f"init_policy.{side}: {e}") from None
+    if agent.side != side:
+        raise ConfigError(f"init_policy.{side}: {source} is a {agent.side} policy")
+    return agent
+
+
+def _init_side(cfg: TrainConfig, side: str, run_dir: Path, progress: dict[str, Any]) -> Any:
+    """The side's model with the weights of ``init_policy[side]``; like the imitation result, it is
+    checkpointed and joins the pool as the snapshot ``<side>_init``."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    from agents.policy import export_policy
+
+    agent = load_init_policy(cfg, side)
+    probe = DummyVecEnv([make_env_fn(cfg, side, _probe_pool(side), r) for r in range(cfg.n_envs)])
+    model = build_model(cfg, probe, run_dir / "tb", _side_seed(cfg, side))
+    probe.close()
+    try:
+        if type(agent.policy) is not type(model.policy):
+            raise RuntimeError(f"{type(agent.policy).__name__} is not {type(model.policy).__name__}")
+        model.policy.load_state_dict(agent.policy.state_dict())
+    except RuntimeError as e:
+        raise ConfigError(
+            f"init_policy.{side}: its network {agent.meta.get('network')} does not fit this config's "
+            f"policy section {cfg.to_dict()['policy']}; set policy: to the network it was trained with "
+            f"({str(e).splitlines()[0]})"
+        ) from None
+    save_checkpoint(model, run_dir / "checkpoints", side)
+    snap = run_dir / "snapshots" / f"{side}_init.pt"
+    export_policy(model, snap, side=side, extra={"round": "init", "init_policy": cfg.init_policy[side]})
+    progress["snapshots"][side].append(snap.relative_to(run_dir).as_posix())
+    return model
+
+
+def _start_weights(run_dir: Path, progress: dict[str, Any], side: str) -> Any:
+    """The weights the side's PPO stage started from (its first snapshot: the imitation result or
+    ``init_policy``), the anchor of ``ppo.anchor_kl`` in every round and after a resume."""
+    import torch
+
+    first = progress["snapshots"][side][0]
+    return torch.load(run_dir / first, map_location="cpu", weights_only=True)
+
+
 def _probe_pool(side: str) -> Any:
     from training.opponents import OpponentPool
 
@@ -274,6 +331,13 @@ def train(
             progress["done"].append(key)
             _add_seconds(progress, key, started)
             _write_progress(run_dir, progress)
+    for side in cfg.sides:
+        key = f"init:{side}"
+        if side not in cfg.init_policy or key in progress["done"]:
+            continue
+        models[side] = _init_side(cfg, side, run_dir, progress)
+        progress["done"].append(key)
+        _write_progress(run_dir, progress)
     for rnd in range(cfg.rounds):
         for side in cfg.sides:
             key = f"r{rnd}:{side}"
@@ -289,6 +353,8 @@ def train(
             except BaseException:
                 env.close()
                 raise
+            if cfg.ppo.anchor_kl > 0 and model.anchor is None:
+                model.set_anchor(_start_weights(run_dir, progress, side))
             started = time.perf_counter()
             target = (rnd + 1) * cfg.steps_for(side)
             remaining = max(0, target - model.num_timesteps)
