@@ -20,9 +20,11 @@ Each run writes, in its own folder ``<out>/<run_name>-<timestamp>/``:
 Schedule: first, with ``pretrain.teacher`` set, each side in ``pretrain.sides`` imitates that agent
 (DAgger, :mod:`training.imitation`); the result is checkpointed and joins the pool as the snapshot
 ``<side>_pretrain``. A side in ``init_policy`` starts instead from that policy's weights (``pretrained``,
-the shipped one, or a policy file: fine-tuning), which joins the pool as ``<side>_init``. Then, for each round, each trained side learns with PPO for ``steps_per_round``
-(times its ``side_scale``) of its own decisions against opponents drawn per episode from the pool
-(scripted bots by name, plus frozen snapshots of the other side taken after every earlier stage).
+the shipped one, or a policy file: fine-tuning), which join the pool as ``<side>_init``. Then, for each
+round, each trained side learns with PPO for ``steps_per_round`` (times its ``side_scale``) of its own
+decisions against opponents drawn per episode from the pool (scripted bots by name, plus frozen
+snapshots of the other side taken after every earlier stage); with ``ppo.anchor_kl`` its loss also
+holds it near the policy it started from.
 """
 
 from __future__ import annotations
