@@ -206,13 +206,10 @@ def _pretrain_side(
     cfg: TrainConfig, side: str, run_dir: Path, progress: dict[str, Any], progress_bar: bool
 ) -> Any:
     """The imitation warm start of one side (training/imitation.py); its result joins the pool as a snapshot."""
-    from stable_baselines3.common.vec_env import DummyVecEnv
-
     from agents.policy import export_policy
     from training.imitation import pretrain
 
-    # as many (idle) envs as the PPO stage will use, so the model takes that env without reloading
-    probe = DummyVecEnv([make_env_fn(cfg, side, _probe_pool(side), r) for r in range(cfg.n_envs)])
+    probe = _probe_env(cfg, side)
     model = build_model(cfg, probe, run_dir / "tb", _side_seed(cfg, side))
     pretrain(
         model, cfg, side, run_dir, _snapshot_paths(run_dir, progress, other_side(side)), progress=progress_bar
@@ -247,12 +244,10 @@ def load_init_policy(cfg: TrainConfig, side: str) -> Any:
 def _init_side(cfg: TrainConfig, side: str, run_dir: Path, progress: dict[str, Any]) -> Any:
     """The side's model with the weights of ``init_policy[side]``; like the imitation result, it is
     checkpointed and joins the pool as the snapshot ``<side>_init``."""
-    from stable_baselines3.common.vec_env import DummyVecEnv
-
     from agents.policy import export_policy
 
     agent = load_init_policy(cfg, side)
-    probe = DummyVecEnv([make_env_fn(cfg, side, _probe_pool(side), r) for r in range(cfg.n_envs)])
+    probe = _probe_env(cfg, side)
     model = build_model(cfg, probe, run_dir / "tb", _side_seed(cfg, side))
     probe.close()
     try:
@@ -279,6 +274,14 @@ def _start_weights(run_dir: Path, progress: dict[str, Any], side: str) -> Any:
 
     first = progress["snapshots"][side][0]
     return torch.load(run_dir / first, map_location="cpu", weights_only=True)
+
+
+def _probe_env(cfg: TrainConfig, side: str) -> Any:
+    """Idle envs to build or restore a side's model outside a PPO round: as many as the PPO stage will use,
+    so the model later takes that stage's env without reloading."""
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    return DummyVecEnv([make_env_fn(cfg, side, _probe_pool(side), r) for r in range(cfg.n_envs)])
 
 
 def _probe_pool(side: str) -> Any:
@@ -380,9 +383,7 @@ def train(
     for side in cfg.sides:
         model = models.get(side)
         if model is None:
-            from stable_baselines3.common.vec_env import DummyVecEnv
-
-            probe = DummyVecEnv([make_env_fn(cfg, side, _probe_pool(side), r) for r in range(cfg.n_envs)])
+            probe = _probe_env(cfg, side)
             model = _restore(cfg, side, probe, run_dir, trust_pickle)
             probe.close()
         export_policy(
