@@ -39,6 +39,7 @@ import yaml
 
 from agents.harness import agent_seed, wilson_interval
 from ffo_env.atomic import atomic_write_text
+from ffo_env.core.game import SETUP_MODES
 from ffo_env.core.sides import Side
 
 SIDES = ("french", "german")
@@ -368,7 +369,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--setup",
         default="random",
-        choices=("random", "fixed", "decide"),
+        choices=SETUP_MODES,
         help="setup mode of every game (R2; default random, as ffo eval)",
     )
     p.add_argument("--seed", type=int, default=0)

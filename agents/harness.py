@@ -45,7 +45,7 @@ from typing import Any
 
 from agents.registry import is_agent_name
 from ffo_env.atomic import new_unique_dir
-from ffo_env.core.game import ENGINE_VERSION
+from ffo_env.core.game import ENGINE_VERSION, SETUP_MODES
 from ffo_env.core.sides import Side
 from ffo_env.envs.aec import make_game
 
@@ -387,7 +387,7 @@ def _read_plan(path: Path) -> dict[str, Any]:
     checks: dict[str, tuple[str, Callable[[Any], bool]]] = {
         "games": ("an integer >= 1", lambda v: _is_int(v) and v >= 1),
         "seed": ("an integer", _is_int),
-        "setup": ("'random', 'fixed' or 'decide'", lambda v: v in ("random", "fixed", "decide")),
+        "setup": ("'random', 'fixed' or 'decide'", lambda v: v in SETUP_MODES),
         "save_records": ("an integer >= 0", lambda v: _is_int(v) and v >= 0),
         "html": ("true or false", lambda v: isinstance(v, bool)),
     }
@@ -604,7 +604,7 @@ def add_run_arguments(
     p.add_argument(
         "--setup",
         default="random",
-        choices=("random", "fixed", "decide"),
+        choices=SETUP_MODES,
         help="setup mode for every game (R2; default random)",
     )
     p.add_argument("--out", default=None, metavar="DIR", help=out_help)

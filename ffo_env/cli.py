@@ -113,11 +113,13 @@ def build_parser() -> argparse.ArgumentParser:
         default="random",
         help="agent for the German side, or 'human' to play it in the browser (default: random)",
     )
+    from ffo_env.core.game import SETUP_MODES
+
     pp.add_argument("--seed", type=int, default=0, help="game seed (dice and random choices; default 0)")
     pp.add_argument(
         "--setup",
         default="random",
-        choices=("decide", "random", "fixed"),
+        choices=SETUP_MODES,
         help="setup mode (R2): agents place units, random placement, or the fixed deployment",
     )
     pp.add_argument("--record", metavar="PATH", help="write the game record (JSON) here")

@@ -16,6 +16,7 @@ import yaml
 
 from agents.policy import MAX_LAYERS, MAX_WIDTH, SIZE_LOWER, are_layer_widths, is_size
 from agents.registry import is_agent_name
+from ffo_env.core.game import SETUP_MODES
 
 SIDES = ("french", "german")
 
@@ -202,7 +203,7 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
         raise bad("side_scale", "a mapping of 'french'/'german' -> positive multiplier", cfg.side_scale)
     if cfg.vec_env not in ("subproc", "dummy"):
         raise bad("vec_env", "'subproc' or 'dummy'", cfg.vec_env)
-    if cfg.setup not in ("random", "fixed", "decide"):
+    if cfg.setup not in SETUP_MODES:
         raise bad("setup", "'random', 'fixed' or 'decide'", cfg.setup)
     if cfg.reward not in ("win", "shaped"):
         raise bad("reward", "'win' or 'shaped'", cfg.reward)

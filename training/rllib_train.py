@@ -38,6 +38,7 @@ from typing import Any
 import yaml
 
 from ffo_env.atomic import atomic_write_text
+from ffo_env.core.game import SETUP_MODES
 from ffo_env.core.sides import Side
 
 __all__ = ["RllibConfig", "add_arguments", "load_config", "run", "train_rllib"]
@@ -102,7 +103,7 @@ def _check(cfg: RllibConfig, where: str) -> None:
             f"{where}: minibatch_size ({cfg.minibatch_size}) exceeds train_batch_size "
             f"({cfg.train_batch_size})"
         )
-    if cfg.setup not in ("random", "fixed", "decide"):
+    if cfg.setup not in SETUP_MODES:
         raise bad("setup", "'random', 'fixed' or 'decide'")
     if cfg.reward not in ("win", "shaped"):
         raise bad("reward", "'win' or 'shaped'")
