@@ -15,7 +15,12 @@ from benchmarks.env_memory import env_churn_rss_mib
 from benchmarks.env_speed import PEERS, _ffo_env, _ffo_raw_env, aec_random, core_random, single_agent_random
 from benchmarks.timing import _interleaved, _pin_one_core, _repeat, _stats, _unpin
 from benchmarks.traced_memory import memory
-from benchmarks.training_speed import imitation_samples, train_samples, train_samples_all_cores
+from benchmarks.training_speed import (
+    imitation_samples,
+    train_samples,
+    train_samples_all_cores,
+    train_samples_pipelined,
+)
 
 FORMAT, VERSION = "ffo-bench", 3
 
@@ -144,8 +149,10 @@ def run_bench(
         if usable_cores() > 1:
             say("MaskablePPO training samples/s, updates on every core ...")
             results["train_all_cores"] = train_samples_all_cores(train_budget, train_config)
+            say("MaskablePPO training samples/s, rollouts pipelined in a worker process ...")
+            results["train_pipelined"] = train_samples_pipelined(train_budget, train_config)
         r_single = results["single_agent_steps_per_s"]["median"]
-        for key in ("train", "train_all_cores"):
+        for key in ("train", "train_all_cores", "train_pipelined"):
             if key in results and r_single > 0:
                 results[f"ratio_{key}_to_single_agent"] = results[key]["samples_per_s"] / r_single
     return {
@@ -212,6 +219,14 @@ def format_table(report: dict[str, Any]) -> str:
             f"MaskablePPO, updates on {t['learner_threads']} cores: {t['samples_per_s']:,.0f} samples/s "
             f"({t['timesteps']} samples in {t['seconds']:.1f} s); / single-agent wrapper steps/s = "
             f"{r.get('ratio_train_all_cores_to_single_agent', 0.0):.2f}"
+        )
+    if "train_pipelined" in r:
+        t = r["train_pipelined"]
+        lines.append(
+            f"MaskablePPO, rollouts pipelined in a worker (vec_env: pipelined, 2 cores): "
+            f"{t['samples_per_s']:,.0f} samples/s, {t['samples_per_cpu_s']:,.0f} per CPU second of both "
+            f"({t['timesteps']} samples in {t['seconds']:.1f} s); / single-agent wrapper steps/s = "
+            f"{r.get('ratio_train_pipelined_to_single_agent', 0.0):.2f}"
         )
     if "imitation_fit" in r:
         t = r["imitation_fit"]

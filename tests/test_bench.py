@@ -141,6 +141,13 @@ def test_table_shows_the_training_figures_and_the_ratio_to_the_wrapper():
                 "learner_threads": 2,
             },
             "ratio_train_all_cores_to_single_agent": 0.35,
+            "train_pipelined": {
+                "samples_per_s": 1100.0,
+                "samples_per_cpu_s": 560.0,
+                "timesteps": 11000,
+                "seconds": 10.0,
+            },
+            "ratio_train_pipelined_to_single_agent": 0.55,
             "imitation_fit": {
                 "samples_per_s": 900.0,
                 "samples": 9000,
@@ -154,6 +161,8 @@ def test_table_shows_the_training_figures_and_the_ratio_to_the_wrapper():
     assert "MaskablePPO: 500 samples/s, 600 per CPU second" in table and "= 0.25" in table
     assert "16 dummy envs" in table
     assert "updates on 2 cores: 700 samples/s" in table and "= 0.35" in table
+    assert "pipelined in a worker (vec_env: pipelined, 2 cores): 1,100 samples/s, 560 per CPU" in table
+    assert "= 0.55" in table
     assert "imitation fit: 900 samples/s" in table and "batch 64" in table
 
 
@@ -171,3 +180,22 @@ def test_training_figures_measure_a_tiny_config(tmp_path):
     r = measure_training_speed(config=str(cfg), seconds=0.1, learner_threads=2)
     assert r["timesteps"] >= 32 and r["timesteps"] % 32 == 0 and r["samples_per_s"] > 0
     assert (r["n_envs"], r["n_steps"], r["learner_threads"]) == (2, 16, 2)
+
+
+def test_pipelined_figure_counts_the_workers_cpu_and_one_core_figure_keeps_one_process(tmp_path):
+    """The pipelined figure runs the rollout worker and adds its CPU seconds to the learner's; the one-core
+    figure of a pipelined config steps its envs in the learner process."""
+    pytest.importorskip("sb3_contrib")
+    from benchmarks.training_speed import measure_training_speed
+
+    cfg = tmp_path / "tiny.yaml"
+    cfg.write_text(
+        "n_envs: 2\nvec_env: pipelined\nppo: {n_steps: 16, batch_size: 32, n_epochs: 1}\n"
+        "policy: {cnn_dim: 16, channels: 4, spatial: 2, net_arch: [8]}\n"
+    )
+    piped = measure_training_speed(config=str(cfg), seconds=0.5, learner_threads=1)
+    assert piped["vec_env"] == "pipelined" and piped["timesteps"] >= 32
+    assert piped["worker_cpu_seconds"] > 0
+    assert piped["cpu_seconds"] == pytest.approx(piped["learner_cpu_seconds"] + piped["worker_cpu_seconds"])
+    inline = measure_training_speed(config=str(cfg), seconds=0.1, learner_threads=1, one_process=True)
+    assert inline["vec_env"] == "dummy" and inline["worker_cpu_seconds"] == 0

@@ -424,3 +424,38 @@ def test_an_init_policy_that_cannot_start_the_run_is_one_clear_error(
     assert re.search(match, err) and "Traceback" not in err
     (d,) = list(out.iterdir())
     assert not list((d / "checkpoints").iterdir())  # nothing was trained or checkpointed
+
+
+def test_anchor_kl_after_a_resume_is_the_policy_the_ppo_stage_started_from(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ppo.anchor_kl`` on ``--resume``: the resumed model is anchored to the side's first snapshot (the
+    ``init_policy`` weights), not to the last round's policy it resumes from."""
+    import torch
+
+    import training.train as train_module
+
+    settings = {**INIT_SETTINGS, "init_policy": "{french: pretrained}", "ppo.anchor_kl": "1.0"}
+    out = tmp_path / "runs"
+    assert (
+        ffo(["train", "--config", str(QUICK), "--out", str(out), *tiny_train_args(settings), "--no-eval"])
+        == 0
+    )
+    (d,) = list(out.iterdir())
+    anchors: list[dict[str, torch.Tensor]] = []
+    start_weights = train_module._start_weights
+
+    def spy(run_dir: Path, progress: dict[str, object], side: str) -> dict[str, torch.Tensor]:
+        weights = start_weights(run_dir, progress, side)
+        anchors.append(weights)
+        return weights
+
+    monkeypatch.setattr(train_module, "_start_weights", spy)
+    args = ["train", "--resume", str(d), "--set", "rounds=2", "--no-eval"]
+    assert ffo([*args, *tiny_train_args(settings, without=("rounds",))]) == 0
+    assert json.loads((d / "progress.json").read_text())["done"] == ["init:french", "r0:french", "r1:french"]
+    (anchor,) = anchors  # set once, when the restored model starts round 1
+    init = torch.load(d / "snapshots" / "french_init.pt", weights_only=True)
+    r0 = torch.load(d / "snapshots" / "french_r0.pt", weights_only=True)
+    assert all(torch.equal(anchor[k], init[k]) for k in init)
+    assert not all(torch.equal(anchor[k], r0[k]) for k in r0)

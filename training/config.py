@@ -19,6 +19,7 @@ from agents.registry import is_agent_name
 from ffo_env.core.game import SETUP_MODES
 
 SIDES = ("french", "german")
+VEC_ENVS = ("subproc", "dummy", "pipelined")
 
 
 class ConfigError(ValueError):
@@ -101,7 +102,9 @@ class TrainConfig:
         default_factory=lambda: {"french": 1.0, "german": 1.0}
     )  # x steps_per_round
     n_envs: int = 2
-    vec_env: str = "subproc"  # "subproc" (use both cores) or "dummy"
+    # "subproc": one process per env; "dummy": all in the learner process; "pipelined": all in one rollout
+    # worker that collects the next rollout while the learner updates (training/pipeline.py)
+    vec_env: str = "subproc"
     setup: str = "random"  # rules setup mode for training games (R2)
     reward: str = "win"  # "win" or "shaped" (see the env docs)
     max_steps: int = 5000  # truncation, in learner decisions per episode
@@ -201,8 +204,8 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
         raise bad("learner_threads", "an integer >= 0 (0: every core)", cfg.learner_threads)
     if set(cfg.side_scale) - set(SIDES) or any(v <= 0 for v in cfg.side_scale.values()):
         raise bad("side_scale", "a mapping of 'french'/'german' -> positive multiplier", cfg.side_scale)
-    if cfg.vec_env not in ("subproc", "dummy"):
-        raise bad("vec_env", "'subproc' or 'dummy'", cfg.vec_env)
+    if cfg.vec_env not in VEC_ENVS:
+        raise bad("vec_env", "'subproc', 'dummy' or 'pipelined'", cfg.vec_env)
     if cfg.setup not in SETUP_MODES:
         raise bad("setup", "'random', 'fixed' or 'decide'", cfg.setup)
     if cfg.reward not in ("win", "shaped"):

@@ -31,10 +31,17 @@ def make_env_fn(cfg: TrainConfig, side: str, pool: Any, rank: int) -> Any:
     return _init
 
 
-def build_vec_env(cfg: TrainConfig, side: str, snapshots: list[str]) -> Any:
+def build_vec_env(cfg: TrainConfig, side: str, snapshots: list[str], pipelined: bool = True) -> Any:
+    """The training envs of one side as ``cfg.vec_env`` says (``pipelined``: in a rollout worker process, see
+    :mod:`training.pipeline`; the worker builds its own with ``pipelined=False``)."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     from training.opponents import OpponentPool
+
+    if cfg.vec_env == "pipelined" and pipelined:
+        from training.pipeline import PipelinedVecEnv
+
+        return PipelinedVecEnv(cfg, side, snapshots)
 
     fns = []
     for rank in range(cfg.n_envs):
@@ -210,9 +217,15 @@ def ppo_classes() -> tuple[type, type]:
             if isinstance(self.rollout_buffer, FastDictRolloutBuffer) and isinstance(self.policy, HexPolicy):
                 self.rollout_buffer.planes_reader = self.policy.features_extractor
 
-        def collect_rollouts(self, *args: Any, **kwargs: Any) -> bool:
+        def collect_rollouts(
+            self, env: Any, callback: Any, rollout_buffer: Any, n_rollout_steps: int, *args: Any, **kw: Any
+        ) -> bool:
+            from training.pipeline import PipelinedVecEnv, pipelined_collect
+
+            if isinstance(env, PipelinedVecEnv):
+                return pipelined_collect(self, env, callback, rollout_buffer, n_rollout_steps)
             with torch.inference_mode():
-                return super().collect_rollouts(*args, **kwargs)
+                return super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps, *args, **kw)
 
         # KL(policy || anchor) weight in the loss, and the frozen policy the PPO stage started from
         anchor_kl: float = 0.0

@@ -358,19 +358,21 @@ def train(
             except BaseException:
                 env.close()
                 raise
-            if cfg.ppo.anchor_kl > 0 and model.anchor is None:
-                model.set_anchor(_start_weights(run_dir, progress, side))
             started = time.perf_counter()
             target = (rnd + 1) * cfg.steps_for(side)
-            remaining = max(0, target - model.num_timesteps)
-            if remaining:
-                model.learn(
-                    total_timesteps=remaining,
-                    reset_num_timesteps=False,
-                    tb_log_name=side,
-                    callback=_callbacks(cfg, side, run_dir, target, progress_bar),
-                )
-            env.close()
+            try:  # the envs' worker processes and shared memory go with the round, however it ends
+                if cfg.ppo.anchor_kl > 0 and model.anchor is None:
+                    model.set_anchor(_start_weights(run_dir, progress, side))
+                remaining = max(0, target - model.num_timesteps)
+                if remaining:
+                    model.learn(
+                        total_timesteps=remaining,
+                        reset_num_timesteps=False,
+                        tb_log_name=side,
+                        callback=_callbacks(cfg, side, run_dir, target, progress_bar),
+                    )
+            finally:
+                env.close()
             save_checkpoint(model, run_dir / "checkpoints", side)
             snap = run_dir / "snapshots" / f"{side}_r{rnd}.pt"
             export_policy(model, snap, side=side, extra={"round": rnd, "timesteps": int(model.num_timesteps)})

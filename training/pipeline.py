@@ -1,0 +1,451 @@
+"""Pipelined rollouts (``vec_env: pipelined``): the run's training envs and a copy of the policy live in one
+worker process that collects the next rollout while the learner updates on the last one.
+
+On a 2-core machine a PPO iteration is two halves of about equal cost (stepping the envs with the policy's
+forward passes, then the gradient epochs); run one after the other they keep one core busy. Here the worker
+collects rollout *k + 1* with the weights the learner had when it took rollout *k*, so the two halves run at
+once on the two cores. The price is a policy lag of exactly one update: rollout *k + 1* was sampled by the
+weights before update *k*. PPO's ratio is taken against the log-probabilities stored with each sample (those
+of the policy that sampled it), so the clipped objective stays correct; the first epoch simply starts one
+update away from the sampling policy, as a second epoch does in the plain loop. The schedule is fixed, not a
+race: one seed gives one run.
+
+The rollouts travel through shared memory, double-buffered: the worker writes slot *(k + 1) mod 2* while the
+learner copies slot *k mod 2* into its rollout buffer.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import pickle
+import traceback
+from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.shared_memory import SharedMemory
+from typing import Any
+
+import numpy as np
+
+from training.config import TrainConfig
+
+# small per-sample arrays of a rollout slot besides the observations: name -> dtype
+_FIELDS = {
+    "actions": np.int64,
+    "rewards": np.float32,
+    "episode_starts": np.float32,
+    "values": np.float32,
+    "log_probs": np.float32,
+}
+
+
+class RolloutWorkerError(RuntimeError):
+    """The rollout worker process failed or died; the message says how."""
+
+
+@dataclass(frozen=True)
+class SlotLayout:
+    """Where each array of one rollout lives in a slot's shared memory (both processes compute it)."""
+
+    arrays: tuple[tuple[str, tuple[int, ...], str, int], ...]  # name, shape, dtype, byte offset
+    size: int
+
+    @classmethod
+    def of(
+        cls, obs_shapes: dict[str, tuple[tuple[int, ...], str]], n_steps: int, n_envs: int, n_actions: int
+    ) -> SlotLayout:
+        specs: list[tuple[str, tuple[int, ...], str]] = [
+            (f"obs:{key}", (n_steps, n_envs, *shape), dtype) for key, (shape, dtype) in obs_shapes.items()
+        ]
+        specs += [(name, (n_steps, n_envs), np.dtype(dt).str) for name, dt in _FIELDS.items()]
+        specs += [
+            ("action_masks", (n_steps, n_envs, n_actions), np.dtype(np.bool_).str),
+            ("last_values", (n_envs,), np.dtype(np.float32).str),
+            ("last_dones", (n_envs,), np.dtype(np.bool_).str),
+        ]
+        arrays, offset = [], 0
+        for name, shape, dtype in specs:
+            arrays.append((name, shape, dtype, offset))
+            nbytes = int(np.prod(shape)) * np.dtype(dtype).itemsize
+            offset += (nbytes + 63) // 64 * 64  # cache-line aligned rows for numpy and torch
+        return cls(tuple(arrays), max(offset, 64))
+
+    def views(self, buf: Any) -> dict[str, np.ndarray]:
+        return {
+            name: np.ndarray(shape, dtype=np.dtype(dtype), buffer=buf, offset=offset)
+            for name, shape, dtype, offset in self.arrays
+        }
+
+
+def obs_shapes(space: Any) -> dict[str, tuple[tuple[int, ...], str]]:
+    return {key: (tuple(sub.shape), np.dtype(sub.dtype).str) for key, sub in space.spaces.items()}
+
+
+def _worker_main(
+    conn: Connection,
+    cfg: TrainConfig,
+    side: str,
+    snapshots: list[str],
+    slot_names: list[str],
+    layout: SlotLayout,
+    policy_class: Any,
+    policy_kwargs: dict[str, Any],
+    seed: int,
+    env_seed: int | None,
+) -> None:
+    """The worker's loop: ``("collect", slot, weights, rng)`` → ``("done", slot, episodes, rng)``;
+    ``("reset", seed)`` → ``("reset",)``; ``("close",)`` ends it."""
+    slots: list[SharedMemory] = []
+    try:
+        import torch
+
+        from training.model import build_vec_env
+
+        torch.set_num_threads(cfg.torch_threads)
+        torch.manual_seed(seed)
+        slots = [SharedMemory(name=name) for name in slot_names]
+        views = [layout.views(s.buf) for s in slots]
+        env = build_vec_env(cfg, side, snapshots, pipelined=False)
+        policy = policy_class(env.observation_space, env.action_space, lambda _: 0.0, **policy_kwargs)
+        policy.set_training_mode(False)
+        collector = _Collector(env, policy, cfg.ppo.gamma)
+        collector.reset(env_seed)
+        conn.send(("ready",))
+        while True:
+            msg = conn.recv()
+            if msg[0] == "close":
+                break
+            if msg[0] == "reset":
+                collector.reset(msg[1])
+                conn.send(("reset",))
+                continue
+            _, slot, weights, rng = msg
+            policy.load_state_dict(weights)
+            if rng is not None:
+                torch.set_rng_state(rng)
+            episodes = collector.collect(views[slot])
+            conn.send(("done", slot, episodes, None if rng is None else torch.get_rng_state()))
+        env.close()
+    except (KeyboardInterrupt, EOFError, BrokenPipeError):
+        pass  # interrupted with the learner, or the learner is gone: nobody to tell
+    except BaseException as exc:  # noqa: BLE001 - handed to the learner, which raises it
+        try:
+            try:
+                conn.send(("error", exc, traceback.format_exc()))
+            except (TypeError, AttributeError, pickle.PicklingError):  # its text still reaches the learner
+                conn.send(
+                    ("error", RolloutWorkerError(f"{type(exc).__name__}: {exc}"), traceback.format_exc())
+                )
+        except OSError:
+            pass
+    finally:
+        for s in slots:
+            s.close()
+        conn.close()
+
+
+class _Collector:
+    """sb3-contrib 2.9's ``MaskablePPO.collect_rollouts`` loop, writing into a shared slot (same steps, same
+    timeout bootstrap with the value of the terminal observation)."""
+
+    def __init__(self, env: Any, policy: Any, gamma: float) -> None:
+        self.env, self.policy, self.gamma = env, policy, gamma
+
+    def reset(self, seed: int | None) -> None:
+        if seed is not None:
+            self.env.seed(seed)
+        self.last_obs = self.env.reset()
+        self.last_starts = np.ones(self.env.num_envs, dtype=bool)
+
+    def collect(self, out: dict[str, np.ndarray]) -> list[tuple[int, int, dict[str, Any]]]:
+        import torch
+        from sb3_contrib.common.maskable.utils import get_action_masks
+        from stable_baselines3.common.utils import obs_as_tensor
+
+        env, policy = self.env, self.policy
+        cpu = torch.device("cpu")
+        n_steps = out["actions"].shape[0]
+        episodes: list[tuple[int, int, dict[str, Any]]] = []
+        dones = np.zeros(env.num_envs, dtype=bool)
+        with torch.inference_mode():
+            for step in range(n_steps):
+                masks = get_action_masks(env)
+                actions, values, log_probs = policy(obs_as_tensor(self.last_obs, cpu), action_masks=masks)
+                actions = actions.numpy()
+                new_obs, rewards, dones, infos = env.step(actions)
+                for idx, done in enumerate(dones):
+                    info = infos[idx]
+                    if not done:
+                        continue
+                    if info.get("terminal_observation") is not None and info.get(
+                        "TimeLimit.truncated", False
+                    ):
+                        terminal = policy.obs_to_tensor(info["terminal_observation"])[0]
+                        rewards[idx] += self.gamma * float(policy.predict_values(terminal)[0])
+                    # the learner's callbacks read these: no terminal observation (~120 kB) on the pipe
+                    episodes.append(
+                        (step, idx, {k: v for k, v in info.items() if k != "terminal_observation"})
+                    )
+                for key, rows in self.last_obs.items():
+                    out[f"obs:{key}"][step] = rows
+                out["actions"][step] = actions
+                out["rewards"][step] = rewards
+                out["episode_starts"][step] = self.last_starts
+                out["values"][step] = values.numpy().reshape(-1)
+                out["log_probs"][step] = log_probs.numpy().reshape(-1)
+                out["action_masks"][step] = masks
+                self.last_obs, self.last_starts = new_obs, dones
+            out["last_values"][:] = (
+                policy.predict_values(obs_as_tensor(self.last_obs, cpu)).numpy().reshape(-1)
+            )
+        out["last_dones"][:] = dones
+        return episodes
+
+
+def _vec_env_base() -> type:
+    from stable_baselines3.common.vec_env import VecEnv
+
+    return VecEnv
+
+
+class PipelinedVecEnv(_vec_env_base()):  # type: ignore[misc]
+    """A VecEnv whose ``n_envs`` envs run in a rollout worker process with a copy of the policy.
+
+    Only :class:`training.model` 's MaskablePPO collects from it (:func:`pipelined_collect`); it cannot be
+    stepped action by action. The worker starts at the first rollout (it needs the model's policy class)."""
+
+    def __init__(self, cfg: TrainConfig, side: str, snapshots: list[str], prefetch: bool = True) -> None:
+        """``prefetch=False`` (for tests): no rollout runs ahead; each is collected with the learner's current
+        weights and torch RNG state, which comes back with it, so a run equals the in-process loop's exactly."""
+        from ffo_env.envs.single_agent import FFOSingleAgentEnv
+
+        probe = FFOSingleAgentEnv(side=side, setup=cfg.setup, reward=cfg.reward, max_steps=cfg.max_steps)
+        super().__init__(cfg.n_envs, probe.observation_space, probe.action_space)
+        probe.close()
+        self.cfg, self.side, self.snapshots, self.prefetch = cfg, side, list(snapshots), prefetch
+        self.layout = SlotLayout.of(
+            obs_shapes(self.observation_space), cfg.ppo.n_steps, cfg.n_envs, int(self.action_space.n)
+        )
+        self._shm: list[SharedMemory] = []
+        self.slots: list[dict[str, np.ndarray]] = []
+        for _ in range(2):
+            shm = SharedMemory(create=True, size=self.layout.size)
+            self._shm.append(shm)
+            self.slots.append(self.layout.views(shm.buf))
+        self._proc: Any = None
+        self._conn: Connection | None = None
+        self._pending: int | None = None  # the slot the worker is filling
+        self._next = 0
+        self._env_seed: int | None = None
+        self.closed = False
+
+    # -- the rollout protocol ---------------------------------------------------------------------------
+
+    def _start(self, model: Any, seed: int) -> None:
+        ctx = mp.get_context("spawn")  # torch and a forked parent's threads do not mix
+        parent, child = ctx.Pipe()
+        names = [s.name for s in self._shm]
+        args = (
+            child,
+            self.cfg,
+            self.side,
+            self.snapshots,
+            names,
+            self.layout,
+            model.policy_class,
+            model.policy_kwargs,
+            seed,
+            self._env_seed,
+        )
+        self._proc = ctx.Process(target=_worker_main, args=args, daemon=True, name=f"ffo-rollout-{self.side}")
+        self._proc.start()
+        child.close()
+        self._conn = parent
+        self._receive("ready")
+
+    def _receive(self, expected: str) -> tuple[Any, ...]:
+        assert self._conn is not None
+        try:
+            msg = self._conn.recv()
+        except (EOFError, OSError):
+            code = self._proc.exitcode if self._proc is not None else None
+            self.close()
+            raise RolloutWorkerError(
+                f"the rollout worker of the {self.side} side died (exit code {code})"
+            ) from None
+        except Exception as exc:  # noqa: BLE001 - e.g. an error of the worker's that does not unpickle here
+            self.close()
+            raise RolloutWorkerError(
+                f"the rollout worker of the {self.side} side sent what cannot be read: {exc}"
+            ) from None
+        if msg[0] == "error":
+            self.close()
+            raise msg[1]
+        assert msg[0] == expected, msg[0]
+        return tuple(msg)
+
+    def _request(self, slot: int, model: Any) -> None:
+        import torch
+
+        assert self._conn is not None
+        weights = {k: v.detach().clone() for k, v in model.policy.state_dict().items()}
+        self._conn.send(("collect", slot, weights, None if self.prefetch else torch.get_rng_state()))
+        self._pending = slot
+
+    def exchange(
+        self, model: Any, seed: int
+    ) -> tuple[dict[str, np.ndarray], list[tuple[int, int, dict[str, Any]]]]:
+        """The next finished rollout, and the worker set to collect the one after it with the model's weights.
+
+        With nothing under way (the first call, or after ``reset``) one rollout is collected with the current
+        weights first; otherwise it is the one the worker collected meanwhile with the weights of the call
+        before. ``seed`` seeds the worker's action sampling when it starts."""
+        if self.closed:
+            raise RolloutWorkerError("this pipelined env is closed")
+        if self._proc is None:
+            self._start(model, seed)
+        if self._pending is None:
+            self._request(self._next, model)
+        _, slot, infos, rng = self._receive("done")
+        self._pending = None
+        self._next = 1 - slot
+        if rng is not None:
+            import torch
+
+            torch.set_rng_state(rng)
+        if self.prefetch:
+            self._request(self._next, model)
+        return self.slots[slot], infos
+
+    @property
+    def worker_pid(self) -> int | None:
+        """The rollout worker's process id once it runs (``ffo bench`` reads its CPU time)."""
+        return None if self._proc is None else self._proc.pid
+
+    # -- VecEnv -----------------------------------------------------------------------------------------
+
+    def reset(self) -> Any:
+        """Zero observations: the learner never reads them, the worker keeps its own. Before the worker starts
+        this only takes the seed of ``seed()``; afterwards the rollout under way is dropped and the worker's
+        envs start new games."""
+        seed = self._seeds[0] if self._seeds else None
+        if self._proc is None:
+            self._env_seed = seed
+        elif not self.closed:
+            if self._pending is not None:
+                self._receive("done")
+                self._pending = None
+            assert self._conn is not None
+            self._conn.send(("reset", seed))
+            self._receive("reset")
+        self._reset_seeds()
+        return {
+            key: np.zeros((self.num_envs, *sub.shape), dtype=sub.dtype)
+            for key, sub in self.observation_space.spaces.items()
+        }
+
+    def step_async(self, actions: np.ndarray) -> None:
+        raise RolloutWorkerError(
+            "a pipelined env (vec_env: pipelined) is stepped by its rollout worker, not action by action"
+        )
+
+    def step_wait(self) -> Any:
+        raise RolloutWorkerError(
+            "a pipelined env (vec_env: pipelined) is stepped by its rollout worker, not action by action"
+        )
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        self.slots = []  # the views go before their memory
+        if self._conn is not None:
+            try:
+                self._conn.send(("close",))
+            except (BrokenPipeError, OSError):
+                pass
+        if self._proc is not None:
+            if self._pending is not None:  # mid-rollout: its result is not wanted
+                self._proc.terminate()
+            self._proc.join(timeout=10)
+            if self._proc.is_alive():
+                self._proc.kill()
+                self._proc.join()
+        if self._conn is not None:
+            self._conn.close()
+        for shm in self._shm:
+            shm.close()
+            shm.unlink()
+        self._shm = []
+
+    def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
+        if attr_name == "render_mode":  # VecEnv's constructor asks; training envs do not render
+            return [None] * len(self._get_indices(indices))
+        raise RolloutWorkerError(
+            f"a pipelined env's envs are in its worker process: no attribute {attr_name!r} here"
+        )
+
+    def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        raise RolloutWorkerError(
+            f"a pipelined env's envs are in its worker process: cannot set {attr_name!r}"
+        )
+
+    def env_method(self, method_name: str, *args: Any, indices: Any = None, **kwargs: Any) -> list[Any]:
+        raise RolloutWorkerError(
+            f"a pipelined env's envs are in its worker process: cannot call {method_name!r}"
+        )
+
+    def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
+        return [False] * len(self._get_indices(indices))
+
+
+def pipelined_collect(
+    model: Any, env: PipelinedVecEnv, callback: Any, rollout_buffer: Any, n_rollout_steps: int
+) -> bool:
+    """``collect_rollouts`` for a pipelined env: takes the worker's finished rollout into the buffer, then
+    replays its steps to the callbacks (timesteps, episode infos and dones, as the plain loop gives them)."""
+    import torch
+
+    n_envs = env.num_envs
+    if n_rollout_steps != env.layout.arrays[0][1][0]:
+        raise RolloutWorkerError(
+            f"the pipelined env collects {env.layout.arrays[0][1][0]} steps, not {n_rollout_steps}"
+        )
+    model.policy.set_training_mode(False)
+    rollout_buffer.reset()
+    callback.on_rollout_start()
+    side_index = 0 if env.side == "french" else 1
+    seed = int(
+        np.random.SeedSequence([env.cfg.seed, side_index, int(model.num_timesteps)]).generate_state(1)[0]
+    )
+    data, episodes = env.exchange(model, seed)
+    buf = rollout_buffer
+    for key, rows in buf.observations.items():
+        # copied (~110 MB a 1,024-sample rollout): a view of the slot would outlive the shared memory once
+        # the env closes, and reading it then is a segmentation fault
+        np.copyto(rows, data[f"obs:{key}"])
+    buf.actions[:] = data["actions"].reshape(buf.actions.shape)
+    for name in ("rewards", "episode_starts", "values", "log_probs"):
+        getattr(buf, name)[:] = data[name]
+    buf.action_masks[:] = data["action_masks"].reshape(buf.action_masks.shape)
+    buf.pos, buf.full = buf.buffer_size, True
+
+    ended: dict[int, list[tuple[int, dict[str, Any]]]] = {}
+    for step, idx, info in episodes:
+        ended.setdefault(step, []).append((idx, info))
+    for step in range(n_rollout_steps):
+        infos: list[dict[str, Any]] = [{} for _ in range(n_envs)]
+        dones = np.zeros(n_envs, dtype=bool)
+        for idx, info in ended.get(step, []):
+            infos[idx], dones[idx] = info, True
+        model.num_timesteps += n_envs
+        callback.update_locals(
+            {"infos": infos, "dones": dones, "rewards": data["rewards"][step], "n_steps": step}
+        )
+        if not callback.on_step():
+            return False
+        model._update_info_buffer(infos, dones)
+    buf.compute_returns_and_advantage(
+        last_values=torch.as_tensor(data["last_values"]), dones=data["last_dones"].copy()
+    )
+    callback.on_rollout_end()
+    return True
