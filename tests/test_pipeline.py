@@ -192,6 +192,21 @@ def test_one_seed_gives_one_pipelined_run(tmp_path: Path) -> None:
         assert torch.equal(runs[0][key], runs[1][key]), key
 
 
+def test_a_second_learn_resets_the_workers_games(tmp_path: Path) -> None:
+    """``learn()`` again with ``reset_num_timesteps=True`` resets the env: the rollout under way is dropped
+    and every env of the worker starts a new game (the first row of the next rollout starts episodes)."""
+    model = _model(_cfg(max_steps=3000), tmp_path)
+    try:
+        model.learn(total_timesteps=N_STEPS * N_ENVS)
+        assert model.env._pending is not None  # the next rollout is under way
+        model.learn(total_timesteps=N_STEPS * N_ENVS)
+        starts = model.rollout_buffer.episode_starts
+        assert model.num_timesteps == N_STEPS * N_ENVS
+        assert (starts[0] == 1).all() and not starts[1:].any()
+    finally:
+        model.env.close()
+
+
 def test_the_env_cannot_be_stepped_action_by_action_and_closes_once(tmp_path: Path) -> None:
     env = build_vec_env(_cfg(), "french", [])
     with pytest.raises(RolloutWorkerError, match="stepped by its rollout worker"):

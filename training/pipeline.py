@@ -25,8 +25,9 @@ from multiprocessing.shared_memory import SharedMemory
 from typing import Any
 
 import numpy as np
+from stable_baselines3.common.vec_env import VecEnv
 
-from training.config import TrainConfig
+from training.config import SIDES, TrainConfig
 
 # small per-sample arrays of a rollout slot besides the observations: name -> dtype
 _FIELDS = {
@@ -201,13 +202,7 @@ class _Collector:
         return episodes
 
 
-def _vec_env_base() -> type:
-    from stable_baselines3.common.vec_env import VecEnv
-
-    return VecEnv
-
-
-class PipelinedVecEnv(_vec_env_base()):  # type: ignore[misc]
+class PipelinedVecEnv(VecEnv):
     """A VecEnv whose ``n_envs`` envs run in a rollout worker process with a copy of the policy.
 
     Only :class:`training.model` 's MaskablePPO collects from it (:func:`pipelined_collect`); it cannot be
@@ -216,15 +211,19 @@ class PipelinedVecEnv(_vec_env_base()):  # type: ignore[misc]
     def __init__(self, cfg: TrainConfig, side: str, snapshots: list[str], prefetch: bool = True) -> None:
         """``prefetch=False`` (for tests): no rollout runs ahead; each is collected with the learner's current
         weights and torch RNG state, which comes back with it, so a run equals the in-process loop's exactly."""
+        from gymnasium import spaces
+
         from ffo_env.envs.single_agent import FFOSingleAgentEnv
 
         probe = FFOSingleAgentEnv(side=side, setup=cfg.setup, reward=cfg.reward, max_steps=cfg.max_steps)
-        super().__init__(cfg.n_envs, probe.observation_space, probe.action_space)
+        obs_space, action_space = probe.observation_space, probe.action_space
         probe.close()
+        assert isinstance(obs_space, spaces.Dict) and isinstance(action_space, spaces.Discrete)
+        super().__init__(cfg.n_envs, obs_space, action_space)
+        self.obs_space = obs_space
         self.cfg, self.side, self.snapshots, self.prefetch = cfg, side, list(snapshots), prefetch
-        self.layout = SlotLayout.of(
-            obs_shapes(self.observation_space), cfg.ppo.n_steps, cfg.n_envs, int(self.action_space.n)
-        )
+        self.n_steps = cfg.ppo.n_steps
+        self.layout = SlotLayout.of(obs_shapes(obs_space), cfg.ppo.n_steps, cfg.n_envs, int(action_space.n))
         self._shm: list[SharedMemory] = []
         self.slots: list[dict[str, np.ndarray]] = []
         for _ in range(2):
@@ -339,8 +338,8 @@ class PipelinedVecEnv(_vec_env_base()):  # type: ignore[misc]
             self._receive("reset")
         self._reset_seeds()
         return {
-            key: np.zeros((self.num_envs, *sub.shape), dtype=sub.dtype)
-            for key, sub in self.observation_space.spaces.items()
+            key: np.zeros((self.num_envs, *shape), dtype=dtype)
+            for key, (shape, dtype) in obs_shapes(self.obs_space).items()
         }
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -379,7 +378,7 @@ class PipelinedVecEnv(_vec_env_base()):  # type: ignore[misc]
 
     def get_attr(self, attr_name: str, indices: Any = None) -> list[Any]:
         if attr_name == "render_mode":  # VecEnv's constructor asks; training envs do not render
-            return [None] * len(self._get_indices(indices))
+            return [None] * len(list(self._get_indices(indices)))
         raise RolloutWorkerError(
             f"a pipelined env's envs are in its worker process: no attribute {attr_name!r} here"
         )
@@ -395,7 +394,7 @@ class PipelinedVecEnv(_vec_env_base()):  # type: ignore[misc]
         )
 
     def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
-        return [False] * len(self._get_indices(indices))
+        return [False] * len(list(self._get_indices(indices)))
 
 
 def pipelined_collect(
@@ -406,17 +405,16 @@ def pipelined_collect(
     import torch
 
     n_envs = env.num_envs
-    if n_rollout_steps != env.layout.arrays[0][1][0]:
+    if n_rollout_steps != env.n_steps:
         raise RolloutWorkerError(
-            f"the pipelined env collects {env.layout.arrays[0][1][0]} steps, not {n_rollout_steps}"
+            f"the pipelined env collects {env.n_steps} steps an env, not {n_rollout_steps}"
         )
     model.policy.set_training_mode(False)
     rollout_buffer.reset()
     callback.on_rollout_start()
-    side_index = 0 if env.side == "french" else 1
-    seed = int(
-        np.random.SeedSequence([env.cfg.seed, side_index, int(model.num_timesteps)]).generate_state(1)[0]
-    )
+    # a resumed run's worker draws on from a new stream, not the first rollout's again
+    entropy = [env.cfg.seed, SIDES.index(env.side), int(model.num_timesteps)]
+    seed = int(np.random.SeedSequence(entropy).generate_state(1)[0])
     data, episodes = env.exchange(model, seed)
     buf = rollout_buffer
     for key, rows in buf.observations.items():
