@@ -166,17 +166,22 @@ def test_table_shows_the_training_figures_and_the_ratio_to_the_wrapper():
     assert "imitation fit: 900 samples/s" in table and "batch 64" in table
 
 
+def _tiny_training_config(tmp_path, vec_env):
+    cfg = tmp_path / "tiny.yaml"
+    cfg.write_text(
+        f"n_envs: 2\nvec_env: {vec_env}\nppo: {{n_steps: 16, batch_size: 32, n_epochs: 1}}\n"
+        "policy: {cnn_dim: 16, channels: 4, spatial: 2, net_arch: [8]}\n"
+    )
+    return cfg
+
+
 def test_training_figures_measure_a_tiny_config(tmp_path):
     """The MaskablePPO figure runs whole rollout + update cycles of the config it is given, with the learner
     threads it is asked for (the every-core figure sets them as ``ffo train`` does)."""
     pytest.importorskip("sb3_contrib")
     from benchmarks.training_speed import measure_training_speed
 
-    cfg = tmp_path / "tiny.yaml"
-    cfg.write_text(
-        "n_envs: 2\nvec_env: dummy\nppo: {n_steps: 16, batch_size: 32, n_epochs: 1}\n"
-        "policy: {cnn_dim: 16, channels: 4, spatial: 2, net_arch: [8]}\n"
-    )
+    cfg = _tiny_training_config(tmp_path, "dummy")
     r = measure_training_speed(config=str(cfg), seconds=0.1, learner_threads=2)
     assert r["timesteps"] >= 32 and r["timesteps"] % 32 == 0 and r["samples_per_s"] > 0
     assert (r["n_envs"], r["n_steps"], r["learner_threads"]) == (2, 16, 2)
@@ -188,11 +193,7 @@ def test_pipelined_figure_counts_the_workers_cpu_and_one_core_figure_keeps_one_p
     pytest.importorskip("sb3_contrib")
     from benchmarks.training_speed import measure_training_speed
 
-    cfg = tmp_path / "tiny.yaml"
-    cfg.write_text(
-        "n_envs: 2\nvec_env: pipelined\nppo: {n_steps: 16, batch_size: 32, n_epochs: 1}\n"
-        "policy: {cnn_dim: 16, channels: 4, spatial: 2, net_arch: [8]}\n"
-    )
+    cfg = _tiny_training_config(tmp_path, "pipelined")
     piped = measure_training_speed(config=str(cfg), seconds=0.5, learner_threads=1)
     assert piped["vec_env"] == "pipelined" and piped["timesteps"] >= 32
     assert piped["worker_cpu_seconds"] > 0
