@@ -31,14 +31,14 @@ def make_env_fn(cfg: TrainConfig, side: str, pool: Any, rank: int) -> Any:
     return _init
 
 
-def build_vec_env(cfg: TrainConfig, side: str, snapshots: list[str], pipelined: bool = True) -> Any:
+def build_vec_env(cfg: TrainConfig, side: str, snapshots: list[str]) -> Any:
     """The training envs of one side as ``cfg.vec_env`` says (``pipelined``: in a rollout worker process, see
-    :mod:`training.pipeline`; the worker builds its own with ``pipelined=False``)."""
+    :mod:`training.pipeline`)."""
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     from training.opponents import OpponentPool
 
-    if cfg.vec_env == "pipelined" and pipelined:
+    if cfg.vec_env == "pipelined":
         from training.pipeline import PipelinedVecEnv
 
         return PipelinedVecEnv(cfg, side, snapshots)
@@ -92,6 +92,8 @@ def ppo_classes() -> tuple[type, type]:
         MaskableDictRolloutBuffer,
         MaskableDictRolloutBufferSamples,
     )
+
+    from training.pipeline import PipelinedVecEnv, pipelined_collect
 
     class FastDictRolloutBuffer(MaskableDictRolloutBuffer):
         def reset(self) -> None:
@@ -220,8 +222,6 @@ def ppo_classes() -> tuple[type, type]:
         def collect_rollouts(
             self, env: Any, callback: Any, rollout_buffer: Any, n_rollout_steps: int, *args: Any, **kw: Any
         ) -> bool:
-            from training.pipeline import PipelinedVecEnv, pipelined_collect
-
             if isinstance(env, PipelinedVecEnv):
                 return pipelined_collect(self, env, callback, rollout_buffer, n_rollout_steps)
             with torch.inference_mode():

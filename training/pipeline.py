@@ -19,7 +19,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import pickle
 import traceback
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from multiprocessing.shared_memory import SharedMemory
 from typing import Any
@@ -37,6 +37,9 @@ _FIELDS = {
     "values": np.float32,
     "log_probs": np.float32,
 }
+
+
+_NOT_STEPPED = "a pipelined env (vec_env: pipelined) is stepped by its rollout worker, not action by action"
 
 
 class RolloutWorkerError(RuntimeError):
@@ -105,7 +108,9 @@ def _worker_main(
         torch.manual_seed(seed)
         slots = [SharedMemory(name=name) for name in slot_names]
         views = [layout.views(s.buf) for s in slots]
-        env = build_vec_env(cfg, side, snapshots, pipelined=False)
+        env = build_vec_env(
+            replace(cfg, vec_env="dummy"), side, snapshots
+        )  # the worker's own envs, in-process
         policy = policy_class(env.observation_space, env.action_space, lambda _: 0.0, **policy_kwargs)
         policy.set_training_mode(False)
         collector = _Collector(env, policy, cfg.ppo.gamma)
@@ -220,9 +225,7 @@ class PipelinedVecEnv(VecEnv):
         probe.close()
         assert isinstance(obs_space, spaces.Dict) and isinstance(action_space, spaces.Discrete)
         super().__init__(cfg.n_envs, obs_space, action_space)
-        self.obs_space = obs_space
         self.cfg, self.side, self.snapshots, self.prefetch = cfg, side, list(snapshots), prefetch
-        self.n_steps = cfg.ppo.n_steps
         self.layout = SlotLayout.of(obs_shapes(obs_space), cfg.ppo.n_steps, cfg.n_envs, int(action_space.n))
         self._shm: list[SharedMemory] = []
         self.slots: list[dict[str, np.ndarray]] = []
@@ -239,7 +242,7 @@ class PipelinedVecEnv(VecEnv):
 
     # -- the rollout protocol ---------------------------------------------------------------------------
 
-    def _start(self, model: Any, seed: int) -> None:
+    def _start(self, model: Any) -> None:
         ctx = mp.get_context("spawn")  # torch and a forked parent's threads do not mix
         parent, child = ctx.Pipe()
         names = [s.name for s in self._shm]
@@ -252,7 +255,7 @@ class PipelinedVecEnv(VecEnv):
             self.layout,
             model.policy_class,
             model.policy_kwargs,
-            seed,
+            self._sampling_seed(model),
             self._env_seed,
         )
         self._proc = ctx.Process(target=_worker_main, args=args, daemon=True, name=f"ffo-rollout-{self.side}")
@@ -290,18 +293,16 @@ class PipelinedVecEnv(VecEnv):
         self._conn.send(("collect", slot, weights, None if self.prefetch else torch.get_rng_state()))
         self._pending = slot
 
-    def exchange(
-        self, model: Any, seed: int
-    ) -> tuple[dict[str, np.ndarray], list[tuple[int, int, dict[str, Any]]]]:
+    def exchange(self, model: Any) -> tuple[dict[str, np.ndarray], list[tuple[int, int, dict[str, Any]]]]:
         """The next finished rollout, and the worker set to collect the one after it with the model's weights.
 
         With nothing under way (the first call, or after ``reset``) one rollout is collected with the current
         weights first; otherwise it is the one the worker collected meanwhile with the weights of the call
-        before. ``seed`` seeds the worker's action sampling when it starts."""
+        before."""
         if self.closed:
             raise RolloutWorkerError("this pipelined env is closed")
         if self._proc is None:
-            self._start(model, seed)
+            self._start(model)
         if self._pending is None:
             self._request(self._next, model)
         _, slot, infos, rng = self._receive("done")
@@ -314,6 +315,12 @@ class PipelinedVecEnv(VecEnv):
         if self.prefetch:
             self._request(self._next, model)
         return self.slots[slot], infos
+
+    def _sampling_seed(self, model: Any) -> int:
+        """The seed of the worker's action sampling: a resumed run's worker draws on from a new stream, not
+        the first rollout's again."""
+        entropy = [self.cfg.seed, SIDES.index(self.side), int(model.num_timesteps)]
+        return int(np.random.SeedSequence(entropy).generate_state(1)[0])
 
     @property
     def worker_pid(self) -> int | None:
@@ -339,18 +346,14 @@ class PipelinedVecEnv(VecEnv):
         self._reset_seeds()
         return {
             key: np.zeros((self.num_envs, *shape), dtype=dtype)
-            for key, (shape, dtype) in obs_shapes(self.obs_space).items()
+            for key, (shape, dtype) in obs_shapes(self.observation_space).items()
         }
 
     def step_async(self, actions: np.ndarray) -> None:
-        raise RolloutWorkerError(
-            "a pipelined env (vec_env: pipelined) is stepped by its rollout worker, not action by action"
-        )
+        raise RolloutWorkerError(_NOT_STEPPED)
 
     def step_wait(self) -> Any:
-        raise RolloutWorkerError(
-            "a pipelined env (vec_env: pipelined) is stepped by its rollout worker, not action by action"
-        )
+        raise RolloutWorkerError(_NOT_STEPPED)
 
     def close(self) -> None:
         if self.closed:
@@ -405,17 +408,14 @@ def pipelined_collect(
     import torch
 
     n_envs = env.num_envs
-    if n_rollout_steps != env.n_steps:
+    if n_rollout_steps != env.cfg.ppo.n_steps:
         raise RolloutWorkerError(
-            f"the pipelined env collects {env.n_steps} steps an env, not {n_rollout_steps}"
+            f"the pipelined env collects {env.cfg.ppo.n_steps} steps an env, not {n_rollout_steps}"
         )
     model.policy.set_training_mode(False)
     rollout_buffer.reset()
     callback.on_rollout_start()
-    # a resumed run's worker draws on from a new stream, not the first rollout's again
-    entropy = [env.cfg.seed, SIDES.index(env.side), int(model.num_timesteps)]
-    seed = int(np.random.SeedSequence(entropy).generate_state(1)[0])
-    data, episodes = env.exchange(model, seed)
+    data, episodes = env.exchange(model)
     buf = rollout_buffer
     for key, rows in buf.observations.items():
         # copied (~110 MB a 1,024-sample rollout): a view of the slot would outlive the shared memory once
