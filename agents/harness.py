@@ -405,21 +405,54 @@ def _read_log(path: Path, plan: dict[str, Any]) -> list[dict[str, Any]]:
     """The finished games; a last line torn by a kill is dropped (that game is played again)."""
     if not path.exists():
         return []
+    # a game is its two agents and its seed: a row's pairing number is looked up by its agents' names, so the
+    # rows stay right when a ladder gains agents and its pairings are renumbered (extend_tournament)
+    index = {(f, g): p for p, (f, g) in enumerate(plan["pairings"])}
     rows: dict[tuple[int, int], dict[str, Any]] = {}
     lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
     for n, line in enumerate(lines, 1):
         try:
             row = json.loads(line)
-            key = (int(row["pairing"]), int(row["game"]))
-            ok = 0 <= key[0] < len(plan["pairings"]) and 0 <= key[1] < plan["games"]
+            key = (index[(row["french"], row["german"])], int(row["game"]))
+            ok = 0 <= key[1] < plan["games"] and row["seed"] == plan["seed"] + key[1]
         except (json.JSONDecodeError, KeyError, TypeError, ValueError):
             ok = False
         if not ok:
             if n == len(lines):
                 break
             raise TournamentExists(f"{path}:{n}: not a game row of this tournament; the log is damaged")
+        row["pairing"] = key[0]
         rows[key] = row
     return [rows[k] for k in sorted(rows)]
+
+
+def extend_tournament(out_dir: Path, pairings: Sequence[tuple[AgentSpec, AgentSpec]]) -> None:
+    """Make the tournament in ``out_dir`` play ``pairings``, which must hold all of its own: its finished games
+    are kept (renumbered to the new pairings' order) and a resume plays the new pairings' games.
+
+    Crash-safe at any point: the plan is replaced first, then the log, each atomically, and the log's rows
+    are matched to pairings by their agents' names, not their numbers."""
+    from ffo_env.atomic import atomic_write_text
+
+    plan_path, log_path = out_dir / TOURNAMENT_FILE, out_dir / GAMES_LOG
+    if not plan_path.exists():
+        raise TournamentExists(f"{out_dir}: no {TOURNAMENT_FILE}; is it a folder written by 'ffo ladder'?")
+    plan = _read_plan(plan_path)
+    new = [[_name_of(f), _name_of(g)] for f, g in pairings]
+    missing = [p for p in plan["pairings"] if p not in new]
+    if missing:
+        raise TournamentExists(
+            f"{plan_path}: the new pairings leave out {missing[0][0]} vs {missing[0][1]}, which this "
+            "tournament plays"
+        )
+    rows = _read_log(log_path, plan)
+    plan["pairings"] = new
+    atomic_write_text(plan_path, json.dumps(plan, indent=1) + "\n")
+    index = {(f, g): p for p, (f, g) in enumerate(new)}
+    for row in rows:
+        row["pairing"] = index[(row["french"], row["german"])]
+    rows.sort(key=lambda r: (r["pairing"], r["game"]))
+    atomic_write_text(log_path, "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))
 
 
 class _GameLog:

@@ -3,9 +3,11 @@
     ffo ladder                                              # the scripted ladder, 40 games per pairing
     ffo ladder --agents random,heuristic,policy:runs/x/policies/french.pt --games 200
     ffo ladder --resume runs/ladder-20261123-101500        # continue a killed ladder
+    ffo ladder --resume runs/ladder-20261123-101500 --add pretrained   # a new agent joins a ladder
 
 The games are an ``ffo eval`` round robin (each agent as French against each agent as German, itself
-included), with the same seeds, partial results and ``--resume``. The ratings are a Bradley-Terry model of
+included), with the same seeds, partial results and ``--resume``. ``--add`` gives a ladder more agents: the
+games it has are kept (a game is fixed by its two agents and its seed) and only the new pairings are played. The ratings are a Bradley-Terry model of
 the French result, ``P(French wins) = 1 / (1 + 10 ** ((g - f) / 400))`` with one Elo-scale rating per
 agent and side (``f`` as French, ``g`` as German), fitted by maximum a posteriori (a wide normal prior,
 sd 1,000, keeps 200-0 results finite) and centred so that the mean of all ratings (both sides) is 0; the
@@ -187,6 +189,24 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         out_help="output folder (default: a new runs/ladder-<timestamp>)",
         resume_help="continue the killed ladder in DIR (finished games are kept)",
     )
+    p.add_argument(
+        "--add",
+        metavar="AGENTS",
+        help="with --resume DIR: comma-separated agents that join the ladder in DIR; its games are kept and "
+        "only the new pairings are played",
+    )
+
+
+def _agent_names(text: str, option: str) -> list[str]:
+    names = [a.strip() for a in text.split(",") if a.strip()]
+    if len(set(names)) != len(names):
+        raise ValueError(f"{option} {text!r} names an agent twice")
+    for n in names:
+        if not is_agent_name(n):
+            from agents.registry import AGENT_NAMES
+
+            raise ValueError(f"unknown agent {n!r}; known agents: {', '.join(AGENT_NAMES)}, policy:PATH")
+    return names
 
 
 def run(args: argparse.Namespace) -> int:
@@ -199,18 +219,26 @@ def run(args: argparse.Namespace) -> int:
             )
         harness._resume_args(args)
         pairings = args.pairing_list
-        args.agents = ",".join(dict.fromkeys(f for f, _ in pairings))
+        names = list(dict.fromkeys(f for f, _ in pairings))
+        if pairings != harness.round_robin(names):
+            raise ValueError(
+                f"{args.resume}: not a ladder (its pairings are not a round robin of its agents)"
+            )
+        if args.add:
+            added = _agent_names(args.add, "--add")
+            again = [n for n in added if n in names]
+            if again:
+                raise ValueError(f"--add {args.add!r}: {again[0]!r} is in the ladder already")
+            names += added
+            pairings = harness.round_robin(names)
+            harness.extend_tournament(Path(args.resume), pairings)
+        args.agents = ",".join(names)
     else:
-        names = [a.strip() for a in args.agents.split(",") if a.strip()]
+        if args.add:
+            raise ValueError("--add AGENTS joins agents to a ladder: give the ladder with --resume DIR")
+        names = _agent_names(args.agents, "--agents")
         if len(names) < 2:
             raise ValueError(f"--agents {args.agents!r}: a ladder needs at least two agents")
-        if len(set(names)) != len(names):
-            raise ValueError(f"--agents {args.agents!r} names an agent twice")
-        for n in names:
-            if not is_agent_name(n):
-                from agents.registry import AGENT_NAMES
-
-                raise ValueError(f"unknown agent {n!r}; known agents: {', '.join(AGENT_NAMES)}, policy:PATH")
         pairings = harness.round_robin(names)
     if args.games < 1 or args.workers < 1:
         raise ValueError(f"--games and --workers must be >= 1, got {args.games} and {args.workers}")

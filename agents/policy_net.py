@@ -404,26 +404,47 @@ class HexFeatures(BaseFeaturesExtractor):
             return nn.functional.linear(table, weight)[cell]
         return nn.functional.linear(table[cell], weight)
 
-    def forward(self, obs: dict[str, th.Tensor]) -> th.Tensor:
-        g = obs["globals"].float()
-        b = int(g.shape[0])
-        k = self.channels
+    def _plane_entries(self, obs: dict[str, th.Tensor]) -> tuple[th.Tensor, th.Tensor, th.Tensor, th.Tensor]:
         entries = obs.get(PLANE_ENTRIES)
         if entries is not None:
             eb, ec, ecell, ev = entries.unbind(0)
-            ev = ev.to(th.uint8)
-        else:
-            planes = obs["planes"]  # uint8 as the env gives it (HexPolicy skips SB3's float copy)
-            raw = planes.reshape(b, planes.shape[1], self.n_cells)
-            self._check_map(raw)
-            eb, ec, ecell, ev = self._entries(raw)
+            return eb, ec, ecell, ev.to(th.uint8)
+        planes = obs["planes"]  # uint8 as the env gives it (HexPolicy skips SB3's float copy)
+        raw = planes.reshape(planes.shape[0], planes.shape[1], self.n_cells)
+        self._check_map(raw)
+        return self._entries(raw)
+
+    def _summary(
+        self,
+        obs: dict[str, th.Tensor],
+        g: th.Tensor,
+        eb: th.Tensor,
+        ec: th.Tensor,
+        ecell: th.Tensor,
+        ev: th.Tensor,
+    ) -> tuple[th.Tensor, th.Tensor, th.Tensor, list[th.Tensor]]:
+        """The coarse context, the unit rows (float) and their embeddings, and the board summary's parts."""
+        b, k = int(g.shape[0]), self.channels
         stem = self.stem(self._pooled(b, eb, ec, ecell, ev)) + self.stem_map(self.map_pooled)
         coarse = th.relu(stem + self.stem_globals(g).unsqueeze(1)).transpose(1, 2)
         coarse = coarse.reshape(b, k, *self.coarse_shape)
         ctx = self.context(coarse)
         units = obs["units"].float()
         u = self.units_net(units)
-        summary = [self.cnn_head(ctx), self.globals_net(g), u.mean(dim=1), u.max(dim=1).values]
+        return ctx, units, u, [self.cnn_head(ctx), self.globals_net(g), u.mean(dim=1), u.max(dim=1).values]
+
+    def summary(self, obs: dict[str, th.Tensor]) -> th.Tensor:
+        """The board summary alone ``(B, summary_dim)``, the last features of :meth:`forward` (the critic
+        reads only these): without the hex-window layer and the pointer features, a fraction of the cost."""
+        g = obs["globals"].float()
+        return th.cat(self._summary(obs, g, *self._plane_entries(obs))[3], dim=1)
+
+    def forward(self, obs: dict[str, th.Tensor]) -> th.Tensor:
+        g = obs["globals"].float()
+        b = int(g.shape[0])
+        k = self.channels
+        eb, ec, ecell, ev = self._plane_entries(obs)
+        ctx, units, u, summary = self._summary(obs, g, eb, ec, ecell, ev)
         if self.local is None:
             return th.cat(summary, dim=1)
         assert (
@@ -628,6 +649,13 @@ class HexPolicy(MaskableMultiInputActorCriticPolicy):
                 nn.init.orthogonal_(m.weight, gain=0.01)
                 nn.init.zeros_(m.bias)
         self.optimizer = self.optimizer_class(self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs)
+
+    def predict_values(self, obs: Any) -> th.Tensor:
+        """The critic's values from the board summary alone (the same numbers as SB3's path through every
+        feature, which also computes the pointer features the critic does not read)."""
+        fe = self.features_extractor
+        assert isinstance(fe, HexFeatures) and isinstance(self.mlp_extractor, SummaryCritic)
+        return self.value_net(self.mlp_extractor.value_body(fe.summary(obs)))
 
     def extract_features(self, obs: Any, features_extractor: BaseFeaturesExtractor | None = None) -> Any:
         """The observation as it comes, without SB3's float copy of the planes: :class:`HexFeatures`

@@ -74,9 +74,75 @@ def test_ffo_ladder_writes_a_table_and_resumes(tmp_path: Path, capsys: pytest.Ca
     assert (out / "ladder.md").exists()
 
 
+def _games(out: Path) -> dict[tuple[str, str, int], dict[str, object]]:
+    rows = [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+    return {(str(r["french"]), str(r["german"]), int(r["game"])): r for r in rows}
+
+
+def test_ffo_ladder_add_joins_an_agent_and_plays_only_its_pairings(tmp_path: Path) -> None:
+    """``--resume DIR --add heuristic`` keeps the two-agent ladder's games as they were played (not again) and
+    plays the new pairings: the result is the three-agent ladder's, game for game."""
+    small, fresh = tmp_path / "small", tmp_path / "fresh"
+    run = ["--games", "2", "--workers", "1", "--no-progress"]
+    assert ffo(["ladder", "--agents", "random,pass", *run, "--out", str(small)]) == 0
+    before = _games(small)
+    assert len(before) == 8
+    assert (
+        ffo(["ladder", "--resume", str(small), "--add", "heuristic", "--workers", "1", "--no-progress"]) == 0
+    )
+    after = _games(small)
+    assert len(after) == 18
+    for key, row in before.items():  # the same row, seconds included: kept, not replayed
+        assert after[key] == {**row, "pairing": after[key]["pairing"]}
+    assert ffo(["ladder", "--agents", "random,pass,heuristic", *run, "--out", str(fresh)]) == 0
+    rerun = _games(fresh)
+    assert set(rerun) == set(after)
+    for key, row in rerun.items():
+        assert {**after[key], "seconds": 0} == {**row, "seconds": 0}
+    grown = json.loads((small / "ladder.json").read_text())
+    assert {r["agent"] for r in grown["ratings"]} == {"random", "pass", "heuristic"}
+    assert grown["ratings"] == json.loads((fresh / "ladder.json").read_text())["ratings"]
+
+
+def test_a_ladder_whose_log_still_has_the_old_pairing_numbers_resumes_right(tmp_path: Path) -> None:
+    """A kill between the new plan and the renumbered log: the rows are matched to pairings by their agents."""
+    from agents import harness
+
+    out = tmp_path / "ladder"
+    assert (
+        ffo(
+            [
+                "ladder",
+                "--agents",
+                "random,pass",
+                "--games",
+                "1",
+                "--workers",
+                "1",
+                "--no-progress",
+                "--out",
+                str(out),
+            ]
+        )
+        == 0
+    )
+    log = (out / "games.jsonl").read_text()
+    harness.extend_tournament(out, harness.round_robin(["random", "pass", "heuristic"]))
+    (out / "games.jsonl").write_text(log)  # as if killed before the log was rewritten
+    assert ffo(["ladder", "--resume", str(out), "--workers", "1", "--no-progress"]) == 0
+    games = _games(out)
+    assert len(games) == 9
+    plan = json.loads((out / "tournament.json").read_text())
+    results = json.loads((out / "results.json").read_text())
+    for p, pairing in enumerate(results["pairings"]):
+        assert [pairing["french"], pairing["german"]] == plan["pairings"][p]
+        assert pairing["games"] == 1
+
+
 @pytest.mark.parametrize(
     "argv",
     [
+        ["ladder", "--agents", "random,pass", "--add", "heuristic"],
         ["ladder", "--agents", "random"],
         ["ladder", "--agents", "random,random"],
         ["ladder", "--agents", "random,nosuch"],

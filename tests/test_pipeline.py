@@ -78,28 +78,69 @@ def _collect(model: Any) -> None:
 
 def test_rollouts_are_sampled_by_the_weights_one_update_before(tmp_path: Path) -> None:
     """Rollout k + 1 is sampled by the weights the learner had when it took rollout k: the log-probabilities
-    and values stored with its samples are those weights' (not the weights of the update made meanwhile)."""
+    stored with its samples are those weights' (not the weights of the update made meanwhile), while its
+    values are the learner's current critic's (refreshed before the advantages are computed)."""
     model = _model(_cfg(), tmp_path)
     model._setup_learn(N_STEPS * N_ENVS)
     try:
         history = [_weights(model)]
-        stored: list[tuple[np.ndarray, np.ndarray]] = []
+        stale_values = 0.0
         for _ in range(4):
             _collect(model)
             buf = model.rollout_buffer
-            stored.append((buf.log_probs.reshape(-1).copy(), buf.values.reshape(-1).copy()))
-            behaviour = [history[max(0, len(history) - 2)], history[-1]]
-            expected = _log_probs_and_values(model, behaviour[0])
-            other = _log_probs_and_values(model, behaviour[1])
+            log_probs, values = buf.log_probs.reshape(-1).copy(), buf.values.reshape(-1).copy()
+            behaviour = _log_probs_and_values(model, history[max(0, len(history) - 2)])
+            current = _log_probs_and_values(model, history[-1])
             # rows of the buffer are (step, env); evaluate_actions above read them in the same order
-            np.testing.assert_allclose(stored[-1][0], expected[0], atol=1e-4)
-            np.testing.assert_allclose(stored[-1][1], expected[1], atol=1e-4)
-            if len(history) >= 2:  # the update made meanwhile gives other log-probabilities
-                assert np.abs(stored[-1][0] - other[0]).max() > 1e-3
+            np.testing.assert_allclose(log_probs, behaviour[0], atol=1e-4)
+            np.testing.assert_allclose(values, current[1], atol=1e-4)
+            if len(history) >= 2:  # the update made meanwhile gives other log-probabilities and values
+                assert np.abs(log_probs - current[0]).max() > 1e-3
+                stale_values = max(stale_values, float(np.abs(values - behaviour[1]).max()))
             model.train()
             history.append(_weights(model))
+        assert stale_values > 1e-3  # the refresh replaced values that differed
     finally:
         model.env.close()
+
+
+def test_a_truncated_game_is_bootstrapped_with_the_learners_current_critic(tmp_path: Path) -> None:
+    """A game cut off by the step limit inside a rollout earns gamma x the value of its terminal observation
+    (sb3's timeout bootstrap) by the learner's current weights, not the sampling weights; other rewards are
+    the env's."""
+    model = _model(_cfg(), tmp_path)
+    model._setup_learn(N_STEPS * N_ENVS)
+    env = model.env
+    seen: list[tuple[np.ndarray, list[Any]]] = []
+    exchange = env.exchange
+
+    def spy(m: Any) -> Any:
+        data, episodes = exchange(m)
+        seen.append((data["rewards"].copy(), episodes))
+        return data, episodes
+
+    env.exchange = spy
+    try:
+        truncated = 0
+        for _ in range(3):
+            weights = _weights(model)
+            _collect(model)
+            raw, episodes = seen[-1]
+            expected = raw.copy()
+            for step, idx, _, terminal in episodes:
+                if terminal is None:
+                    continue
+                truncated += 1
+                with torch.no_grad():
+                    value = model.policy.predict_values(model.policy.obs_to_tensor(terminal)[0])
+                expected[step, idx] += model.gamma * float(value[0])
+            np.testing.assert_allclose(model.rollout_buffer.rewards, expected, atol=1e-5)
+            assert all(torch.equal(v, weights[k]) for k, v in model.policy.state_dict().items())
+            model.train()
+        assert truncated > 0  # 10-decision games: the step limit cuts some off in every rollout
+        assert not np.allclose(model.rollout_buffer.rewards, seen[-1][0])
+    finally:
+        env.close()
 
 
 def test_without_prefetch_a_pipelined_run_is_the_in_process_run_exactly(tmp_path: Path) -> None:

@@ -231,6 +231,24 @@ def test_critic_reads_only_the_summary(model: object) -> None:
     assert th.equal(v1, v2) and not th.equal(v2, v3)
 
 
+def test_values_from_the_summary_alone_are_sb3s_values(model: object) -> None:
+    """HexPolicy.predict_values runs only the board summary (the critic reads nothing else): bit for bit the
+    values of SB3's path through every feature, on dense planes and on their entries."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from agents.policy_net import PLANE_ENTRIES
+
+    policy = model.policy  # type: ignore[attr-defined]
+    obs = _obs_batch(model, 3)
+    sparse = {k: v for k, v in obs.items() if k != "planes"}
+    sparse[PLANE_ENTRIES] = policy.features_extractor.sparse_planes(obs["planes"])
+    with th.no_grad():
+        full = MaskableActorCriticPolicy.predict_values(policy, obs)
+        assert th.equal(policy.predict_values(obs), full)
+        assert th.equal(policy.predict_values(sparse), full)
+        assert len(set(full.reshape(-1).tolist())) == 3  # three positions, three values
+
+
 def _obs_batch(model: object, n: int = 3) -> dict[str, th.Tensor]:
     """Observations of ``n`` positions of one played game (the last one has a hex action to choose)."""
     env = model.get_env().envs[0]  # type: ignore[attr-defined]
@@ -335,6 +353,12 @@ def test_ppo_minibatches_carry_the_plane_entries_of_their_own_samples(tmp_path: 
         assert "planes" in dense.observations
         with th.no_grad():
             assert th.equal(fe(sparse.observations), fe(dense.observations))
+    # rows of the buffer as filled (step * n_envs + env), as the pipelined value refresh reads them
+    step, env_i = 30, 1
+    rows = buf.observations_of_rows(step * 2 + env_i, step * 2 + env_i + 1)
+    dense_row = {k: th.from_numpy(v[step, env_i][None]) for k, v in buf.observations.items()}
+    with th.no_grad():
+        assert th.equal(fe(rows), fe(dense_row))
 
 
 def test_inverse_cdf_sampling_draws_each_action_with_its_probability() -> None:

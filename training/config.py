@@ -20,6 +20,13 @@ from ffo_env.core.game import SETUP_MODES
 
 SIDES = ("french", "german")
 VEC_ENVS = ("subproc", "dummy", "pipelined")
+REWARDS = ("win", "shaped")
+
+
+def one_of(values: tuple[str, ...]) -> str:
+    """Accepted values as an error message words them: ``'a', 'b' or 'c'``."""
+    quoted = [repr(v) for v in values]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
 
 
 class ConfigError(ValueError):
@@ -205,11 +212,11 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
     if set(cfg.side_scale) - set(SIDES) or any(v <= 0 for v in cfg.side_scale.values()):
         raise bad("side_scale", "a mapping of 'french'/'german' -> positive multiplier", cfg.side_scale)
     if cfg.vec_env not in VEC_ENVS:
-        raise bad("vec_env", "'subproc', 'dummy' or 'pipelined'", cfg.vec_env)
+        raise bad("vec_env", one_of(VEC_ENVS), cfg.vec_env)
     if cfg.setup not in SETUP_MODES:
-        raise bad("setup", "'random', 'fixed' or 'decide'", cfg.setup)
-    if cfg.reward not in ("win", "shaped"):
-        raise bad("reward", "'win' or 'shaped'", cfg.reward)
+        raise bad("setup", one_of(SETUP_MODES), cfg.setup)
+    if cfg.reward not in REWARDS:
+        raise bad("reward", one_of(REWARDS), cfg.reward)
     if not cfg.opponents or any(w < 0 for w in cfg.opponents.values()) or sum(cfg.opponents.values()) <= 0:
         raise bad(
             "opponents",

@@ -96,9 +96,12 @@ def ppo_classes() -> tuple[type, type]:
     from training.pipeline import PipelinedVecEnv, pipelined_collect
 
     class FastDictRolloutBuffer(MaskableDictRolloutBuffer):
+        observations_flat = False  # flat_observations and plane_entries are this rollout's
+
         def reset(self) -> None:
             kept = getattr(self, "observations", None)
             super().reset()
+            self.observations_flat = False
             # every row is written before it is read, so the last rollout's observation arrays are reused:
             # SB3 allocates fresh zeros (~110 MB for 1024 samples) whose pages the kernel faults in and zeroes
             # again on the first write of every rollout (measured 0.1-0.2 ms a sample of the rollout)
@@ -142,15 +145,27 @@ def ppo_classes() -> tuple[type, type]:
             if not self.generator_ready:
                 for name in ("actions", "values", "log_probs", "advantages", "returns", "action_masks"):
                     self.__dict__[name] = self.swap_and_flatten(self.__dict__[name])
-                # the observations are not swapped (SB3 copies the whole buffer, ~110 kB a sample, to do it):
-                # flat sample env * buffer_size + step is row step * n_envs + env of this view
-                self.flat_observations = {
-                    k: v.reshape(total, *v.shape[2:]) for k, v in self.observations.items()
-                }
-                self._sparse_planes(total)
+                self._flat_observations()
                 self.generator_ready = True
             for start in range(0, total, batch_size or total):
                 yield self._get_samples(indices[start : start + (batch_size or total)])
+
+        def _flat_observations(self) -> None:
+            if self.observations_flat:
+                return
+            total = self.buffer_size * self.n_envs
+            # the observations are not swapped (SB3 copies the whole buffer, ~110 kB a sample, to do it):
+            # flat sample env * buffer_size + step is row step * n_envs + env of this view
+            self.flat_observations = {k: v.reshape(total, *v.shape[2:]) for k, v in self.observations.items()}
+            self._sparse_planes(total)
+            self.observations_flat = True
+
+        def observations_of_rows(self, start: int, stop: int) -> dict[str, torch.Tensor]:
+            """The policy's input for the samples in rows ``start:stop`` of the buffer as filled (row
+            step * n_envs + env), as a minibatch carries them (the planes' non-zero entries, found once a
+            rollout and reused by the update's minibatches)."""
+            self._flat_observations()
+            return self._observations(np.arange(start, stop))
 
         # set by FastMaskablePPO when its policy reads the planes through HexFeatures: the planes' non-zero
         # entries are then found once per rollout instead of once per epoch, and minibatches carry only those
@@ -182,25 +197,28 @@ def ppo_classes() -> tuple[type, type]:
             picked[0] = torch.repeat_interleave(torch.arange(len(rows)), n)
             return picked
 
-        def _get_samples(self, batch_inds: np.ndarray, env: Any = None) -> MaskableDictRolloutBufferSamples:
+        def _observations(self, rows: np.ndarray) -> dict[str, torch.Tensor]:
             from agents.policy_net import PLANE_ENTRIES
 
+            sparse = self.plane_entries is not None
+            observations = {
+                key: torch.from_numpy(np.take(obs, rows, axis=0)).to(self.device)
+                for key, obs in self.flat_observations.items()
+                if not (sparse and key == "planes")
+            }
+            if sparse:
+                observations[PLANE_ENTRIES] = self._entries_of(rows).to(self.device)
+            return observations
+
+        def _get_samples(self, batch_inds: np.ndarray, env: Any = None) -> MaskableDictRolloutBufferSamples:
             idx = np.sort(batch_inds)  # a minibatch is a set: ascending rows read memory in order
             rows = (idx % self.buffer_size) * self.n_envs + idx // self.buffer_size
 
             def take(a: np.ndarray, i: np.ndarray = idx) -> torch.Tensor:
                 return torch.from_numpy(np.take(a, i, axis=0)).to(self.device)
 
-            sparse = self.plane_entries is not None
-            observations = {
-                key: take(obs, rows)
-                for key, obs in self.flat_observations.items()
-                if not (sparse and key == "planes")
-            }
-            if sparse:
-                observations[PLANE_ENTRIES] = self._entries_of(rows).to(self.device)
             return MaskableDictRolloutBufferSamples(
-                observations=observations,
+                observations=self._observations(rows),
                 actions=take(self.actions),
                 old_values=take(self.values).flatten(),
                 old_log_prob=take(self.log_probs).flatten(),

@@ -40,12 +40,16 @@ import yaml
 from ffo_env.atomic import atomic_write_text
 from ffo_env.core.game import SETUP_MODES
 from ffo_env.core.sides import Side
+from training.config import REWARDS, one_of
 
 __all__ = ["RllibConfig", "add_arguments", "load_config", "run", "train_rllib"]
 
 
 class RllibConfigError(ValueError):
     """A config that cannot be used; the message names the file and key."""
+
+
+ACTIVATIONS = ("relu", "tanh")
 
 
 @dataclass
@@ -67,7 +71,7 @@ class RllibConfig:
     gamma: float = 0.999
     entropy_coeff: float = 0.01
     hidden: list[int] = field(default_factory=lambda: [64])  # MLP over the flat observation
-    activation: str = "relu"
+    activation: str = "relu"  # one of ACTIVATIONS
     export_every: int = 5  # iterations between policy exports
     eval_games: int = 10  # per side, against random, at the end
     num_cpus: int = 0  # for a local Ray instance (0: all)
@@ -104,11 +108,11 @@ def _check(cfg: RllibConfig, where: str) -> None:
             f"({cfg.train_batch_size})"
         )
     if cfg.setup not in SETUP_MODES:
-        raise bad("setup", "'random', 'fixed' or 'decide'")
-    if cfg.reward not in ("win", "shaped"):
-        raise bad("reward", "'win' or 'shaped'")
-    if cfg.activation not in ("relu", "tanh"):
-        raise bad("activation", "'relu' or 'tanh'")
+        raise bad("setup", one_of(SETUP_MODES))
+    if cfg.reward not in REWARDS:
+        raise bad("reward", one_of(REWARDS))
+    if cfg.activation not in ACTIVATIONS:
+        raise bad("activation", one_of(ACTIVATIONS))
     if (
         not isinstance(cfg.hidden, list)
         or not cfg.hidden
