@@ -13,9 +13,14 @@ The run folder has the layout of the SB3 path where the two backends have the sa
 ``config.yaml`` (resolved), ``command.txt``, ``seed.txt``, ``progress.json`` (iterations done, metrics),
 ``policies/<side>.pt`` + ``.json`` (the weights-only format that ``policy:PATH`` loads in ``ffo play`` /
 ``ffo eval``) and ``eval/results.json`` (the final evaluation against ``random``, also ``results.json``);
-RLlib adds ``metrics.csv`` and ``command.json`` (with the cluster address). It has no ``checkpoints/``:
-an RLlib run cannot be resumed yet (RLlib's own checkpoints use pickle). Every file is written atomically; policies are exported after every
-``export_every`` iterations, so a killed run keeps its last export.
+RLlib adds ``metrics.csv`` and ``command.json`` (with the cluster address). Every file is written atomically.
+
+Every ``export_every`` iterations the policies are exported and the learner is checkpointed in
+``checkpoints/``: ``learner-<iteration>.pt`` (both modules' weights and Adam states, weights-only: RLlib's own
+checkpoints use pickle) and ``learner.json`` (which file, the iteration, the step counts). ``ffo train
+--resume RUN_DIR`` continues a killed run from there with the config it was started with: weights, optimizer
+states, iteration and step counts are restored, and the EnvRunners start new games, so a resumed run samples
+other games than an uninterrupted one would have.
 
 On a multi-node cluster: start Ray on the head node (``ray start --head``) and on every worker node
 (``ray start --address=HEAD_IP:6379``), install this package on all of them, then run the command above
@@ -37,7 +42,7 @@ from typing import Any
 
 import yaml
 
-from ffo_env.atomic import atomic_write_text
+from ffo_env.atomic import atomic_write_bytes, atomic_write_text
 from ffo_env.core.game import SETUP_MODES
 from ffo_env.core.sides import Side
 from training.config import REWARDS, one_of
@@ -258,50 +263,162 @@ def _evaluate(run_dir: Path, games: int, seed: int) -> dict[str, Any]:
     return out
 
 
+CHECKPOINT_FORMAT = "ffo-rllib-checkpoint"
+
+
+def _numpy_to_torch(x: Any) -> Any:
+    import numpy as np
+    import torch
+
+    if isinstance(x, dict):
+        return {k: _numpy_to_torch(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return type(x)(_numpy_to_torch(v) for v in x)
+    return torch.from_numpy(np.ascontiguousarray(x)) if isinstance(x, np.ndarray) else x
+
+
+def _torch_to_numpy(x: Any) -> Any:
+    import torch
+
+    if isinstance(x, dict):
+        return {k: _torch_to_numpy(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return type(x)(_torch_to_numpy(v) for v in x)
+    return x.numpy() if isinstance(x, torch.Tensor) else x
+
+
+def save_checkpoint(algo: Any, run_dir: Path, counters: dict[str, Any]) -> Path:
+    """The learner's modules and optimizer states as a weights-only file, then the manifest naming it (so a
+    kill between the two leaves the previous checkpoint whole); older files are removed after."""
+    import torch
+
+    state = algo.learner_group.get_state()["learner"]
+    keep = {"rl_module": state["rl_module"], "optimizer": state["optimizer"]}
+    ck = run_dir / "checkpoints"
+    ck.mkdir(exist_ok=True)
+    name = f"learner-{counters['iteration']}.pt"
+    buf = io.BytesIO()
+    torch.save(_numpy_to_torch(keep), buf)
+    atomic_write_bytes(ck / name, buf.getvalue())
+    manifest = {"format": CHECKPOINT_FORMAT, "version": 1, "file": name, **counters}
+    atomic_write_text(ck / "learner.json", json.dumps(manifest, indent=1) + "\n")
+    for old in ck.glob("learner-*.pt"):
+        if old.name != name:
+            old.unlink(missing_ok=True)
+    return ck / name
+
+
+def read_checkpoint(run_dir: Path) -> dict[str, Any]:
+    """The manifest of the run's last checkpoint, checked; raises :class:`RllibConfigError` naming what is
+    wrong."""
+    path = run_dir / "checkpoints" / "learner.json"
+    try:
+        manifest = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise RllibConfigError(
+            f"{path}: no checkpoint (a run is checkpointed every export_every iterations); start it again"
+        ) from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise RllibConfigError(f"{path}: cannot read: {e}") from e
+    if not isinstance(manifest, dict) or manifest.get("format") != CHECKPOINT_FORMAT:
+        raise RllibConfigError(f"{path}: not an {CHECKPOINT_FORMAT} manifest")
+    for key in ("iteration", "env_steps", "episodes"):
+        v = manifest.get(key)
+        if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            raise RllibConfigError(f"{path}: {key}: expected an integer >= 0, got {v!r}")
+    if not isinstance(manifest.get("seconds"), (int, float)) or not isinstance(manifest.get("file"), str):
+        raise RllibConfigError(f"{path}: seconds and file are missing or malformed")
+    if Path(manifest["file"]).name != manifest["file"] or not (path.parent / manifest["file"]).is_file():
+        raise RllibConfigError(f"{path}: file: {manifest['file']!r} is not a file beside it")
+    return manifest
+
+
+def restore_checkpoint(algo: Any, run_dir: Path, manifest: dict[str, Any]) -> None:
+    """Load the checkpoint's weights and optimizer states into the learner (weights-only: no pickle) and send
+    the weights to every EnvRunner."""
+    import torch
+
+    path = run_dir / "checkpoints" / manifest["file"]
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        if not (isinstance(state, dict) and set(state) == {"rl_module", "optimizer"}):
+            raise ValueError("expected the keys rl_module and optimizer")
+        algo.learner_group.set_state({"learner": _torch_to_numpy(state)})
+    except Exception as e:  # noqa: BLE001 - torch, pickle and RLlib raise many kinds for a bad file
+        raise RllibConfigError(f"{path}: cannot restore the learner: {e}") from None
+    algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, inference_only=True)
+
+
 def train_rllib(
     cfg: RllibConfig,
     out: Path,
     address: str | None = None,
     command: list[str] | None = None,
     progress_bar: bool = True,
+    resume: Path | None = None,
 ) -> Path:
-    """Run the training; returns the run folder."""
+    """Run the training (or resume the run in ``resume`` from its last checkpoint); returns the run folder."""
     import ray
     from tqdm import tqdm
 
-    run_dir = _new_run_dir(out, cfg.run_name)
-    atomic_write_text(
-        run_dir / "config.yaml", yaml.safe_dump({"backend": "rllib", **asdict(cfg)}, sort_keys=False)
-    )
-    atomic_write_text(run_dir / "command.txt", " ".join(command or sys.argv) + "\n")
-    atomic_write_text(run_dir / "seed.txt", f"{cfg.seed}\n")
-    atomic_write_text(
-        run_dir / "command.json", json.dumps({"argv": command or sys.argv, "address": address}) + "\n"
-    )
+    manifest: dict[str, Any] | None = None
+    rows: list[dict[str, Any]] = []
+    if resume is not None:
+        run_dir = resume
+        manifest = read_checkpoint(run_dir)
+        rows = _progress_rows(run_dir, manifest["iteration"])
+    else:
+        run_dir = _new_run_dir(out, cfg.run_name)
+        atomic_write_text(
+            run_dir / "config.yaml", yaml.safe_dump({"backend": "rllib", **asdict(cfg)}, sort_keys=False)
+        )
+        atomic_write_text(run_dir / "command.txt", " ".join(command or sys.argv) + "\n")
+        atomic_write_text(run_dir / "seed.txt", f"{cfg.seed}\n")
+        atomic_write_text(
+            run_dir / "command.json", json.dumps({"argv": command or sys.argv, "address": address}) + "\n"
+        )
     init: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "ignore_reinit_error": True}
     if address:
         init["address"] = address
     elif cfg.num_cpus:
         init["num_cpus"] = cfg.num_cpus
+    # a resumed run counts on from its checkpoint (RLlib's lifetime counters start again at 0)
+    base = manifest or {"iteration": 0, "env_steps": 0, "episodes": 0, "seconds": 0.0}
     ray.init(**init)
-    rows: list[dict[str, Any]] = []
     t0 = time.perf_counter()
     try:
         algo = build_algo(cfg)
-        bar = tqdm(total=cfg.iterations, desc="rllib PPO", unit="iter", disable=not progress_bar)
-        for it in range(1, cfg.iterations + 1):
+        if manifest is not None:
+            restore_checkpoint(algo, run_dir, manifest)
+        bar = tqdm(
+            total=cfg.iterations,
+            initial=base["iteration"],
+            desc="rllib PPO",
+            unit="iter",
+            disable=not progress_bar,
+        )
+        for it in range(base["iteration"] + 1, cfg.iterations + 1):
             result = algo.train()
             runners = result.get("env_runners", {})
             row = {
                 "iteration": it,
-                "seconds": round(time.perf_counter() - t0, 1),
-                "env_steps": int(runners.get("num_env_steps_sampled_lifetime", 0) or 0),
-                "episodes": int(runners.get("num_episodes_lifetime", 0) or 0),
+                "seconds": round(base["seconds"] + time.perf_counter() - t0, 1),
+                "env_steps": base["env_steps"] + int(runners.get("num_env_steps_sampled_lifetime", 0) or 0),
+                "episodes": base["episodes"] + int(runners.get("num_episodes_lifetime", 0) or 0),
                 "episode_len_mean": runners.get("episode_len_mean"),
             }
             rows.append(row)
             bar.update(1)
             bar.set_postfix(steps=row["env_steps"])
+            # the rows first: a checkpoint is only ever of an iteration that progress.json holds
+            buf = io.StringIO()
+            w = csv.DictWriter(buf, fieldnames=list(rows[0]))
+            w.writeheader()
+            w.writerows(rows)
+            atomic_write_text(run_dir / "metrics.csv", buf.getvalue())
+            atomic_write_text(
+                run_dir / "progress.json", json.dumps({"backend": "rllib", "done": rows}, indent=1)
+            )
             if it % cfg.export_every == 0 or it == cfg.iterations:
                 extra = {
                     "backend": "rllib",
@@ -313,20 +430,14 @@ def train_rllib(
                 }
                 for side in ("french", "german"):
                     export_side(algo, cfg, side, run_dir, extra)
-            buf = io.StringIO()
-            w = csv.DictWriter(buf, fieldnames=list(rows[0]))
-            w.writeheader()
-            w.writerows(rows)
-            atomic_write_text(run_dir / "metrics.csv", buf.getvalue())
-            atomic_write_text(
-                run_dir / "progress.json", json.dumps({"backend": "rllib", "done": rows}, indent=1)
-            )
+                counters = {k: row[k] for k in ("iteration", "env_steps", "episodes", "seconds")}
+                save_checkpoint(algo, run_dir, counters)
         bar.close()
         algo.stop()
     finally:
         ray.shutdown()
     results = {
-        "train_seconds": round(time.perf_counter() - t0, 1),
+        "train_seconds": rows[-1]["seconds"] if rows else 0.0,
         "iterations": cfg.iterations,
         "env_steps": rows[-1]["env_steps"] if rows else 0,
     }
@@ -335,6 +446,19 @@ def train_rllib(
     atomic_write_text(run_dir / "results.json", json.dumps(results, indent=1) + "\n")
     atomic_write_text(run_dir / "eval" / "results.json", json.dumps(results, indent=1) + "\n")  # as ffo train
     return run_dir
+
+
+def _progress_rows(run_dir: Path, iterations: int) -> list[dict[str, Any]]:
+    """The metric rows of the iterations up to ``iterations`` (the checkpoint's) from ``progress.json``."""
+    path = run_dir / "progress.json"
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        rows = [r for r in doc["done"] if int(r["iteration"]) <= iterations]
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, KeyError, TypeError, ValueError) as e:
+        raise RllibConfigError(f"{path}: cannot read the iterations done: {e}") from e
+    if [int(r["iteration"]) for r in rows] != list(range(1, iterations + 1)):
+        raise RllibConfigError(f"{path}: the iterations done do not run 1..{iterations} (the checkpoint's)")
+    return rows
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -352,8 +476,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    resume = Path(args.resume) if getattr(args, "resume", None) else None
     try:
-        cfg = load_config(args.config)
+        # a resumed run goes on with the config it was started with, as written into its folder
+        cfg = load_config(resume / "config.yaml" if resume is not None else args.config)
+        if resume is not None:
+            read_checkpoint(resume)
         if args.num_env_runners is not None:
             if args.num_env_runners < 0:
                 raise RllibConfigError(f"--num-env-runners must be >= 0, got {args.num_env_runners}")
@@ -367,13 +495,18 @@ def run(args: argparse.Namespace) -> int:
         print("error: the RLlib backend needs Ray: pip install 'ffo_env[rllib]'", file=sys.stderr)
         return 2
     os.environ.setdefault("RAY_DEDUP_LOGS", "0")
-    run_dir = train_rllib(
-        cfg,
-        Path(args.out),
-        args.address,
-        command=getattr(args, "command_line", None),
-        progress_bar=not args.no_progress,
-    )
+    try:
+        run_dir = train_rllib(
+            cfg,
+            Path(args.out),
+            args.address,
+            command=getattr(args, "command_line", None),
+            progress_bar=not args.no_progress,
+            resume=resume,
+        )
+    except RllibConfigError as e:  # a checkpoint that cannot be restored
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     res = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
     print(f"run folder: {run_dir}")
     print(f"{res['iterations']} iterations, {res['env_steps']} env steps in {res['train_seconds']} s")

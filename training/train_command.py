@@ -3,6 +3,7 @@
     ffo train --config configs/train_quick.yaml                          # SB3: imitation, then MaskablePPO
     ffo train --backend rllib --config configs/train_rllib_smoke.yaml   # RLlib multi-agent PPO
     ffo train --backend rllib --config configs/train_rllib.yaml --address auto --num-env-runners 32
+    ffo train --resume runs/rllib-smoke-20261124-010000                  # either backend: continue a run
 
 A config file that says ``backend: rllib`` selects RLlib by itself.
 """
@@ -50,15 +51,27 @@ def run(args: argparse.Namespace) -> int:
 
     given_config = args.config != str(sb3.DEFAULT_CONFIG)
     args.config = str(config_file(args.config))
-    backend = args.backend or _config_backend(args.config) or "sb3"
+    resumed_backend = _config_backend(str(Path(args.resume) / "config.yaml")) if args.resume else None
+    backend = args.backend or resumed_backend or _config_backend(args.config) or "sb3"
     if backend not in BACKENDS:
         print(f"error: {args.config}: backend must be one of {BACKENDS}, got {backend!r}", file=sys.stderr)
         return 2
     if backend == "rllib":
-        if args.resume or args.set or args.no_eval or args.trust_pickle:
+        if args.set or args.no_eval or args.trust_pickle:
             print(
-                "error: --resume, --set, --no-eval and --trust-pickle are options of the sb3 backend; the rllib backend takes "
+                "error: --set, --no-eval and --trust-pickle are options of the sb3 backend; the rllib backend takes "
                 "its settings from the config file",
+                file=sys.stderr,
+            )
+            return 2
+        if args.resume and (given_config or resumed_backend != "rllib"):
+            print(
+                f"error: --resume {args.resume}: "
+                + (
+                    "a resumed run keeps the config it was started with; drop --config"
+                    if given_config
+                    else "not an RLlib run folder (its config.yaml does not say backend: rllib)"
+                ),
                 file=sys.stderr,
             )
             return 2
@@ -67,6 +80,9 @@ def run(args: argparse.Namespace) -> int:
         from training import rllib_train
 
         return rllib_train.run(args)
+    if resumed_backend == "rllib":
+        print(f"error: --resume {args.resume} is an RLlib run; drop --backend sb3", file=sys.stderr)
+        return 2
     if args.address or args.num_env_runners is not None:
         print("error: --address and --num-env-runners need --backend rllib", file=sys.stderr)
         return 2
