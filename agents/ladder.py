@@ -7,8 +7,8 @@
 
 The games are an ``ffo eval`` round robin (each agent as French against each agent as German, itself
 included), with the same seeds, partial results and ``--resume``. ``--add`` gives a ladder more agents: the
-games it has are kept (a game is fixed by its two agents and its seed) and only the new pairings are played. The ratings are a Bradley-Terry model of
-the French result, ``P(French wins) = 1 / (1 + 10 ** ((g - f) / 400))`` with one Elo-scale rating per
+games it has are kept (a game is fixed by its two agents and its seed) and only the new pairings are played.
+The ratings are a Bradley-Terry model of the French result, ``P(French wins) = 1 / (1 + 10 ** ((g - f) / 400))`` with one Elo-scale rating per
 agent and side (``f`` as French, ``g`` as German), fitted by maximum a posteriori (a wide normal prior,
 sd 1,000, keeps 200-0 results finite) and centred so that the mean of all ratings (both sides) is 0; the
 French ratings of an agent minus its German rating shows the side's advantage. Intervals are 95% credible

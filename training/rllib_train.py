@@ -346,7 +346,13 @@ def restore_checkpoint(algo: Any, run_dir: Path, manifest: dict[str, Any]) -> No
         algo.learner_group.set_state({"learner": _torch_to_numpy(state)})
     except Exception as e:  # noqa: BLE001 - torch, pickle and RLlib raise many kinds for a bad file
         raise RllibConfigError(f"{path}: cannot restore the learner: {e}") from None
-    algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group, inference_only=True)
+    # RLlib's sync_weights is fire-and-forget and drops the call while an EnvRunner still has a request in
+    # flight (seen on a loaded machine): the resumed run's first rollout would then sample with the fresh
+    # weights. So the weights are set on every EnvRunner, the driver's included, and the call waits; with
+    # no weights sequence number the EnvRunners take them unconditionally.
+    modules = algo.learner_group.get_state(components="learner/rl_module", inference_only=True)["learner"]
+    weights = {"rl_module": modules["rl_module"]}
+    algo.env_runner_group.foreach_env_runner(lambda runner: runner.set_state(weights), local_env_runner=True)
 
 
 def train_rllib(

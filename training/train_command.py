@@ -54,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
     resumed_backend = _config_backend(str(Path(args.resume) / "config.yaml")) if args.resume else None
     backend = args.backend or resumed_backend or _config_backend(args.config) or "sb3"
     if backend not in BACKENDS:
-        print(f"error: {args.config}: backend must be one of {BACKENDS}, got {backend!r}", file=sys.stderr)
+        source = Path(args.resume) / "config.yaml" if resumed_backend else args.config
+        print(f"error: {source}: backend must be one of {BACKENDS}, got {backend!r}", file=sys.stderr)
         return 2
     if backend == "rllib":
         if args.set or args.no_eval or args.trust_pickle:
