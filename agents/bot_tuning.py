@@ -40,9 +40,8 @@ import yaml
 from agents.harness import agent_seed, wilson_interval
 from ffo_env.atomic import atomic_write_text
 from ffo_env.core.game import SETUP_MODES
-from ffo_env.core.sides import Side
+from ffo_env.core.sides import SIDE_NAMES, Side
 
-SIDES = ("french", "german")
 DOC_ONLY = frozenset({"aggression"})  # labels, not behaviour
 
 
@@ -350,7 +349,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m agents.bot_tuning", description=__doc__.split("\n\n")[0])
-    p.add_argument("--side", choices=SIDES, required=True, help="the side whose bot is tuned")
+    p.add_argument("--side", choices=SIDE_NAMES, required=True, help="the side whose bot is tuned")
     p.add_argument("--opponent", default="heuristic", help="agent name of the other side (default heuristic)")
     p.add_argument("--start", help="starting bot configuration (name or path; default <side>_heuristic)")
     p.add_argument("--out", required=True, help="output folder (log.json, candidates.csv, result.json, yaml)")

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from ffo_env.core.sides import Side
+from ffo_env.core.sides import SIDE_NAMES, Side
 
 NETWORK = "flat-mlp"
 ACTIVATIONS = ("relu", "tanh")
@@ -101,7 +101,7 @@ def _check_meta(meta: Any, where: Path) -> dict[str, Any]:
     want = _versions()
     if meta.get("network") != NETWORK:
         raise FlatPolicyError(f"{where}: network {meta.get('network')!r} is not {NETWORK!r}")
-    if meta.get("side") not in ("french", "german"):
+    if meta.get("side") not in SIDE_NAMES:
         raise FlatPolicyError(f"{where}: side must be 'french' or 'german', got {meta.get('side')!r}")
     hidden = meta.get("hidden")
     if (

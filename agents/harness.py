@@ -220,8 +220,14 @@ def _name_of(spec: AgentSpec) -> str:
 
 
 def round_robin(agents: Sequence[AgentSpec]) -> list[tuple[AgentSpec, AgentSpec]]:
-    """Every agent as French against every agent as German (including itself)."""
-    return list(product(agents, agents))
+    """Every agent as French against every agent as German (including itself), each on the sides it can play:
+    a policy file or a one-side bot such as ``french_expert`` plays only its own side."""
+    from agents.registry import agent_sides
+
+    def plays(spec: AgentSpec, side: str) -> bool:
+        return not isinstance(spec, str) or side in agent_sides(spec)
+
+    return [(f, g) for f, g in product(agents, agents) if plays(f, "french") and plays(g, "german")]
 
 
 def run_tournament(
@@ -707,6 +713,10 @@ def parse_pairings(args: argparse.Namespace) -> list[tuple[str, str]]:
         if not names:
             raise ValueError(f"--agents {args.agents!r} names no agent; give e.g. --agents random,heuristic")
         out = round_robin(names)  # type: ignore[assignment]
+        if not out:
+            raise ValueError(
+                f"--agents {args.agents!r}: no agent plays the french side or none the german side"
+            )
     if not out:
         raise ValueError(
             f"--pairings {args.pairings!r} names no pairing; give e.g. --pairings heuristic:random"

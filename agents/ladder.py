@@ -6,7 +6,7 @@
     ffo ladder --resume runs/ladder-20261123-101500 --add pretrained   # a new agent joins a ladder
 
 The games are an ``ffo eval`` round robin (each agent as French against each agent as German, itself
-included), with the same seeds, partial results and ``--resume``. ``--add`` gives a ladder more agents: the
+included; a policy file or a one-side bot such as ``french_expert`` plays only its own side), with the same seeds, partial results and ``--resume``. ``--add`` gives a ladder more agents: the
 games it has are kept (a game is fixed by its two agents and its seed) and only the new pairings are played.
 The ratings are a Bradley-Terry model of the French result, ``P(French wins) = 1 / (1 + 10 ** ((g - f) / 400))`` with one Elo-scale rating per
 agent and side (``f`` as French, ``g`` as German), fitted by maximum a posteriori (a wide normal prior,
@@ -33,8 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.registry import is_agent_name
+from agents.registry import agent_sides, is_agent_name
 from ffo_env.atomic import atomic_write_text, new_unique_dir
+from ffo_env.core.sides import SIDE_NAMES
 
 ELO = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
 PRIOR_SD = 1000.0 / ELO
@@ -92,7 +93,7 @@ def ladder_table(summary: dict[str, Any]) -> list[dict[str, Any]]:
     for agent in agents:
         row: dict[str, Any] = {"agent": agent}
         sides = []
-        for side in ("french", "german"):
+        for side in SIDE_NAMES:
             key = f"{agent}@{side}"
             mine = [p for p in summary["pairings"] if p[side] == agent]
             won = sum(int(p[f"{side}_wins"]) for p in mine)
@@ -219,8 +220,8 @@ def run(args: argparse.Namespace) -> int:
             )
         harness._resume_args(args)
         pairings = args.pairing_list
-        names = list(dict.fromkeys(f for f, _ in pairings))
-        if pairings != harness.round_robin(names):
+        names = list(dict.fromkeys([*(f for f, _ in pairings), *(g for _, g in pairings)]))
+        if sorted(pairings) != sorted(harness.round_robin(names)):
             raise ValueError(
                 f"{args.resume}: not a ladder (its pairings are not a round robin of its agents)"
             )
@@ -240,6 +241,9 @@ def run(args: argparse.Namespace) -> int:
         if len(names) < 2:
             raise ValueError(f"--agents {args.agents!r}: a ladder needs at least two agents")
         pairings = harness.round_robin(names)
+        for side in SIDE_NAMES:
+            if not any(side in agent_sides(n) for n in names):
+                raise ValueError(f"--agents {args.agents!r}: no agent plays the {side} side")
     if args.games < 1 or args.workers < 1:
         raise ValueError(f"--games and --workers must be >= 1, got {args.games} and {args.workers}")
     out = (

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 
 from ffo_env.atomic import atomic_write_bytes, atomic_write_text
-from ffo_env.core.sides import Side
+from ffo_env.core.sides import SIDE_NAMES, Side
 
 ENV_NAME = "france_fights_on_v0"
 MAX_WIDTH = (
@@ -245,7 +245,7 @@ def load_policy(path: str | Path, deterministic: bool = True, device: str = "cpu
             f"{meta_path}: observation spec {meta.get('observation_spec_hash')} differs from this "
             f"installation's {want} (the observation layout changed); retrain the policy"
         )
-    if meta.get("side") not in ("french", "german"):
+    if meta.get("side") not in SIDE_NAMES:
         raise PolicyLoadError(f"{meta_path}: side must be 'french' or 'german', got {meta.get('side')!r}")
     obs_space: gym.spaces.Dict = observation_dict_space(game)
     act_space = action_space(game)

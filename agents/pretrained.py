@@ -19,14 +19,14 @@ from pathlib import Path
 from typing import Any
 
 from agents.policy import PolicyAgent, PolicyLoadError, load_policy
+from ffo_env.core.sides import SIDE_NAMES
 
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained_policies"
-SIDES = ("french", "german")
 
 
 def pretrained_path(side: str, directory: Path | None = None) -> Path:
     """The ``.pt`` file of the shipped policy for ``side``."""
-    if side not in SIDES:
+    if side not in SIDE_NAMES:
         raise ValueError(f"side must be 'french' or 'german', got {side!r}")
     return (directory or PRETRAINED_DIR) / f"{side}.pt"
 

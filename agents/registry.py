@@ -25,14 +25,18 @@ Every ``configs/bots/<side>_heuristic*.yaml`` file is registered under its file 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from agents.base import RandomAgent
 from agents.botconfig import available_configs
 from agents.simple import PassAgent
+from ffo_env.core.sides import SIDE_NAMES
 
 _FACTORIES: dict[str, Callable[..., Any]] = {}
+_SIDES: dict[str, tuple[str, ...]] = {}  # the sides an agent can play, by name
 AGENT_NAMES: list[str] = []
 
 
@@ -43,12 +47,28 @@ def is_agent_name(name: object) -> bool:
     return name in AGENT_NAMES or (name.startswith("policy:") and len(name) > len("policy:"))
 
 
-def register(name: str, factory: Callable[..., Any]) -> None:
-    """Register ``factory(side, seed=None, **kwargs) -> agent`` under ``name``."""
+def register(name: str, factory: Callable[..., Any], sides: tuple[str, ...] = SIDE_NAMES) -> None:
+    """Register ``factory(side, seed=None, **kwargs) -> agent`` under ``name``, an agent that plays ``sides``."""
     _FACTORIES[name] = factory
+    _SIDES[name] = sides
     if name not in AGENT_NAMES:
         AGENT_NAMES.append(name)
         AGENT_NAMES.sort()
+
+
+def agent_sides(name: str) -> tuple[str, ...]:
+    """The sides the agent called ``name`` can play: a ``policy:PATH`` the side its metadata names (both if the
+    metadata cannot be read: making the agent then says what is wrong), a registered name the sides it was
+    registered with."""
+    if name.startswith("policy:"):
+        meta = Path(name.split(":", 1)[1])
+        meta = (meta.with_suffix("") if meta.suffix in (".pt", ".json") else meta).with_suffix(".json")
+        try:
+            side = json.loads(meta.read_text(encoding="utf-8")).get("side")
+        except (OSError, ValueError, AttributeError):
+            return SIDE_NAMES
+        return (side,) if side in SIDE_NAMES else SIDE_NAMES
+    return _SIDES.get(name, SIDE_NAMES)
 
 
 def _heuristic(side: str, level: str | None, seed: int | None, **kw: Any) -> Any:
@@ -103,13 +123,17 @@ register("heuristic", lambda side, seed=None, **kw: _heuristic(side, None, seed,
 register("expert", lambda side, seed=None, **kw: _expert(side, None, seed, **kw))
 for _elvl in ("fast", "strong"):
     register(f"expert:{_elvl}", lambda side, seed=None, _l=_elvl, **kw: _expert(side, _l, seed, **kw))
-for _eside in ("french", "german"):
-    register(f"{_eside}_expert", lambda side, seed=None, _s=_eside, **kw: _expert(side, None, seed, _s, **kw))
+for _eside in SIDE_NAMES:
+    register(
+        f"{_eside}_expert",
+        lambda side, seed=None, _s=_eside, **kw: _expert(side, None, seed, _s, **kw),
+        (_eside,),
+    )
 for _cfg in available_configs():
-    for _side in ("french", "german"):
+    for _side in SIDE_NAMES:
         if _cfg == f"{_side}_heuristic" or _cfg.startswith(f"{_side}_heuristic_"):
             _lvl = _level_of(_cfg, _side)
-            register(_cfg, _side_bot(_side, _lvl))
+            register(_cfg, _side_bot(_side, _lvl), (_side,))
             if _lvl:
                 register(
                     f"heuristic:{_lvl}",
@@ -121,7 +145,7 @@ def make_agent(name: str, side: str, seed: int | None = None, **kwargs: Any) -> 
     """Build the agent called ``name`` to play ``side`` (``"french"`` or ``"german"``).
 
     ``policy:PATH`` loads a trained policy (``agents.policy.load_policy``)."""
-    if side not in ("french", "german"):
+    if side not in SIDE_NAMES:
         raise ValueError(f"side must be 'french' or 'german', got {side!r}")
     if name.startswith("policy:"):
         # a trained policy file: "policy:runs/<run>/policies/french.pt"

@@ -84,6 +84,25 @@ def test_round_robin() -> None:
     assert round_robin(["a", "b"]) == [("a", "a"), ("a", "b"), ("b", "a"), ("b", "b")]
 
 
+def test_a_round_robin_plays_each_agent_on_the_sides_it_can_play(tmp_path) -> None:
+    from agents.pretrained import pretrained_path
+    from agents.registry import agent_sides
+
+    french = f"policy:{pretrained_path('french')}"
+    assert agent_sides(french) == ("french",) and agent_sides("german_expert") == ("german",)
+    assert agent_sides("french_heuristic_cautious") == ("french",) and agent_sides("heuristic") == (
+        "french",
+        "german",
+    )
+    assert agent_sides(f"policy:{tmp_path / 'missing.pt'}") == (
+        "french",
+        "german",
+    )  # loading it says what is wrong
+    assert round_robin(["random", french, "german_expert"]) == [
+        ("random", "random"), ("random", "german_expert"), (french, "random"), (french, "german_expert")
+    ]  # fmt: skip
+
+
 def test_eval_help(capsys) -> None:
     with pytest.raises(SystemExit) as e:
         main(["eval", "--help"])

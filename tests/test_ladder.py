@@ -148,9 +148,42 @@ def test_a_ladder_whose_log_still_has_the_old_pairing_numbers_resumes_right(tmp_
         ["ladder", "--agents", "random,nosuch"],
         ["ladder", "--games", "0"],
         ["ladder", "--resume", "/no/such/ladder"],
+        ["ladder", "--agents", "french_heuristic,french_expert"],
+        ["eval", "--agents", "german_heuristic,german_expert", "--games", "1"],
     ],
 )
 def test_bad_ladder_command_lines_are_one_error(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
     assert ffo(argv) == 2
     err = capsys.readouterr().err
     assert err.startswith("error:") and "Traceback" not in err
+
+
+def test_a_one_side_agent_plays_only_its_side_in_a_ladder(tmp_path: Path) -> None:
+    """A policy file and a one-side bot join a ladder on their own side only (a ladder once asked the French
+    policy to play German and stopped), with no rating for the side they do not play; resume and --add work."""
+    from agents.pretrained import pretrained_path
+
+    german = f"policy:{pretrained_path('german')}"
+    out = tmp_path / "ladder"
+    run = ["--games", "1", "--workers", "1", "--no-progress"]
+    assert ffo(["ladder", "--agents", f"random,french_heuristic,{german}", *run, "--out", str(out)]) == 0
+    pairs = {(f, g) for f, g, _ in _games(out)}
+    assert pairs == {("random", "random"), ("random", german), ("french_heuristic", "random"),
+                     ("french_heuristic", german)}  # fmt: skip
+    ratings = {r["agent"]: r for r in json.loads((out / "ladder.json").read_text())["ratings"]}
+    assert (
+        ratings["french_heuristic"]["german_elo"] is None
+        and ratings["french_heuristic"]["french_elo"] is not None
+    )
+    assert ratings[german]["french_elo"] is None and ratings[german]["german_elo"] is not None
+    assert ffo(["ladder", "--resume", str(out), "--workers", "1", "--no-progress"]) == 0
+    assert (
+        ffo(["ladder", "--resume", str(out), "--add", "german_heuristic", "--workers", "1", "--no-progress"])
+        == 0
+    )
+    pairs = {(f, g) for f, g, _ in _games(out)}
+    assert (
+        len(pairs) == 6
+        and ("random", "german_heuristic") in pairs
+        and ("german_heuristic", "random") not in pairs
+    )

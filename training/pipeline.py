@@ -28,7 +28,8 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
-from training.config import SIDES, TrainConfig
+from ffo_env.core.sides import SIDE_NAMES
+from training.config import TrainConfig
 
 # small per-sample arrays of a rollout slot besides the observations: name -> dtype
 _FIELDS = {
@@ -324,7 +325,7 @@ class PipelinedVecEnv(VecEnv):
     def _sampling_seed(self, model: Any) -> int:
         """The seed of the worker's action sampling: a resumed run's worker draws on from a new stream, not
         the first rollout's again."""
-        entropy = [self.cfg.seed, SIDES.index(self.side), int(model.num_timesteps)]
+        entropy = [self.cfg.seed, SIDE_NAMES.index(self.side), int(model.num_timesteps)]
         return int(np.random.SeedSequence(entropy).generate_state(1)[0])
 
     @property

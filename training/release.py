@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 
 from ffo_env.atomic import atomic_write_bytes, atomic_write_text
-from training.config import SIDES
+from ffo_env.core.sides import SIDE_NAMES
 from training.model import other_side
 
 MAX_SHIPPED_BYTES = 10 * 1024 * 1024
@@ -80,7 +80,7 @@ def release_metadata(run_dir: Path) -> dict[str, dict[str, Any]]:
         raise ReleaseError(f"{run_dir}: config.yaml, progress.json and eval/results.json must be mappings")
     seconds = progress.get("seconds", {})
     out: dict[str, dict[str, Any]] = {}
-    for side in config.get("sides", SIDES):
+    for side in config.get("sides", SIDE_NAMES):
         pt = run_dir / "policies" / f"{side}.pt"
         evaluation = _policy_results(results, side, pt)
         if not evaluation:

@@ -44,7 +44,7 @@ import yaml
 
 from ffo_env.atomic import atomic_write_bytes, atomic_write_text
 from ffo_env.core.game import SETUP_MODES
-from ffo_env.core.sides import Side
+from ffo_env.core.sides import SIDE_NAMES, Side
 from training.config import REWARDS, one_of
 
 __all__ = ["RllibConfig", "add_arguments", "load_config", "run", "train_rllib"]
@@ -249,7 +249,7 @@ def _evaluate(run_dir: Path, games: int, seed: int) -> dict[str, Any]:
 
     game = Game(options=RulesOptions(setup="random"))
     out: dict[str, Any] = {}
-    for side in ("french", "german"):
+    for side in SIDE_NAMES:
         agent = load_flat_policy(run_dir / "policies" / side)
         wins = 0
         for g in range(games):
@@ -434,7 +434,7 @@ def train_rllib(
                     "wall_seconds": row["seconds"],
                     "command": command or sys.argv,
                 }
-                for side in ("french", "german"):
+                for side in SIDE_NAMES:
                     export_side(algo, cfg, side, run_dir, extra)
                 counters = {k: row[k] for k in ("iteration", "env_steps", "episodes", "seconds")}
                 save_checkpoint(algo, run_dir, counters)

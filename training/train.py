@@ -40,7 +40,7 @@ from typing import Any
 import yaml
 
 from ffo_env.atomic import atomic_write_text, new_unique_dir
-from ffo_env.core.sides import Side
+from ffo_env.core.sides import SIDE_NAMES, Side
 from training.checkpoint import (
     CheckpointError,
     legacy_zip,
@@ -50,7 +50,7 @@ from training.checkpoint import (
     refuse_legacy,
     save_checkpoint,
 )
-from training.config import SIDES, ConfigError, TrainConfig, load_config
+from training.config import ConfigError, TrainConfig, load_config
 from training.model import build_model, build_vec_env, make_env_fn, other_side
 
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "train_quick.yaml"
@@ -171,7 +171,7 @@ def _read_progress(run_dir: Path) -> dict[str, Any]:
         and isinstance(progress.get("done"), list)
         and isinstance(progress.get("snapshots"), dict)
         and isinstance(progress.get("timesteps"), dict)
-        and all(isinstance(progress["snapshots"].get(s, []), list) for s in SIDES)
+        and all(isinstance(progress["snapshots"].get(s, []), list) for s in SIDE_NAMES)
         and isinstance(progress.get("seconds", {}), dict)
     )
     if not ok:
@@ -179,7 +179,7 @@ def _read_progress(run_dir: Path) -> dict[str, Any]:
             f"{path}: expected keys done (list), snapshots (side -> list), timesteps (side -> int), "
             "seconds (stage -> wall seconds)"
         )
-    for side in SIDES:
+    for side in SIDE_NAMES:
         snaps = []
         for p in progress["snapshots"].get(side, []):
             rel = Path(str(p))
@@ -324,7 +324,11 @@ def train(
     if resume and prog_path.exists():
         progress = _read_progress(run_dir)
     else:
-        progress = {"done": [], "snapshots": {s: [] for s in SIDES}, "timesteps": {s: 0 for s in SIDES}}
+        progress = {
+            "done": [],
+            "snapshots": {s: [] for s in SIDE_NAMES},
+            "timesteps": {s: 0 for s in SIDE_NAMES},
+        }
     models: dict[str, Any] = {}
     if cfg.pretrain.teacher:
         for side in cfg.sides:

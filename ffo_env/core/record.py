@@ -17,7 +17,7 @@ from typing import Any
 
 from ffo_env.core.game import ENGINE_VERSION, Game, RulesOptions
 from ffo_env.core.scenario import Scenario, scenario_named
-from ffo_env.core.sides import Side
+from ffo_env.core.sides import SIDE_NAMES, Side
 from ffo_env.core.state import State
 
 RECORD_FORMAT = "ffo-game-record"
@@ -189,7 +189,7 @@ def check_record_shape(rec: object) -> None:
         for key in ("player", "action", "auto"):
             if key not in d:
                 raise RecordError(f'{where}: missing key "{key}"')
-        if d["player"] not in ("french", "german"):
+        if d["player"] not in SIDE_NAMES:
             raise RecordError(f'{where}.player: expected "french" or "german", found {_short(d["player"])}')
         if not _is_int(d["action"]):
             raise RecordError(f"{where}.action: expected an integer action, found {_short(d['action'])}")

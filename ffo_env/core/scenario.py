@@ -28,6 +28,7 @@ from ffo_env.core.datasets import DATA_FILES, DATA_ROOT, DATA_VERSIONS, DEFAULT_
 from ffo_env.core.errors import DataError
 from ffo_env.core.mapdata import ColoredRow, MapData
 from ffo_env.core.setup_rules import check_fixed_setup
+from ffo_env.core.sides import SIDE_NAMES
 from ffo_env.core.sides import Side as Side  # re-exported: the scenario data names the sides
 
 DATA_DIR = DATA_ROOT / DEFAULT_DATA
@@ -333,7 +334,7 @@ def _read_units(path: Path | None) -> tuple[tuple[UnitSpec, ...], str]:
         if uid in seen:
             raise r.fail(f"{where}.id", "a unique unit id (duplicate)", uid)
         seen.add(uid)
-        side = r.choice(r.key(m, "side", where), f"{where}.side", ("french", "german"))
+        side = r.choice(r.key(m, "side", where), f"{where}.side", SIDE_NAMES)
         typ = r.choice(r.key(m, "type", where), f"{where}.type", UNIT_TYPES)
         cf = r.key(m, "cf", where)
         if not isinstance(cf, list) or len(cf) not in (1, 2):

@@ -25,3 +25,8 @@ class Side(IntEnum):
         if agent == "german":
             return cls.GERMAN
         raise ValueError(f"side must be 'french' or 'german', got {agent!r}")
+
+
+SIDE_NAMES: tuple[str, ...] = tuple(
+    s.agent for s in Side
+)  # ("french", "german"): the agents' names, in Side order

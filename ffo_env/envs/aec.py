@@ -78,7 +78,7 @@ from ffo_env.core.actions import IllegalActionError
 from ffo_env.core.datasets import DATA_VERSIONS, data_dir
 from ffo_env.core.game import Game, RulesOptions
 from ffo_env.core.scenario import scenario_for
-from ffo_env.core.sides import Side
+from ffo_env.core.sides import SIDE_NAMES, Side
 from ffo_env.core.state import State
 from ffo_env.encoding.observation import encoder_for
 from ffo_env.envs.flat import flat_layout
@@ -96,7 +96,7 @@ __all__ = [
     "raw_env",
 ]
 
-AGENTS = ("french", "german")
+AGENTS = SIDE_NAMES
 REWARDS = ("win", "shaped")
 
 

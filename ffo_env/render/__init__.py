@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-SIDES = ("french", "german")
+from ffo_env.core.sides import SIDE_NAMES
+
 MARKER_KINDS = ("refugee", "control")
 
 
@@ -36,8 +37,8 @@ class Counter:
     highlight: bool = False
 
     def __post_init__(self) -> None:
-        if self.side not in SIDES:
-            raise ValueError(f"Counter.side must be one of {SIDES}, not {self.side!r}")
+        if self.side not in SIDE_NAMES:
+            raise ValueError(f"Counter.side must be one of {SIDE_NAMES}, not {self.side!r}")
 
 
 @dataclass(frozen=True)
@@ -52,8 +53,8 @@ class Marker:
     def __post_init__(self) -> None:
         if self.kind not in MARKER_KINDS:
             raise ValueError(f"Marker.kind must be one of {MARKER_KINDS}, not {self.kind!r}")
-        if self.kind == "control" and self.side not in SIDES:
-            raise ValueError(f"a control marker needs side in {SIDES}, not {self.side!r}")
+        if self.kind == "control" and self.side not in SIDE_NAMES:
+            raise ValueError(f"a control marker needs side in {SIDE_NAMES}, not {self.side!r}")
 
 
-__all__ = ["Counter", "Marker", "SIDES", "MARKER_KINDS"]
+__all__ = ["Counter", "Marker", "MARKER_KINDS"]

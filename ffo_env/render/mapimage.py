@@ -17,6 +17,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.mapdata import ColoredRow, MapData, Terrain
+from ffo_env.core.sides import SIDE_NAMES
 from ffo_env.render import Counter, Marker
 from ffo_env.render.layout import (  # noqa: F401  (re-exported: the palette and geometry used to live here)
     BLOCKED_RGB,
@@ -278,7 +279,7 @@ def _legend(draw: ImageDraw.ImageDraw, lay: MapLayout) -> None:
     draw.ellipse((cx - dot, cy - dot, cx + dot, cy + dot), fill=(0, 0, 0))
     _text(draw, (x0 + box + 14 * sc, y), "Port (naval garrison)", size, anchor="lm")
     y += box + 30 * sc
-    for side in ("french", "german"):
+    for side in SIDE_NAMES:
         swatch(SIDE_RGB[side], f"{side.capitalize()} unit")
     _text(draw, (x0, y), "Hex ids XXYY: column XX 01-60", round(18 * sc), anchor="lm")
     _text(draw, (x0, y + 26 * sc), "runs south -> north, row YY", round(18 * sc), anchor="lm")
