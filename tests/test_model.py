@@ -161,24 +161,46 @@ def _params_after(model: object, update: object, state: dict, opt: dict) -> list
 
 
 def test_anchored_update_with_weight_0_is_sb3_contribs_update(tmp_path: Path) -> None:
-    """``anchored_train`` copies sb3-contrib's ``MaskablePPO.train`` to add one loss term: with
+    """``ppo_update`` copies sb3-contrib's ``MaskablePPO.train`` to add one loss term: with
     ``anchor_kl = 0`` it must step the weights exactly as the library does (this fails if the library's
     update changes under it)."""
     import copy
 
     from sb3_contrib import MaskablePPO
 
-    from training.model import anchored_train
+    from training.model import ppo_update
 
     model = _rollout_model(tmp_path)
     state = copy.deepcopy(model.policy.state_dict())  # type: ignore[attr-defined]
     opt = copy.deepcopy(model.policy.optimizer.state_dict())  # type: ignore[attr-defined]
     model.set_anchor()  # type: ignore[attr-defined]
     model.anchor_kl = 0.0  # type: ignore[attr-defined]
-    ours = _params_after(model, anchored_train, state, opt)
+    ours = _params_after(model, ppo_update, state, opt)
     theirs = _params_after(model, MaskablePPO.train, state, opt)
     assert all(th.allclose(a, b, atol=1e-6) for a, b in zip(ours, theirs, strict=True))
     assert any(not th.equal(a, b) for a, b in zip(ours, state.values(), strict=False))
+
+
+def test_decoupled_update_with_the_sampling_policy_as_proximal_is_sb3_contribs_update(tmp_path: Path) -> None:
+    """ppo.proximal's update: with the proximal policy equal to the sampling one (weight exp(0) = 1) it steps
+    the weights exactly as the library's PPO; with other sampling log-probabilities it steps them otherwise."""
+    import copy
+
+    from sb3_contrib import MaskablePPO
+
+    from training.model import ppo_update
+
+    model = _rollout_model(tmp_path)
+    state = copy.deepcopy(model.policy.state_dict())  # type: ignore[attr-defined]
+    opt = copy.deepcopy(model.policy.optimizer.state_dict())  # type: ignore[attr-defined]
+    buf = model.rollout_buffer  # type: ignore[attr-defined]
+    theirs = _params_after(model, MaskablePPO.train, state, opt)
+    buf.behaviour_log_probs = buf.log_probs.copy()
+    ours = _params_after(model, ppo_update, state, opt)
+    assert all(th.allclose(a, b, atol=1e-6) for a, b in zip(ours, theirs, strict=True))
+    buf.behaviour_log_probs = buf.log_probs - 0.5 * np.random.default_rng(0).random(buf.log_probs.shape)
+    weighted = _params_after(model, ppo_update, state, opt)
+    assert any(not th.allclose(a, b, atol=1e-6) for a, b in zip(weighted, theirs, strict=True))
 
 
 def test_anchor_kl_holds_the_policy_near_where_it_started(tmp_path: Path) -> None:
@@ -186,7 +208,7 @@ def test_anchor_kl_holds_the_policy_near_where_it_started(tmp_path: Path) -> Non
     and the anchored update ends nearer the anchor than the plain one on the same rollout."""
     import copy
 
-    from training.model import anchored_train, legal_kl
+    from training.model import legal_kl, ppo_update
 
     model = _rollout_model(tmp_path, n_epochs=4)
     state = copy.deepcopy(model.policy.state_dict())  # type: ignore[attr-defined]
@@ -213,10 +235,10 @@ def test_anchor_kl_holds_the_policy_near_where_it_started(tmp_path: Path) -> Non
 
     assert kl_to_anchor() == pytest.approx(0.0, abs=1e-7)
     model.anchor_kl = 0.0  # type: ignore[attr-defined]
-    _params_after(model, anchored_train, state, opt)
+    _params_after(model, ppo_update, state, opt)
     free = kl_to_anchor()
     model.anchor_kl = 50.0  # type: ignore[attr-defined]
-    _params_after(model, anchored_train, state, opt)
+    _params_after(model, ppo_update, state, opt)
     held = kl_to_anchor()
     assert free > 0 and held < 0.5 * free
     assert "train/anchor_kl" in model.logger.name_to_value  # type: ignore[attr-defined]

@@ -104,6 +104,41 @@ def test_rollouts_are_sampled_by_the_weights_one_update_before(tmp_path: Path) -
         model.env.close()
 
 
+def test_proximal_rollouts_clip_to_the_learners_weights_and_keep_the_sampling_ones(tmp_path: Path) -> None:
+    """ppo.proximal (decoupled PPO): the buffer's log-probabilities, around which the update clips, are the
+    learner's current weights' (the proximal policy); the sampling weights' (one update behind) are kept
+    beside them for the importance weight, and the minibatches carry both."""
+    from training.model import DecoupledSamples
+
+    model = _model(_cfg(), tmp_path)
+    model.proximal = True
+    model._setup_learn(N_STEPS * N_ENVS)
+    try:
+        history = [_weights(model)]
+        for _ in range(3):
+            _collect(model)
+            buf = model.rollout_buffer
+            behaviour = _log_probs_and_values(model, history[max(0, len(history) - 2)])[0]
+            current = _log_probs_and_values(model, history[-1])[0]
+            np.testing.assert_allclose(buf.log_probs.reshape(-1), current, atol=1e-4)
+            np.testing.assert_allclose(buf.behaviour_log_probs.reshape(-1), behaviour, atol=1e-4)
+            if len(history) >= 2:
+                assert np.abs(current - behaviour).max() > 1e-3
+            (batch,) = list(buf.get(N_STEPS * N_ENVS))
+            assert isinstance(batch, DecoupledSamples)
+            model.train()
+            assert "train/behaviour_weight" in model.logger.name_to_value
+            history.append(_weights(model))
+    finally:
+        model.env.close()
+
+
+def test_proximal_needs_the_pipelined_env(tmp_path: Path) -> None:
+    (tmp_path / "c.yaml").write_text("vec_env: dummy\nppo: {proximal: true}\n")
+    with pytest.raises(ConfigError, match="ppo.proximal: expected false unless vec_env is pipelined"):
+        load_config(tmp_path / "c.yaml")
+
+
 def test_a_truncated_game_is_bootstrapped_with_the_learners_current_critic(tmp_path: Path) -> None:
     """A game cut off by the step limit inside a rollout earns gamma x the value of its terminal observation
     (sb3's timeout bootstrap) by the learner's current weights, not the sampling weights; other rewards are

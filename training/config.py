@@ -50,6 +50,10 @@ class PPOConfig:
     # weight of KL(policy || the policy the PPO stage started from: the imitation result or init_policy)
     # in the loss; > 0 keeps a fine-tuned policy near its start unless the returns keep pushing it away
     anchor_kl: float = 0.0
+    # with vec_env pipelined: decoupled PPO (clip the ratio to the learner's weights at the update's start,
+    # the proximal policy, and weight each sample by proximal / sampling probability) instead of clipping
+    # to the sampling policy one update behind; costs one forward pass over the rollout
+    proximal: bool = False
 
 
 @dataclass
@@ -301,6 +305,9 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
             )
         if cfg.policy.spatial <= 0:
             raise bad("ppo.anchor_kl", "0 with the flat network (policy.spatial 0)", cfg.ppo.anchor_kl)
+    if cfg.ppo.proximal and cfg.vec_env != "pipelined":
+        # without the lag the proximal policy is the sampling policy: the flag would only cost time
+        raise bad("ppo.proximal", "false unless vec_env is pipelined", cfg.ppo.proximal)
     if cfg.ppo.batch_size > cfg.ppo.n_steps * cfg.n_envs:
         raise bad(
             "ppo.batch_size", f"at most n_steps * n_envs = {cfg.ppo.n_steps * cfg.n_envs}", cfg.ppo.batch_size

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ffo_env.core.sides import Side
 from training.config import TrainConfig
@@ -102,6 +102,7 @@ def ppo_classes() -> tuple[type, type]:
             kept = getattr(self, "observations", None)
             super().reset()
             self.observations_flat = False
+            self.behaviour_log_probs = None
             # every row is written before it is read, so the last rollout's observation arrays are reused:
             # SB3 allocates fresh zeros (~110 MB for 1024 samples) whose pages the kernel faults in and zeroes
             # again on the first write of every rollout (measured 0.1-0.2 ms a sample of the rollout)
@@ -136,6 +137,10 @@ def ppo_classes() -> tuple[type, type]:
             if self.pos == self.buffer_size:
                 self.full = True
 
+        # decoupled PPO (ppo.proximal): the sampling policy's log-probabilities, while log_probs holds the
+        # proximal policy's (the learner's weights when the update starts); None in plain PPO
+        behaviour_log_probs: np.ndarray | None = None
+
         def get(
             self, batch_size: int | None = None
         ) -> Generator[MaskableDictRolloutBufferSamples, None, None]:
@@ -143,7 +148,8 @@ def ppo_classes() -> tuple[type, type]:
             total = self.buffer_size * self.n_envs
             indices = np.random.permutation(total)
             if not self.generator_ready:
-                for name in ("actions", "values", "log_probs", "advantages", "returns", "action_masks"):
+                names = ["actions", "values", "log_probs", "advantages", "returns", "action_masks"]
+                for name in names + (["behaviour_log_probs"] if self.behaviour_log_probs is not None else []):
                     self.__dict__[name] = self.swap_and_flatten(self.__dict__[name])
                 self._flat_observations()
                 self.generator_ready = True
@@ -217,7 +223,7 @@ def ppo_classes() -> tuple[type, type]:
             def take(a: np.ndarray, i: np.ndarray = idx) -> torch.Tensor:
                 return torch.from_numpy(np.take(a, i, axis=0)).to(self.device)
 
-            return MaskableDictRolloutBufferSamples(
+            samples = MaskableDictRolloutBufferSamples(
                 observations=self._observations(rows),
                 actions=take(self.actions),
                 old_values=take(self.values).flatten(),
@@ -226,6 +232,9 @@ def ppo_classes() -> tuple[type, type]:
                 returns=take(self.returns).flatten(),
                 action_masks=take(self.action_masks).reshape(-1, self.mask_dims),
             )
+            if self.behaviour_log_probs is None:
+                return samples
+            return DecoupledSamples(*samples, behaviour_log_prob=take(self.behaviour_log_probs).flatten())
 
     class FastMaskablePPO(MaskablePPO):
         def _setup_model(self) -> None:
@@ -245,6 +254,8 @@ def ppo_classes() -> tuple[type, type]:
             with torch.inference_mode():
                 return super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps, *args, **kw)
 
+        # decoupled PPO with the pipelined env's lagged samples (ppo.proximal)
+        proximal: bool = False
         # KL(policy || anchor) weight in the loss, and the frozen policy the PPO stage started from
         anchor_kl: float = 0.0
         anchor: Any = None
@@ -262,16 +273,33 @@ def ppo_classes() -> tuple[type, type]:
             self.anchor = anchor
 
         def train(self) -> None:
-            if not (self.anchor_kl > 0 and self.anchor is not None):
+            decoupled = getattr(self.rollout_buffer, "behaviour_log_probs", None) is not None
+            if not (self.anchor_kl > 0 and self.anchor is not None) and not decoupled:
                 return super().train()
-            return anchored_train(self)
+            return ppo_update(self)
 
     return FastMaskablePPO, FastDictRolloutBuffer
 
 
-def anchored_train(model: Any) -> None:
+class DecoupledSamples(NamedTuple):
+    """A minibatch of decoupled PPO (``ppo.proximal``): sb3-contrib's fields, ``old_log_prob`` the proximal
+    policy's, plus the sampling policy's log-probabilities."""
+
+    observations: Any
+    actions: Any
+    old_values: Any
+    old_log_prob: Any
+    advantages: Any
+    returns: Any
+    action_masks: Any
+    behaviour_log_prob: Any
+
+
+def ppo_update(model: Any) -> None:
     """sb3-contrib 2.9's ``MaskablePPO.train`` (no target KL, no value clipping: the options this project's
-    configs cannot set) plus ``anchor_kl`` x KL(policy || anchor) over the legal actions in the loss.
+    configs cannot set) plus two options: ``anchor_kl`` x KL(policy || anchor) over the legal actions in the
+    loss, and decoupled PPO when the minibatches carry the sampling policy's log-probabilities
+    (``ppo.proximal``, :class:`DecoupledSamples`).
 
     Why: fine-tuning an imitation policy with PPO made it steadily worse (the French episode return against
     the scripted bots fell from +0.88 at update 40 to -0.47 at update 130, 1,024 decisions an update; as
@@ -279,7 +307,8 @@ def anchored_train(model: Any) -> None:
     game is hundreds of decisions long, so an update's policy gradient is mostly noise, and every step of
     noise away from a policy that copies a strong bot is likely a step down. The KL term pulls back toward
     the starting policy unless the returns keep pushing the same way (KL-regularised fine-tuning, as RLHF
-    does for the same reason). ``tests/test_model.py`` checks that with ``anchor_kl = 0`` this update equals sb3-contrib's."""
+    does for the same reason). ``tests/test_model.py`` checks that without either option this update equals
+    sb3-contrib's."""
     import numpy as np
     import torch
     from stable_baselines3.common.utils import explained_variance
@@ -291,7 +320,8 @@ def anchored_train(model: Any) -> None:
     policy.set_training_mode(True)
     model._update_learning_rate(policy.optimizer)
     clip_range = model.clip_range(model._current_progress_remaining)
-    entropy_losses, pg_losses, value_losses, clip_fractions, anchor_kls = [], [], [], [], []
+    entropy_losses, pg_losses, value_losses, clip_fractions, anchor_kls, weights = [], [], [], [], [], []
+    anchored = model.anchor_kl > 0 and model.anchor is not None
     approx_kl_divs: list[float] = []
     loss = torch.zeros(())
     for _epoch in range(model.n_epochs):
@@ -301,34 +331,46 @@ def anchored_train(model: Any) -> None:
             values, log_prob, entropy = policy.evaluate_actions(
                 data.observations, actions, action_masks=data.action_masks
             )
-            mine = policy.action_dist.distribution
-            with torch.no_grad():
-                # HexPolicy's own feature path (SB3's get_distribution preprocesses by the observation
-                # space, which has no plane_entries key)
-                anchor = model.anchor
-                logits = anchor.action_net(
-                    anchor.mlp_extractor.forward_actor(anchor.extract_features(data.observations))
-                )
-                theirs = LegalCategorical(logits, data.action_masks)
-            kl = legal_kl(mine, theirs) if isinstance(mine, LegalCategorical) else None
-            # every decision has a legal action and validate() refuses the flat network with anchor_kl
-            assert kl is not None, "ppo.anchor_kl needs HexPolicy and a legal action in every row"
+            anchor_loss = torch.zeros(())
+            if anchored:
+                mine = policy.action_dist.distribution
+                with torch.no_grad():
+                    # HexPolicy's own feature path (SB3's get_distribution preprocesses by the observation
+                    # space, which has no plane_entries key)
+                    anchor = model.anchor
+                    logits = anchor.action_net(
+                        anchor.mlp_extractor.forward_actor(anchor.extract_features(data.observations))
+                    )
+                    theirs = LegalCategorical(logits, data.action_masks)
+                kl = legal_kl(mine, theirs) if isinstance(mine, LegalCategorical) else None
+                # every decision has a legal action and validate() refuses the flat network with anchor_kl
+                assert kl is not None, "ppo.anchor_kl needs HexPolicy and a legal action in every row"
+                anchor_loss = kl.mean()
+                anchor_kls.append(anchor_loss.item())
             values = values.flatten()
             advantages = data.advantages
             if model.normalize_advantage:
                 advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+            # old_log_prob is the proximal policy's in decoupled PPO (ppo.proximal), the sampling policy's
+            # otherwise
             ratio = torch.exp(log_prob - data.old_log_prob)
-            policy_loss = -torch.min(
+            clipped = torch.min(
                 advantages * ratio, advantages * torch.clamp(ratio, 1 - clip_range, 1 + clip_range)
-            ).mean()
+            )
+            if isinstance(data, DecoupledSamples):
+                # decoupled PPO (Hilton et al. 2022, "Batch size-invariance for policy optimization"): the
+                # clipped objective around the proximal policy, weighted by proximal / sampling probability
+                # (a constant: the gradient flows through the ratio only)
+                weight = torch.exp(data.old_log_prob - data.behaviour_log_prob)
+                weights.append(weight.mean().item())
+                clipped = weight * clipped
+            policy_loss = -clipped.mean()
             pg_losses.append(policy_loss.item())
             clip_fractions.append(torch.mean((torch.abs(ratio - 1) > clip_range).float()).item())
             value_loss = F.mse_loss(data.returns, values)
             value_losses.append(value_loss.item())
             entropy_loss = -torch.mean(entropy)
             entropy_losses.append(entropy_loss.item())
-            anchor_loss = kl.mean()
-            anchor_kls.append(anchor_loss.item())
             loss = (
                 policy_loss
                 + model.ent_coef * entropy_loss
@@ -354,7 +396,10 @@ def anchored_train(model: Any) -> None:
     log.record("train/explained_variance", explained_variance(buf.values.flatten(), buf.returns.flatten()))
     log.record("train/n_updates", model._n_updates, exclude="tensorboard")
     log.record("train/clip_range", clip_range)
-    log.record("train/anchor_kl", np.mean(anchor_kls))
+    if anchor_kls:
+        log.record("train/anchor_kl", np.mean(anchor_kls))
+    if weights:
+        log.record("train/behaviour_weight", np.mean(weights))
 
 
 def legal_kl(mine: Any, theirs: Any) -> Any:
@@ -400,4 +445,5 @@ def build_model(cfg: TrainConfig, env: Any, tb_dir: Path, seed: int) -> Any:
         verbose=0,
     )
     model.anchor_kl = p.anchor_kl
+    model.proximal = p.proximal
     return model

@@ -440,6 +440,9 @@ def pipelined_collect(
                 buf.rewards[step, idx] += model.gamma * float(value[0])
         if env.prefetch:
             last_values = refresh_values(model.policy, buf, data)
+            if model.proximal:
+                buf.behaviour_log_probs = buf.log_probs.copy()
+                buf.log_probs[:] = proximal_log_probs(model.policy, buf)
         else:  # sampled by the current weights: the stored values are theirs already
             last_values = torch.as_tensor(data["last_values"])
 
@@ -483,3 +486,26 @@ def refresh_values(policy: Any, buf: Any, data: dict[str, np.ndarray], chunk: in
     buf.values[:] = values.reshape(n_steps, n_envs)
     last = {key: torch.from_numpy(data[f"last_obs:{key}"].copy()) for key in buf.observations}
     return policy.predict_values(last).reshape(-1)
+
+
+def proximal_log_probs(policy: Any, buf: Any, chunk: int = 256) -> np.ndarray:
+    """The log-probabilities of the rollout's actions under the learner's current weights (decoupled PPO's
+    proximal policy, ``ppo.proximal``), in the buffer's (step, env) layout.
+
+    Why: with one update of lag, PPO's clip is centred on the sampling policy, one update behind; a sample
+    whose ratio left [1 - clip, 1 + clip] in that update gives no gradient at all. Decoupled PPO centres the
+    clip on the weights the update starts from and weights the sample by proximal / sampling probability."""
+    import torch
+
+    n_steps, n_envs = buf.log_probs.shape
+    total = n_steps * n_envs
+    actions = torch.as_tensor(buf.actions.reshape(total, -1)[:, 0]).long()
+    masks = torch.as_tensor(buf.action_masks.reshape(total, -1))
+    out = np.empty(total, dtype=np.float32)
+    for start in range(0, total, chunk):
+        stop = min(start + chunk, total)
+        _, log_prob, _ = policy.evaluate_actions(
+            buf.observations_of_rows(start, stop), actions[start:stop], action_masks=masks[start:stop]
+        )
+        out[start:stop] = log_prob.numpy().reshape(-1)
+    return out.reshape(n_steps, n_envs)
