@@ -131,3 +131,27 @@ def test_unknown_unit_in_fixed_setup_is_refused(data):
     path.write_text(path.read_text(encoding="utf-8") + '  fr-XCIX: "5920"\n', encoding="utf-8")
     with pytest.raises(DataError, match=r"placement\.fr-XCIX: expected a unit id"):
         load_scenario(data)
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "message"),
+    [
+        (
+            "1625,clear,Cannes,port,",
+            "1625,clear,Kannes,port,",
+            r"fr-Can\.port: expected a city of .*map\.csv, got 'Cannes'",
+        ),
+        (
+            "1625,clear,Cannes,port,",
+            "1625,clear,Cannes,,",
+            r"fr-Can\.port: Cannes is not a port in .*map\.csv",
+        ),
+    ],
+)
+def test_a_units_port_missing_from_the_map_names_both_files(data, old, new, message):
+    """An edit of map.csv can break a unit's port in units.yaml: the error names both files (a fuzzed map
+    edit once got an error naming units.yaml only)."""
+    _edit(data / "map.csv", old, new)
+    with pytest.raises(DataError, match=message) as e:
+        load_scenario(data)
+    assert "units.yaml" in str(e.value)
