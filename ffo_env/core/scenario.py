@@ -603,7 +603,9 @@ def load_scenario(data_dir_or_version: str | os.PathLike[str] | None = None) -> 
                     f"{d / 'units.yaml'}: unit {u.id}.port: expected a city of {d / 'map.csv'}, got {u.port!r}"
                 ) from e
             if not mapdata.port[h]:
-                raise DataError(f"{d / 'units.yaml'}: unit {u.id}.port: {u.port} is not a port in {d / 'map.csv'}")
+                raise DataError(
+                    f"{d / 'units.yaml'}: unit {u.id}.port: {u.port} is not a port in {d / 'map.csv'}"
+                )
     scenario = Scenario(map=mapdata, units=units, tables=tables, fixed_setup=fixed, version=map_v)
     check_fixed_setup(scenario, d / "setup_fixed.yaml")  # rules 3.3, 3.4, 6.2
     return scenario
