@@ -529,9 +529,10 @@ class SummaryCritic(nn.Module):
         return features
 
     def forward_critic(self, features: th.Tensor) -> th.Tensor:
-        return self.value_body(
-            features.split([features.shape[1] - self.summary_dim, self.summary_dim], dim=1)[1]
-        )
+        # contiguous, as HexPolicy.predict_values' summary is: a Linear over a strided view may take another
+        # BLAS kernel (seen on an AMD EPYC: values 2e-7 apart), and the two paths must give the same bits
+        summary = features[:, features.shape[1] - self.summary_dim :].contiguous()
+        return self.value_body(summary)
 
 
 class LegalCategorical(MaskableCategorical):
