@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.policy_files import peek_metadata, policy_paths
 from ffo_env.core.sides import SIDE_NAMES, Side
 
 NETWORK = "flat-mlp"
@@ -33,20 +34,10 @@ class FlatPolicyError(ValueError):
     """A flat policy file that cannot be used with this installation."""
 
 
-def _paths(path: str | Path) -> tuple[Path, Path]:
-    p = Path(path)
-    if p.suffix in (".pt", ".json"):
-        p = p.with_suffix("")
-    return p.with_suffix(".pt"), p.with_suffix(".json")
-
-
 def is_flat_policy(path: str | Path) -> bool:
     """Does the metadata beside ``path`` name this network (so :func:`load_flat_policy` should load it)?"""
-    _pt, meta = _paths(path)
-    try:
-        return json.loads(meta.read_text(encoding="utf-8")).get("network") == NETWORK
-    except (OSError, ValueError, AttributeError):
-        return False
+    meta = peek_metadata(path)
+    return meta is not None and meta.get("network") == NETWORK
 
 
 def _versions() -> dict[str, Any]:
@@ -75,7 +66,7 @@ def save_flat_policy(
 
     from ffo_env.atomic import atomic_write_bytes, atomic_write_text
 
-    pt, meta_path = _paths(path)
+    pt, meta_path = policy_paths(path)
     pt.parent.mkdir(parents=True, exist_ok=True)
     meta = {
         "format": "ffo-policy",
@@ -188,7 +179,7 @@ def load_flat_policy(path: str | Path, deterministic: bool = True) -> FlatPolicy
     """Load a flat-MLP policy, checking the metadata and every tensor's shape before building anything."""
     import torch
 
-    pt, meta_path = _paths(path)
+    pt, meta_path = policy_paths(path)
     try:
         meta = json.loads(meta_path.read_text(encoding="utf-8"))
     except OSError as e:

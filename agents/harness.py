@@ -43,10 +43,10 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
-from agents.registry import is_agent_name
+from agents.registry import agent_sides, is_agent_name
 from ffo_env.atomic import new_unique_dir
 from ffo_env.core.game import ENGINE_VERSION, SETUP_MODES
-from ffo_env.core.sides import Side
+from ffo_env.core.sides import SIDE_NAMES, Side
 from ffo_env.envs.aec import make_game
 
 AgentSpec = str | Callable[..., Any]
@@ -222,12 +222,18 @@ def _name_of(spec: AgentSpec) -> str:
 def round_robin(agents: Sequence[AgentSpec]) -> list[tuple[AgentSpec, AgentSpec]]:
     """Every agent as French against every agent as German (including itself), each on the sides it can play:
     a policy file or a one-side bot such as ``french_expert`` plays only its own side."""
-    from agents.registry import agent_sides
 
     def plays(spec: AgentSpec, side: str) -> bool:
         return not isinstance(spec, str) or side in agent_sides(spec)
 
     return [(f, g) for f, g in product(agents, agents) if plays(f, "french") and plays(g, "german")]
+
+
+def check_both_sides_played(names: Sequence[str], option: str) -> None:
+    """Refuse a round robin of ``names`` in which no agent can play one of the sides (it has no games)."""
+    for side in SIDE_NAMES:
+        if not any(side in agent_sides(n) for n in names):
+            raise ValueError(f"{option}: no agent plays the {side} side")
 
 
 def run_tournament(
@@ -712,11 +718,8 @@ def parse_pairings(args: argparse.Namespace) -> list[tuple[str, str]]:
         names = [a.strip() for a in args.agents.split(",") if a.strip()]
         if not names:
             raise ValueError(f"--agents {args.agents!r} names no agent; give e.g. --agents random,heuristic")
+        check_both_sides_played(names, f"--agents {args.agents!r}")
         out = round_robin(names)  # type: ignore[assignment]
-        if not out:
-            raise ValueError(
-                f"--agents {args.agents!r}: no agent plays the french side or none the german side"
-            )
     if not out:
         raise ValueError(
             f"--pairings {args.pairings!r} names no pairing; give e.g. --pairings heuristic:random"

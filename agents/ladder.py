@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.registry import agent_sides, is_agent_name
+from agents.registry import is_agent_name
 from ffo_env.atomic import atomic_write_text, new_unique_dir
 from ffo_env.core.sides import SIDE_NAMES
 
@@ -240,10 +240,8 @@ def run(args: argparse.Namespace) -> int:
         names = _agent_names(args.agents, "--agents")
         if len(names) < 2:
             raise ValueError(f"--agents {args.agents!r}: a ladder needs at least two agents")
+        harness.check_both_sides_played(names, f"--agents {args.agents!r}")
         pairings = harness.round_robin(names)
-        for side in SIDE_NAMES:
-            if not any(side in agent_sides(n) for n in names):
-                raise ValueError(f"--agents {args.agents!r}: no agent plays the {side} side")
     if args.games < 1 or args.workers < 1:
         raise ValueError(f"--games and --workers must be >= 1, got {args.games} and {args.workers}")
     out = (

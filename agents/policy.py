@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.policy_files import policy_paths
 from ffo_env.atomic import atomic_write_bytes, atomic_write_text
 from ffo_env.core.sides import SIDE_NAMES, Side
 
@@ -59,13 +60,6 @@ def spec_hash(spec: dict[str, Any] | None = None) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
-def _paths(path: str | Path) -> tuple[Path, Path]:
-    p = Path(path)
-    if p.suffix in (".pt", ".json"):
-        p = p.with_suffix("")
-    return p.with_suffix(".pt"), p.with_suffix(".json")
-
-
 def export_policy(model: Any, path: str | Path, side: str, extra: dict[str, Any] | None = None) -> Path:
     """Write ``model.policy``'s weights and metadata next to each other; returns the ``.pt`` path."""
     import torch
@@ -73,7 +67,7 @@ def export_policy(model: Any, path: str | Path, side: str, extra: dict[str, Any]
     from agents.policy_net import NETWORK_VERSION
     from ffo_env.core.game import ENGINE_VERSION, Game
 
-    pt, meta_path = _paths(path)
+    pt, meta_path = policy_paths(path)
     pt.parent.mkdir(parents=True, exist_ok=True)
     buf = io.BytesIO()
     torch.save(model.policy.state_dict(), buf)
@@ -211,7 +205,7 @@ def load_policy(path: str | Path, deterministic: bool = True, device: str = "cpu
     from ffo_env.core.game import ENGINE_VERSION, Game
     from ffo_env.envs.spaces import action_space, observation_dict_space
 
-    pt, meta_path = _paths(path)
+    pt, meta_path = policy_paths(path)
     if not pt.exists() or not meta_path.exists():
         raise PolicyLoadError(
             f"{pt}: a policy needs both {pt.name} and {meta_path.name}; "

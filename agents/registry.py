@@ -25,13 +25,12 @@ Every ``configs/bots/<side>_heuristic*.yaml`` file is registered under its file 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from agents.base import RandomAgent
 from agents.botconfig import available_configs
+from agents.policy_files import peek_metadata
 from agents.simple import PassAgent
 from ffo_env.core.sides import SIDE_NAMES
 
@@ -61,12 +60,8 @@ def agent_sides(name: str) -> tuple[str, ...]:
     metadata cannot be read: making the agent then says what is wrong), a registered name the sides it was
     registered with."""
     if name.startswith("policy:"):
-        meta = Path(name.split(":", 1)[1])
-        meta = (meta.with_suffix("") if meta.suffix in (".pt", ".json") else meta).with_suffix(".json")
-        try:
-            side = json.loads(meta.read_text(encoding="utf-8")).get("side")
-        except (OSError, ValueError, AttributeError):
-            return SIDE_NAMES
+        meta = peek_metadata(name.split(":", 1)[1])
+        side = meta.get("side") if meta is not None else None
         return (side,) if side in SIDE_NAMES else SIDE_NAMES
     return _SIDES.get(name, SIDE_NAMES)
 

@@ -27,6 +27,5 @@ class Side(IntEnum):
         raise ValueError(f"side must be 'french' or 'german', got {agent!r}")
 
 
-SIDE_NAMES: tuple[str, ...] = tuple(
-    s.agent for s in Side
-)  # ("french", "german"): the agents' names, in Side order
+# ("french", "german"): the agents' names, in Side order
+SIDE_NAMES: tuple[str, ...] = tuple(s.agent for s in Side)
