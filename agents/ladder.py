@@ -6,15 +6,19 @@
     ffo ladder --resume runs/ladder-20261123-101500 --add pretrained   # a new agent joins a ladder
 
 The games are an ``ffo eval`` round robin (each agent as French against each agent as German, itself
-included; a policy file or a one-side bot such as ``french_expert`` plays only its own side), with the same seeds, partial results and ``--resume``. ``--add`` gives a ladder more agents: the
-games it has are kept (a game is fixed by its two agents and its seed) and only the new pairings are played.
-The ratings are a Bradley-Terry model of the French result, ``P(French wins) = 1 / (1 + 10 ** ((g - f) / 400))`` with one Elo-scale rating per
-agent and side (``f`` as French, ``g`` as German), fitted by maximum a posteriori (a wide normal prior,
-sd 1,000, keeps 200-0 results finite) and centred so that the mean of all ratings (both sides) is 0; the
-French ratings of an agent minus its German rating shows the side's advantage. Intervals are 95% credible
-intervals of each rating's difference from that mean, from the normal (Laplace) approximation of the
-posterior: unlike a bootstrap, they stay honest when a pairing ends 200-0. (Anchoring at one agent,
-e.g. ``random``, would give every rating that agent's uncertainty, which is large when it never wins.) An agent playing only one side gets no rating for the other.
+included; a policy file or a one-side bot such as ``french_expert`` plays only its own side and gets no
+rating for the other), with the same seeds, partial results and ``--resume``. ``--add`` gives a ladder more
+agents: the games it has are kept (a game is fixed by its two agents and its seed) and only the new
+pairings are played.
+
+The ratings are a Bradley-Terry model of the French result,
+``P(French wins) = 1 / (1 + 10 ** ((g - f) / 400))``, with one Elo-scale rating per agent and side (``f`` as
+French, ``g`` as German), fitted by maximum a posteriori (a wide normal prior, sd 1,000, keeps 200-0 results finite) and centred so that the mean of
+all ratings (both sides) is 0; an agent's French rating minus its German rating shows the side's
+advantage. Intervals are 95% credible intervals of each rating's difference from that mean, from the
+normal (Laplace) approximation of the posterior: unlike a bootstrap, they stay honest when a pairing ends
+200-0. (Anchoring at one agent, e.g. ``random``, would give every rating that agent's uncertainty, which
+is large when it never wins.)
 
 Writes ``ladder.json``, ``ladder.csv`` and ``ladder.md`` (the table, for a README) beside the tournament
 files, and prints the table.
