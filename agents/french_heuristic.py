@@ -10,7 +10,10 @@ Plan, each French player turn:
   per turn) march on the ports; the others hold the deepest French cities
   (+1 VP each at the end, rule 4.3) and keep their supply (rule 7.8).
 * **Rail** (rule 11.7): the first move of the phase rails the unit that gains the
-  most VP-weighted distance to a port, if that beats walking.
+  most VP-weighted distance to a port, if that beats walking. With ``rail_stage`` > 0,
+  that many far units (most VP-turns saved first) walk to the nearest city from which a
+  rail move reaches a port, instead of walking all the way: one rail move a turn is
+  allowed and without a unit in such a city the turn's move is lost.
 * **Movement** (R13): front units first; a destination is scored by its distance
   to the role's goal, refugee VP (rule 10.4), German attack exposure and
   stacking (never over-stack, rule 6.5).
@@ -69,6 +72,13 @@ class FrenchParams:
         2, "evacuate a port's garrison when a German is this close (hexes)", min=0, max=10
     )
     use_rail: bool = param(True, "use strategic rail movement (rule 11.7)")
+    rail_stage: int = param(
+        0,
+        "units sent to a city from which a rail move reaches a port (rule 11.7), when walking is slower"
+        " (on v3: more rail moves, no more wins; README)",
+        min=0,
+        max=8,
+    )
     hold_cities: bool = param(True, "units that cannot be evacuated hold cities")
     advance_51: bool = param(True, "always advance the 51st after a won battle (+1 VP, rule 4.3)")
 
@@ -197,8 +207,34 @@ class FrenchHeuristic(HeuristicBot):
         for i, (_v, _eta, u) in enumerate(cands):
             if i < capacity or not self.params.hold_cities:
                 roles[u] = "evac"
+        if self.params.rail_stage > 0 and turns_left > 1:
+            smap = self.stage_map(state)
+            staged = []
+            for u, role in roles.items():
+                d, ds = dmap[state.loc[u]], smap[state.loc[u]]
+                if role != "evac" or d <= 0 or ds >= kn.INF:
+                    continue
+                mf = max(1, state.mf(u))
+                walk = math.ceil(d / mf)
+                by_rail = math.ceil(ds / mf) + 1  # walk to the city, then one turn's rail move
+                if walk > by_rail:
+                    staged.append(((walk - by_rail) * self.unit_vp(state, u), -u))
+            for _gain, neg_u in sorted(staged, reverse=True)[: self.params.rail_stage]:
+                roles[-neg_u] = "stage"
         cache["roles"] = roles
         return roles
+
+    def stage_map(self, state: State) -> list[float]:
+        """Movement cost to the nearest city (not a port) from which a rail move reaches an open port now."""
+        cache = self.phase_cache(state)
+        key = ("stage", self._key(state))
+        hit = cache.get(key)
+        if hit is None:
+            ports = set(self.open_ports(state))
+            cities = [h for h, dests in state.rail_origins().items() if h not in ports and ports & set(dests)]
+            hit = kn.distance_map(state, FRENCH, cities) if cities else [float(kn.INF)] * hg.N_HEX
+            cache[key] = hit
+        return hit
 
     def exposure(self, state: State, u: int, h: int) -> float:
         """Expected VP lost if the Germans around ``h`` attack ``u`` there (a rough, public estimate)."""
@@ -273,7 +309,7 @@ class FrenchHeuristic(HeuristicBot):
         roles = self.roles(state)
         best = None
         for u, dests in rail.items():
-            if roles.get(u) != "evac":
+            if roles.get(u) not in ("evac", "stage"):
                 continue
             ok = [c for c in dests if state.units[u].free_stacking or kn.counted_own(state, c) == 0]
             if not ok:
@@ -299,6 +335,8 @@ class FrenchHeuristic(HeuristicBot):
         return min(ok or self.hexes_in(legal), key=lambda c: (dmap[c], c))
 
     def _goal_map(self, state: State, u: int) -> list[float]:
+        if self.roles(state).get(u) == "stage":
+            return self.stage_map(state)
         if self.roles(state).get(u) == "hold":
             hm = self.hold_map(state, u)
             if hm[state.loc[u]] < kn.INF:

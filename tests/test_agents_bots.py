@@ -10,7 +10,9 @@ from agents.french_heuristic import FrenchParams, make_french
 from agents.german_heuristic import GermanParams, make_german
 from agents.harness import wilson_interval  # noqa: F401  (import check)
 from agents.registry import AGENT_NAMES
+from ffo_env.core import hexgrid as hg
 from ffo_env.core.game import Game, RulesOptions
+from ffo_env.core.phases import Decision
 
 GAME = Game(options=RulesOptions(setup="random"))
 
@@ -167,3 +169,27 @@ def test_config_extends_and_explicit_path(tmp_path) -> None:
     assert (p.attack_min_ev, p.risk_weight) == (2.0, 0.0)
     bot = make_agent("heuristic", "german", seed=0, config=str(tmp_path / "child.yaml"))
     assert bot.params.attack_min_ev == 2.0
+
+
+def test_11_7_rail_stage_sends_a_far_french_unit_to_a_city_a_rail_move_reaches_a_port_from() -> None:
+    """With ``rail_stage`` the French bot walks a unit that is turns from the ports to the nearest city from
+    which a rail move (rule 11.7, R17) reaches an open port, rather than all the way; without, it walks on."""
+    from conftest import U, act, plain_game, position, ua
+
+    from agents.french_heuristic import FrenchHeuristic
+
+    game = plain_game()
+    text = "turn 3 phase FRENCH_MOVEMENT\nfrench: fr-I@5515"
+    staging, walking = FrenchHeuristic(FrenchParams(rail_stage=1)), FrenchHeuristic(FrenchParams())
+    s = position(text, game)
+    assert staging.roles(s)[U("fr-I")] == "stage" and walking.roles(s)[U("fr-I")] == "evac"
+    stage, port = staging.stage_map(s), staging.port_map(s)
+    start = s.loc[U("fr-I")]
+    act(s, ua("fr-I"))
+    to_rail, on_foot = staging.act_state(s), walking.act_state(s)
+    assert stage[to_rail] < stage[start] and port[on_foot] < port[start] and to_rail != on_foot
+    assert stage[to_rail] == 0  # in the city (3 MP away, MF 4): next turn's first move is the rail move
+    ports = set(staging.open_ports(s))
+    s = position(f"turn 4 phase FRENCH_MOVEMENT\nfrench: fr-I@{hg.hex_name(to_rail)}", game)
+    assert s.decision == Decision.RAIL_UNIT and staging.act_state(s) == ua("fr-I")
+    assert ports & set(s.rail_options()[U("fr-I")])

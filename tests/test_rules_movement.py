@@ -213,6 +213,26 @@ def test_11_7_r17_rail_move():
     assert s.no_attack[U("fr-I")]
 
 
+def test_11_7_r17_rail_origins_are_the_cities_a_rail_move_could_start_from():
+    """State.rail_origins (for planning a rail move ahead): every city a French rail move could start from
+    now, with its destinations; a unit's rail options are its city's entry, whatever the unit."""
+    s = fmove("french: fr-I@4912\ngerman: de-III@4220\never_german: 4016\nrolls: 5")
+    origins = s.rail_origins()
+    assert dict(s.rail_options()) == {U("fr-I"): origins[H("4912")]}
+    assert H("4219") not in origins  # next to the German in 4220 (rule 11.7)
+    assert H("4016") not in origins  # once German-controlled (rule 11.7)
+    assert all(P.tables.city[h] for h in origins) and len(origins) == 20 - 2
+    assert all(
+        h not in dests and H("4219") not in dests and H("4016") not in dests for h, dests in origins.items()
+    )
+    ring = {hg.hex_name(n): "rough" for n in hg.NEIGHBOR_LISTS[H("3711")]}
+    g = custom_game(plain=True, terrain=ring, options=RulesOptions(skip_forced=False))
+    ringed = fmove("french: fr-I@4912\nrolls: 1", g).rail_origins()
+    assert H("3711") not in ringed and all(
+        H("3711") not in d for d in ringed.values()
+    )  # R17: clear/city only
+
+
 def test_11_7_failed_rail_move_stays_and_cannot_attack():
     s = fmove("french: fr-I@4912\nrolls: 6")
     act(s, ua("fr-I"))

@@ -100,8 +100,9 @@ def rail_route_to(s: State, u: int, dest: int) -> tuple[int, ...]:
     return rail_route(s.game.tables.open_nb, s.loc[u], dest, rail_passable(s))
 
 
-def rail_candidates(s: State) -> dict[int, list[int]]:
-    """Units that may attempt a rail move and their destination cities (rule 11.7, R16, R17)."""
+def rail_origins(s: State) -> dict[int, list[int]]:
+    """Every city a French unit could start a rail move from now, with the cities it could reach: the
+    conditions on the two cities and the route (rule 11.7, R17), without those on the unit itself."""
     mt = s.game.tables
     adj = masks.adj_enemy_mask(s, FRENCH)  # includes enemy-occupied hexes themselves
     ok = rail_passable(s)
@@ -111,19 +112,28 @@ def rail_candidates(s: State) -> dict[int, list[int]]:
         if not s.ever_german[h] and s.control[h] == FRENCH and not adj[h] and not mt.adj_green_or_yellow[h]
     ]
     out: dict[int, list[int]] = {}
-    comps: dict[int, int] = {}
-    for u in s.on_map_units(FRENCH):
-        spec = s.units[u]
-        h = s.loc[u]
-        if spec.static or s.immobile[u] or not mt.city[h] or s.ever_german[h] or adj[h]:
+    comps: list[int] = []  # the route components found so far: cities in one share their destinations
+    for h in mt.city_hexes:
+        if s.ever_german[h] or adj[h]:
             continue
-        comp = comps.get(h)
-        if comp is None:
+        comp = next((c for c in comps if (c >> h) & 1), 0)
+        if not comp:
             comp = flood_bits(mt.open_bits, 1 << h, ok)
-            comps[h] = comp
+            comps.append(comp)
         dests = [c for c in dest_ok if c != h and (comp >> c) & 1]
         if dests:
-            out[u] = dests
+            out[h] = dests
+    return out
+
+
+def rail_candidates(s: State) -> dict[int, list[int]]:
+    """Units that may attempt a rail move and their destination cities (rule 11.7, R16, R17)."""
+    origins = rail_origins(s)
+    out: dict[int, list[int]] = {}
+    for u in s.on_map_units(FRENCH):
+        h = s.loc[u]
+        if not s.units[u].static and not s.immobile[u] and h in origins:
+            out[u] = list(origins[h])
     return out
 
 

@@ -271,6 +271,11 @@ class State:
         """MP of the unit choosing its destination (MOVE_DEST), else ``None``."""
         return self._ctx.mp
 
+    def rail_origins(self) -> dict[int, list[int]]:
+        """In any French phase: the cities a French rail move could start from now and the cities each could
+        reach (rule 11.7, R17; the unit's own conditions aside). For planning a rail move a turn ahead."""
+        return evacuation.rail_origins(self)
+
     def rail_options(self) -> Mapping[int, list[int]]:
         """At RAIL_UNIT: units that may attempt a rail move and their destination cities (rule 11.7, R17)."""
         return MappingProxyType(self._ctx.rail or {})
