@@ -335,9 +335,10 @@ class FrenchHeuristic(HeuristicBot):
         return min(ok or self.hexes_in(legal), key=lambda c: (dmap[c], c))
 
     def _goal_map(self, state: State, u: int) -> list[float]:
-        if self.roles(state).get(u) == "stage":
+        role = self.roles(state).get(u)
+        if role == "stage":
             return self.stage_map(state)
-        if self.roles(state).get(u) == "hold":
+        if role == "hold":
             hm = self.hold_map(state, u)
             if hm[state.loc[u]] < kn.INF:
                 return hm

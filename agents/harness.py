@@ -226,7 +226,10 @@ def round_robin(agents: Sequence[AgentSpec]) -> list[tuple[AgentSpec, AgentSpec]
     def plays(spec: AgentSpec, side: str) -> bool:
         return not isinstance(spec, str) or side in agent_sides(spec)
 
-    return [(f, g) for f, g in product(agents, agents) if plays(f, "french") and plays(g, "german")]
+    # each agent's sides asked once per side (a policy file's are read from its metadata), not once per pairing
+    french = [a for a in agents if plays(a, "french")]
+    german = [a for a in agents if plays(a, "german")]
+    return list(product(french, german))
 
 
 def check_both_sides_played(names: Sequence[str], option: str) -> None:

@@ -13,12 +13,12 @@ pairings are played.
 
 The ratings are a Bradley-Terry model of the French result,
 ``P(French wins) = 1 / (1 + 10 ** ((g - f) / 400))``, with one Elo-scale rating per agent and side (``f`` as
-French, ``g`` as German), fitted by maximum a posteriori (a wide normal prior, sd 1,000, keeps 200-0 results finite) and centred so that the mean of
-all ratings (both sides) is 0; an agent's French rating minus its German rating shows the side's
-advantage. Intervals are 95% credible intervals of each rating's difference from that mean, from the
-normal (Laplace) approximation of the posterior: unlike a bootstrap, they stay honest when a pairing ends
-200-0. (Anchoring at one agent, e.g. ``random``, would give every rating that agent's uncertainty, which
-is large when it never wins.)
+French, ``g`` as German), fitted by maximum a posteriori (a wide normal prior, sd 1,000, keeps 200-0
+results finite) and centred so that the mean of all ratings (both sides) is 0; an agent's French rating
+minus its German rating shows the side's advantage. Intervals are 95% credible intervals of each rating's
+difference from that mean, from the normal (Laplace) approximation of the posterior: unlike a bootstrap,
+they stay honest when a pairing ends 200-0. (Anchoring at one agent, e.g. ``random``, would give every
+rating that agent's uncertainty, which is large when it never wins.)
 
 Writes ``ladder.json``, ``ladder.csv`` and ``ladder.md`` (the table, for a README) beside the tournament
 files, and prints the table.

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ffo_env.core import hexgrid as hg
@@ -100,9 +101,10 @@ def rail_route_to(s: State, u: int, dest: int) -> tuple[int, ...]:
     return rail_route(s.game.tables.open_nb, s.loc[u], dest, rail_passable(s))
 
 
-def rail_origins(s: State) -> dict[int, list[int]]:
-    """Every city a French unit could start a rail move from now, with the cities it could reach: the
-    conditions on the two cities and the route (rule 11.7, R17), without those on the unit itself."""
+def rail_origins(s: State, cities: Iterable[int] | None = None) -> dict[int, list[int]]:
+    """Every city (of ``cities``, default all) a French unit could start a rail move from now, with the cities
+    it could reach: the conditions on the two cities and the route (rule 11.7, R17), without those on the
+    unit itself."""
     mt = s.game.tables
     adj = masks.adj_enemy_mask(s, FRENCH)  # includes enemy-occupied hexes themselves
     ok = rail_passable(s)
@@ -113,8 +115,8 @@ def rail_origins(s: State) -> dict[int, list[int]]:
     ]
     out: dict[int, list[int]] = {}
     comps: list[int] = []  # the route components found so far: cities in one share their destinations
-    for h in mt.city_hexes:
-        if s.ever_german[h] or adj[h]:
+    for h in mt.city_hexes if cities is None else cities:
+        if not mt.city[h] or s.ever_german[h] or adj[h]:
             continue
         comp = next((c for c in comps if (c >> h) & 1), 0)
         if not comp:
@@ -128,13 +130,9 @@ def rail_origins(s: State) -> dict[int, list[int]]:
 
 def rail_candidates(s: State) -> dict[int, list[int]]:
     """Units that may attempt a rail move and their destination cities (rule 11.7, R16, R17)."""
-    origins = rail_origins(s)
-    out: dict[int, list[int]] = {}
-    for u in s.on_map_units(FRENCH):
-        h = s.loc[u]
-        if not s.units[u].static and not s.immobile[u] and h in origins:
-            out[u] = list(origins[h])
-    return out
+    movable = [u for u in s.on_map_units(FRENCH) if not s.units[u].static and not s.immobile[u]]
+    origins = rail_origins(s, {s.loc[u] for u in movable})  # only where such a unit stands: a hot path
+    return {u: list(origins[s.loc[u]]) for u in movable if s.loc[u] in origins}
 
 
 def legal_rail_unit(s: State) -> list[int]:
