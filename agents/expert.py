@@ -17,12 +17,15 @@ see (:func:`ffo_env.core.determinize.determinize`, rule 3.6, R3, R37), both side
 their scripted bots for ``horizon_turns`` game turns (the opponent modelled by its default bot). It
 switches from the heuristic's choice only for a mean gain (French VP-equivalents,
 :func:`agents.expert_search.french_value`) of at least ``min_gain`` and ``min_z`` paired standard
-errors.
+errors. ``time_budget`` caps the seconds of search a decision may take (no determinization starts after
+it; every candidate is still scored on the same samples). The shipped levels set none and bound their time
+by the sizes above instead, so that a game replays exactly on any machine; with a budget the number of
+samples, and so the play, depends on the machine's speed.
 
 It reads only what its side may see: the real state only through the scripted bot (which reads
 ``seen_stack``) and through determinized copies, built from a canonical form of the position in which
 the hidden units are sorted (two states that look the same to the expert give the same samples). It is
-deterministic given its seed.
+deterministic given its seed (without a ``time_budget``).
 """
 
 from __future__ import annotations
@@ -90,6 +93,13 @@ class ExpertParams:
         1.0, "smallest mean gain over the heuristic's choice that makes the expert deviate", min=0
     )
     min_z: float = param(1.0, "smallest gain in paired standard errors to deviate (0: no such test)", min=0)
+    time_budget: float = param(
+        0.0,
+        "seconds of search per decision after which no new determinization starts (at least one is "
+        "always played); 0: none. With a budget the play depends on the machine's speed",
+        min=0,
+        max=3600,
+    )
 
     def settings(self) -> SearchSettings:
         return SearchSettings(
@@ -98,7 +108,7 @@ class ExpertParams:
             self.step_value,
             self.garrison_value,
             self.win_bonus,
-            0.0,
+            self.time_budget,
         )
 
     def searched(self) -> frozenset[str]:

@@ -159,13 +159,29 @@ def _meta_parameter_count(build: Any) -> int | None:
 
 
 class PolicyAgent:
-    """A frozen policy playing one side; deterministic by default (argmax over legal actions)."""
+    """A frozen policy playing one side; deterministic by default (argmax over legal actions).
 
-    def __init__(self, policy: Any, side: str, meta: dict[str, Any], deterministic: bool = True) -> None:
+    ``threads`` is the number of torch intra-op threads its forward pass runs on (set for the call and
+    restored after, so the rest of the process keeps its own setting); ``None`` leaves torch's setting.
+    One observation at a time is too little work to share between threads: with torch's default (one
+    thread per core) two policy agents in processes side by side on 2 cores were several times slower
+    each (README, *Agents and evaluation*)."""
+
+    def __init__(
+        self,
+        policy: Any,
+        side: str,
+        meta: dict[str, Any],
+        deterministic: bool = True,
+        threads: int | None = 1,
+    ) -> None:
+        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
+            raise ValueError(f"threads must be an integer >= 1 or None, not {threads!r}")
         self.policy = policy
         self.side = side
         self.meta = meta
         self.deterministic = deterministic
+        self.threads = threads
         self.name = f"policy:{meta.get('extra', {}).get('run', side)}"
         self._encoder: Any = None
 
@@ -182,7 +198,17 @@ class PolicyAgent:
             else observation
         )
         mask = np.asarray(action_mask, dtype=bool)
-        action, _ = self.policy.predict(obs, deterministic=self.deterministic, action_masks=mask)
+        if self.threads is None:
+            action, _ = self.policy.predict(obs, deterministic=self.deterministic, action_masks=mask)
+        else:
+            import torch
+
+            before = torch.get_num_threads()
+            torch.set_num_threads(self.threads)
+            try:
+                action, _ = self.policy.predict(obs, deterministic=self.deterministic, action_masks=mask)
+            finally:
+                torch.set_num_threads(before)
         return int(np.asarray(action).reshape(-1)[0])
 
     def act_state(self, state: Any) -> int:
@@ -195,8 +221,11 @@ class PolicyAgent:
         return self.act(obs, enc.mask(state, legal))
 
 
-def load_policy(path: str | Path, deterministic: bool = True, device: str = "cpu") -> PolicyAgent:
-    """Load a policy written by :func:`export_policy` (or by ``ffo train``) as an agent."""
+def load_policy(
+    path: str | Path, deterministic: bool = True, device: str = "cpu", threads: int | None = 1
+) -> PolicyAgent:
+    """Load a policy written by :func:`export_policy` (or by ``ffo train``) as an agent (``threads``:
+    :class:`PolicyAgent`)."""
     import gymnasium as gym
     import torch
     from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
@@ -306,4 +335,4 @@ def load_policy(path: str | Path, deterministic: bool = True, device: str = "cpu
         ) from e
     policy.to(device)
     policy.set_training_mode(False)
-    return PolicyAgent(policy, meta["side"], meta, deterministic=deterministic)
+    return PolicyAgent(policy, meta["side"], meta, deterministic=deterministic, threads=threads)

@@ -53,13 +53,16 @@ def _missing(side: str, directory: Path | None) -> str:
     )
 
 
-def load_pretrained(side: str, deterministic: bool = True, directory: Path | None = None) -> PolicyAgent:
-    """The shipped policy of ``side`` as an agent (``make_agent("pretrained", side)``)."""
+def load_pretrained(
+    side: str, deterministic: bool = True, directory: Path | None = None, threads: int | None = 1
+) -> PolicyAgent:
+    """The shipped policy of ``side`` as an agent (``make_agent("pretrained", side)``; ``threads``:
+    :class:`agents.policy.PolicyAgent`)."""
     pt = pretrained_path(side, directory)
     if not pt.exists() or not pt.with_suffix(".json").exists():
         raise PolicyLoadError(_missing(side, directory))
     try:
-        agent = load_policy(pt, deterministic=deterministic)
+        agent = load_policy(pt, deterministic=deterministic, threads=threads)
     except PolicyLoadError as e:
         # the generic advice ("retrain") is not what a user of the shipped file can act on
         raise PolicyLoadError(

@@ -167,3 +167,30 @@ def test_3_6_expert_choice_ignores_what_it_cannot_see() -> None:
             checked += 1
         st.apply_action(bots[st.current_agent].act_state(st))
     assert checked > 0
+
+
+def test_time_budget_stops_new_determinizations_but_plays_one() -> None:
+    """``time_budget``: no determinization starts once the budget is spent; the first always runs, and every
+    candidate is scored on the same samples (paired)."""
+    from agents.expert_search import score_candidates
+
+    st = default_game().new_initial_state(7)
+    bots = {s: make_agent("heuristic", s, seed=9) for s in ("french", "german")}
+    while st.decision.name.lower() != "german_order" or len(st.legal_actions()) < 2:
+        st.apply_action(bots[st.current_agent].act_state(st))
+    g = make_expert("german", seed=1)
+    cands = st.legal_actions()[:2]
+    for budget, expected in ((0.0, 3), (1e-9, 1), (3600.0, 3)):
+        s = dataclasses.replace(g.params, determinizations=3, horizon_turns=0, time_budget=budget).settings()
+        values = score_candidates(st, 1, cands, g.rollout_bots, s, random.Random(2))
+        assert [len(v) for v in values] == [expected, expected], budget
+
+
+def test_time_budget_is_validated(tmp_path: Path) -> None:
+    (tmp_path / "german_tuned.yaml").write_text("version: 1\nside: german\nparams: {}\n")
+    bad = tmp_path / "german_expert.yaml"
+    bad.write_text("version: 1\nside: german\nparams:\n  heuristic: german_tuned\n  time_budget: -1\n")
+    with pytest.raises(BotConfigError, match=r"key 'params\.time_budget' must be >= 0"):
+        load_expert(bad, "german")
+    bad.write_text("version: 1\nside: german\nparams:\n  heuristic: german_tuned\n  time_budget: 2.5\n")
+    assert load_expert(bad, "german")[0].settings().time_budget == 2.5

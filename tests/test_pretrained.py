@@ -50,7 +50,7 @@ def test_shipped_policy_files_are_small_weights_only_and_documented(side: str) -
 
 def test_shipped_policies_beat_random() -> None:
     """Each side wins a majority of 10 seeded games against ``random`` (the model card: French 200/200,
-    German 172/200 over 200 games each)."""
+    German 196/200 over 200 games each)."""
     from agents.harness import run_tournament
 
     summary = run_tournament(
@@ -126,3 +126,39 @@ def test_a_pretrained_file_of_the_other_side_is_refused(tmp_path: Path) -> None:
         shutil.copy(PRETRAINED_DIR / f"german{suffix}", tmp_path / f"french{suffix}")
     with pytest.raises(PolicyLoadError, match="holds a german policy"):
         load_pretrained("french", directory=tmp_path)
+
+
+@pytest.mark.parametrize("threads", [1, 2, None])
+def test_policy_inference_runs_on_its_threads_and_restores_the_process_setting(threads: int | None) -> None:
+    """A policy agent's forward pass runs on ``threads`` torch threads; the process's setting is back after."""
+    import torch
+
+    from ffo_env.envs.aec import make_game
+
+    agent = load_pretrained("german", threads=threads)
+    seen: list[int] = []
+    predict = agent.policy.predict
+
+    def spy(*args: object, **kwargs: object) -> object:
+        seen.append(torch.get_num_threads())
+        return predict(*args, **kwargs)
+
+    agent.policy.predict = spy
+    before = torch.get_num_threads()
+    torch.set_num_threads(3)
+    try:
+        state = make_game("fixed").new_initial_state(5)
+        while state.current_agent != "german":
+            state.apply_action(state.legal_actions()[0])
+        action = agent.act_state(state)
+        assert action in state.legal_actions()
+        assert seen == [3 if threads is None else threads]
+        assert torch.get_num_threads() == 3
+    finally:
+        torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize("threads", [0, -1, 1.5, True, "2"])
+def test_a_bad_thread_count_is_refused(threads: object) -> None:
+    with pytest.raises(ValueError, match="threads must be an integer >= 1 or None"):
+        load_pretrained("french", threads=threads)  # type: ignore[arg-type]

@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from conftest import play_aec, play_single, tiny_train_args  # noqa: E402
+from conftest import TINY_TRAIN, play_aec, play_single, tiny_train_args  # noqa: E402
 
 from agents import make_agent  # noqa: E402
 from agents.policy import PolicyLoadError, load_policy  # noqa: E402
@@ -25,6 +25,7 @@ TRAINING_SETTINGS = {
     "eval.workers": "1",
     "eval.opponents": "[random]",
     "pretrain.iterations": "2",
+    "pretrain.side_epochs": "{german: 2}",
 }
 TINY = tiny_train_args(TRAINING_SETTINGS)
 
@@ -62,6 +63,9 @@ def test_configs_in_repo_load() -> None:
         ("pretrain: {teacher: heuristic, iterations: 0}\n", "pretrain.iterations"),
         ("pretrain: {teacher: heuristic, keep_fraction: 0}\n", "pretrain.keep_fraction"),
         ("pretrain: {teacher: heuristic, side_scale: {german: -1}}\n", "pretrain.side_scale"),
+        ("pretrain: {teacher: heuristic, side_epochs: {german: 0}}\n", "pretrain.side_epochs"),
+        ("pretrain: {teacher: heuristic, side_epochs: {german: 1.5}}\n", "pretrain.side_epochs"),
+        ("pretrain: {teacher: heuristic, side_epochs: {italian: 2}}\n", "pretrain.side_epochs"),
         ("n_envs: 1\nppo: {n_steps: 16, batch_size: 64}\n", "ppo.batch_size"),
     ],
 )
@@ -101,6 +105,8 @@ def test_pretraining_leaves_its_report_and_a_snapshot(run_dir: Path) -> None:
         assert [r["beta"] for r in report["iterations"]] == [1.0, 0.5]  # DAgger: the student plays half
         assert report["iterations"][1]["total_decisions"] == 120
         assert 0.0 <= report["iterations"][1]["heldout_agreement"] <= 1.0
+        # pretrain.side_epochs {german: 2} overrides the config's epochs for that side only
+        assert report["epochs"] == (2 if side == "german" else int(TINY_TRAIN["pretrain.epochs"]))
         assert (run_dir / "snapshots" / f"{side}_pretrain.pt").is_file()
     assert any((run_dir / "tb" / "pretrain_german").rglob("events.out.tfevents*"))
 

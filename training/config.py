@@ -96,8 +96,12 @@ class PretrainConfig:
     side_scale: dict[str, float] = field(
         default_factory=lambda: {"french": 1.0, "german": 1.0}
     )  # x decisions
+    side_epochs: dict[str, int] = field(default_factory=dict)  # a side's epochs instead of `epochs`
     opponents: dict[str, float] = field(default_factory=lambda: {"random": 0.5, "heuristic": 0.5})
     workers: int = 2  # collection processes
+
+    def epochs_of(self, side: str) -> int:
+        return self.side_epochs.get(side, self.epochs)
 
 
 @dataclass
@@ -268,6 +272,12 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
         if set(pc.side_scale) - set(SIDE_NAMES) or any(v <= 0 for v in pc.side_scale.values()):
             raise bad(
                 "pretrain.side_scale", "a mapping of 'french'/'german' -> positive multiplier", pc.side_scale
+            )
+        if set(pc.side_epochs) - set(SIDE_NAMES) or any(
+            isinstance(v, bool) or not isinstance(v, int) or v < 1 for v in pc.side_epochs.values()
+        ):
+            raise bad(
+                "pretrain.side_epochs", "a mapping of 'french'/'german' -> integer >= 1", pc.side_epochs
             )
         if pc.decisions < pc.workers * 10:
             raise bad("pretrain.decisions", f"at least 10 per worker ({pc.workers * 10})", pc.decisions)

@@ -17,9 +17,9 @@ DAgger (Ross, Gordon & Bagnell 2011), iteration ``i`` of ``pretrain.iterations``
    discounted return of the env's reward from that decision on, for the critic); with
    ``pretrain.keep_fraction`` < 1 only that share of the decisions played is kept, so the same
    budget (``pretrain.decisions`` x ``pretrain.side_scale[side]``) covers more games;
-3. fit the network for ``pretrain.epochs`` passes over everything gathered so far: cross-entropy
-   of the masked policy on the teacher's action, plus ``value_coef`` x the squared error of the
-   value head on the return.
+3. fit the network for ``pretrain.epochs`` (a side's own ``pretrain.side_epochs[side]`` if given)
+   passes over everything gathered so far: cross-entropy of the masked policy on the teacher's action,
+   plus ``value_coef`` x the squared error of the value head on the return.
 
 Collection runs in ``pretrain.workers`` spawned processes, fitting in the learner process with
 ``learner_threads`` torch threads. Metrics go to TensorBoard (``pretrain/*``) and to
@@ -37,6 +37,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from ffo_env.atomic import atomic_write_text
 
 OBS_KEYS = ("planes", "globals", "units")
 
@@ -281,7 +283,12 @@ def pretrain(
     out.mkdir(parents=True, exist_ok=True)
     data = Dataset()
     holdout: list[np.ndarray] = []
-    report: dict[str, Any] = {"side": side, "teacher": pc.teacher, "iterations": []}
+    report: dict[str, Any] = {
+        "side": side,
+        "teacher": pc.teacher,
+        "epochs": pc.epochs_of(side),
+        "iterations": [],
+    }
     student_path: str | None = None
     logger = configure(str(run_dir / "tb" / f"pretrain_{side}"), ["tensorboard"])
     t_start = time.perf_counter()
@@ -326,7 +333,7 @@ def pretrain(
             model.policy,
             data,
             train_idx,
-            pc.epochs,
+            pc.epochs_of(side),
             pc.batch_size,
             pc.learning_rate,
             pc.value_coef,
@@ -371,7 +378,7 @@ def pretrain(
         )
     logger.close()
     report["seconds"] = round(time.perf_counter() - t_start, 1)
-    (out / f"{side}.json").write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    atomic_write_text(out / f"{side}.json", json.dumps(report, indent=1) + "\n")
     return report
 
 
