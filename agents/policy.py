@@ -20,6 +20,8 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -158,6 +160,22 @@ def _meta_parameter_count(build: Any) -> int | None:
         return None
 
 
+@contextmanager
+def _torch_threads(threads: int | None) -> Iterator[None]:
+    """Run the block on ``threads`` torch threads and restore the process's setting after (None: as it is)."""
+    if threads is None:
+        yield
+        return
+    import torch
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 class PolicyAgent:
     """A frozen policy playing one side; deterministic by default (argmax over legal actions).
 
@@ -198,17 +216,8 @@ class PolicyAgent:
             else observation
         )
         mask = np.asarray(action_mask, dtype=bool)
-        if self.threads is None:
+        with _torch_threads(self.threads):
             action, _ = self.policy.predict(obs, deterministic=self.deterministic, action_masks=mask)
-        else:
-            import torch
-
-            before = torch.get_num_threads()
-            torch.set_num_threads(self.threads)
-            try:
-                action, _ = self.policy.predict(obs, deterministic=self.deterministic, action_masks=mask)
-            finally:
-                torch.set_num_threads(before)
         return int(np.asarray(action).reshape(-1)[0])
 
     def act_state(self, state: Any) -> int:
