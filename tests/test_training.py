@@ -311,6 +311,26 @@ def test_release_installs_a_runs_policies_with_their_evaluation(run_dir: Path, t
     assert "| random | 1 |" in (tmp_path / "MODEL_CARD.md").read_text()
 
 
+def test_release_of_one_side_keeps_the_other_sides_policy_and_card(run_dir: Path, tmp_path: Path) -> None:
+    import shutil
+
+    import yaml
+
+    target = tmp_path / "installed"
+    assert ffo(["release", str(run_dir), "--to", str(target)]) == 0
+    french = (target / "french.pt").read_bytes(), (target / "french.json").read_text()
+    german_only = tmp_path / "german-only"
+    shutil.copytree(run_dir, german_only)
+    cfg = yaml.safe_load((german_only / "config.yaml").read_text())
+    (german_only / "config.yaml").write_text(yaml.safe_dump({**cfg, "sides": ["german"]}))
+    (german_only / "policies" / "french.pt").unlink()
+    assert ffo(["release", str(german_only), "--to", str(target)]) == 0
+    assert ((target / "french.pt").read_bytes(), (target / "french.json").read_text()) == french
+    card = (target / "MODEL_CARD.md").read_text()
+    assert "## french" in card and "## german" in card and f"run `{run_dir.name}`" in card
+    assert json.loads((target / "german.json").read_text())["extra"]["release"]["run"] == "german-only"
+
+
 def test_release_of_an_unfinished_run_changes_nothing(
     run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -162,8 +162,26 @@ def release(run_dir: Path, to: Path | None = None) -> dict[str, dict[str, Any]]:
         atomic_write_bytes(target / f"{side}.pt", data)
         atomic_write_text(target / f"{side}.json", json.dumps(meta, indent=1) + "\n")
     metas = {side: meta for side, (_, meta) in files.items()}
-    atomic_write_text(target / "MODEL_CARD.md", model_card(metas))
+    atomic_write_text(target / "MODEL_CARD.md", model_card(_installed(target, metas)))
     return metas
+
+
+def _installed(target: Path, metas: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Every side's metadata in ``target``, by side order: ``metas`` (just installed) and the released policy
+    of a side the run did not train, which stays installed, so a one-side release keeps the other side's
+    part of the model card."""
+    out = {}
+    for side in SIDE_NAMES:
+        if side in metas:
+            out[side] = metas[side]
+            continue
+        try:
+            meta = json.loads((target / f"{side}.json").read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+            continue  # nothing (readable) installed for that side: the card covers the run's sides
+        if isinstance(meta, dict) and isinstance(meta.get("extra"), dict) and "release" in meta["extra"]:
+            out[side] = meta
+    return out
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
