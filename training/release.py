@@ -170,16 +170,13 @@ def _installed(target: Path, metas: dict[str, dict[str, Any]]) -> dict[str, dict
     """Every side's metadata in ``target``, by side order: ``metas`` (just installed) and the released policy
     of a side the run did not train, which stays installed, so a one-side release keeps the other side's
     part of the model card."""
+    from agents.policy_files import peek_metadata
+
     out = {}
     for side in SIDE_NAMES:
-        if side in metas:
-            out[side] = metas[side]
-            continue
-        try:
-            meta = json.loads((target / f"{side}.json").read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError):
-            continue  # nothing (readable) installed for that side: the card covers the run's sides
-        if isinstance(meta, dict) and isinstance(meta.get("extra"), dict) and "release" in meta["extra"]:
+        # nothing (readable) installed for a side: the card covers the run's sides
+        meta = metas.get(side) or peek_metadata(target / side)
+        if meta is not None and isinstance(meta.get("extra"), dict) and "release" in meta["extra"]:
             out[side] = meta
     return out
 
