@@ -204,6 +204,49 @@ def test_without_prefetch_a_pipelined_run_is_the_in_process_run_exactly(tmp_path
         assert torch.equal(w0[key], w1[key]), key
 
 
+def test_the_worker_finds_the_plane_entries_the_learner_would(tmp_path: Path) -> None:
+    """The rollout worker sends the planes' non-zero entries with the rollout (the learner's minibatches read
+    those instead of the planes): exactly the entries the learner finds from the rollout's planes itself."""
+    from training.model import plane_entries_of
+
+    model = _model(_cfg(), tmp_path)
+    model._setup_learn(N_STEPS * N_ENVS)
+    try:
+        for _ in range(2):
+            _collect(model)
+            buf = model.rollout_buffer
+            assert buf.shipped_entries is not None and buf.plane_entries is not None
+            planes = buf.observations["planes"]
+            own = plane_entries_of(buf.planes_reader, planes.reshape(-1, *planes.shape[2:]))
+            assert torch.equal(buf.shipped_entries, own) and torch.equal(buf.plane_entries[0], own)
+            assert own.shape[1] > 0
+            model.train()
+    finally:
+        model.env.close()
+
+
+def test_a_rollout_with_more_plane_entries_than_its_slot_holds_is_read_from_its_planes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A slot has room for ENTRIES_PER_SAMPLE entries a sample on average; a rollout with more sends none, and
+    the learner finds them from the planes: the same minibatches either way."""
+    import training.pipeline as pipeline
+    from training.model import plane_entries_of
+
+    monkeypatch.setattr(pipeline, "ENTRIES_PER_SAMPLE", 1)  # far fewer than any observation has
+    model = _model(_cfg(), tmp_path)
+    model._setup_learn(N_STEPS * N_ENVS)
+    try:
+        _collect(model)
+        buf = model.rollout_buffer
+        assert buf.shipped_entries is None and buf.plane_entries is not None
+        planes = buf.observations["planes"]
+        own = plane_entries_of(buf.planes_reader, planes.reshape(-1, *planes.shape[2:]))
+        assert torch.equal(buf.plane_entries[0], own)
+    finally:
+        model.env.close()
+
+
 def test_buffer_holds_legal_actions_and_the_worker_returns(tmp_path: Path) -> None:
     """Read after the env (and its shared memory) is gone: the buffer owns its rows (a view of the shared
     memory would be a segmentation fault here)."""

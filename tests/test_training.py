@@ -331,6 +331,45 @@ def test_release_of_one_side_keeps_the_other_sides_policy_and_card(run_dir: Path
     assert json.loads((target / "german.json").read_text())["extra"]["release"]["run"] == "german-only"
 
 
+def test_release_side_installs_that_sides_policy_only(
+    run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``ffo release RUN --side german``: a two-side run's German policy replaces the installed one; the
+    installed French policy (here: another run's) and its part of the card stay."""
+    import shutil
+
+    target = tmp_path / "installed"
+    other = tmp_path / "other-run"
+    shutil.copytree(run_dir, other)
+    assert ffo(["release", str(other), "--to", str(target)]) == 0
+    french = (target / "french.pt").read_bytes(), (target / "french.json").read_text()
+    assert ffo(["release", str(run_dir), "--to", str(target), "--side", "german"]) == 0
+    assert ((target / "french.pt").read_bytes(), (target / "french.json").read_text()) == french
+    release = json.loads((target / "german.json").read_text())["extra"]["release"]
+    assert release["run"] == run_dir.name
+    card = (target / "MODEL_CARD.md").read_text()
+    assert "run `other-run`" in card and f"run `{run_dir.name}`" in card
+    assert "installed german.pt and MODEL_CARD.md" in capsys.readouterr().out
+
+
+def test_release_side_the_run_did_not_train_changes_nothing(
+    run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import shutil
+
+    import yaml
+
+    german_only = tmp_path / "german-only"
+    shutil.copytree(run_dir, german_only)
+    cfg = yaml.safe_load((german_only / "config.yaml").read_text())
+    (german_only / "config.yaml").write_text(yaml.safe_dump({**cfg, "sides": ["german"]}))
+    target = tmp_path / "installed"
+    assert ffo(["release", str(german_only), "--to", str(target), "--side", "french"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "not french (--side)" in err and "Traceback" not in err
+    assert not target.exists()
+
+
 def test_release_of_an_unfinished_run_changes_nothing(
     run_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

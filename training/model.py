@@ -56,6 +56,31 @@ def build_vec_env(cfg: TrainConfig, side: str, snapshots: list[str]) -> Any:
     return VecMonitor(vec, info_keywords=("winner", "vp", "opponent"))
 
 
+def planes_reader_of(policy: Any) -> Any:
+    """The policy's :class:`~agents.policy_net.HexFeatures` when it reads a batch's planes as their non-zero
+    entries (only :class:`~agents.policy_net.HexPolicy` hands its extractor the observation as it comes; SB3's
+    other policies preprocess every key by the observation space, which has no entries key), else None."""
+    from agents.policy_net import HexPolicy
+
+    return policy.features_extractor if isinstance(policy, HexPolicy) else None
+
+
+def plane_entries_of(reader: Any, planes: Any, chunk: int = 256) -> Any:
+    """``(4, E)`` int64: the non-zero entries of the non-map planes of ``planes`` ``(samples, C, cols, rows)``
+    uint8 (numpy) as rows sample, plane, cell, value, ordered by sample (``HexFeatures.sparse_planes``), what
+    the update's minibatches carry instead of the planes. ``chunk`` samples at a time: the search's
+    temporaries stay small."""
+    import torch
+
+    rows = torch.from_numpy(planes)
+    chunks = []
+    for start in range(0, rows.shape[0], chunk):
+        part = reader.sparse_planes(rows[start : start + chunk])
+        part[0] += start  # sample numbers of the whole array
+        chunks.append(part)
+    return torch.cat(chunks, dim=1)
+
+
 def policy_spec(cfg: TrainConfig) -> tuple[Any, dict[str, Any]]:
     """The policy class and its kwargs for a config (also written into exported policies)."""
     from agents.policy_net import HexFeatures, HexPolicy
@@ -97,12 +122,16 @@ def ppo_classes() -> tuple[type, type]:
 
     class FastDictRolloutBuffer(MaskableDictRolloutBuffer):
         observations_flat = False  # flat_observations and plane_entries are this rollout's
+        # this rollout's plane entries as plane_entries_of gives them, found by whoever collected it (the
+        # pipelined rollout worker, which has a core to spare while the learner updates); None: found here
+        shipped_entries: torch.Tensor | None = None
 
         def reset(self) -> None:
             kept = getattr(self, "observations", None)
             super().reset()
             self.observations_flat = False
             self.behaviour_log_probs = None
+            self.shipped_entries = None
             # every row is written before it is read, so the last rollout's observation arrays are reused:
             # SB3 allocates fresh zeros (~110 MB for 1024 samples) whose pages the kernel faults in and zeroes
             # again on the first write of every rollout (measured 0.1-0.2 ms a sample of the rollout)
@@ -182,13 +211,9 @@ def ppo_classes() -> tuple[type, type]:
             self.plane_entries: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None
             if self.planes_reader is None or "planes" not in self.flat_observations:
                 return
-            planes = torch.from_numpy(self.flat_observations["planes"])
-            chunks = []
-            for start in range(0, total, 256):  # 256 samples at a time: the search's temporaries stay small
-                chunk = self.planes_reader.sparse_planes(planes[start : start + 256])
-                chunk[0] += start  # sample numbers of the whole rollout
-                chunks.append(chunk)
-            entries = torch.cat(chunks, dim=1)
+            entries = self.shipped_entries
+            if entries is None:
+                entries = plane_entries_of(self.planes_reader, self.flat_observations["planes"])
             counts = torch.bincount(entries[0], minlength=total)
             self.plane_entries = (entries, counts, torch.cumsum(counts, 0) - counts)
 
@@ -238,13 +263,9 @@ def ppo_classes() -> tuple[type, type]:
 
     class FastMaskablePPO(MaskablePPO):
         def _setup_model(self) -> None:
-            from agents.policy_net import HexPolicy
-
             super()._setup_model()
-            # only HexPolicy hands the observation to its extractor as it comes: SB3's other policies first
-            # preprocess every key by the observation space, which has no entries key
-            if isinstance(self.rollout_buffer, FastDictRolloutBuffer) and isinstance(self.policy, HexPolicy):
-                self.rollout_buffer.planes_reader = self.policy.features_extractor
+            if isinstance(self.rollout_buffer, FastDictRolloutBuffer):
+                self.rollout_buffer.planes_reader = planes_reader_of(self.policy)
 
         def collect_rollouts(
             self, env: Any, callback: Any, rollout_buffer: Any, n_rollout_steps: int, *args: Any, **kw: Any

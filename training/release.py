@@ -133,13 +133,24 @@ def model_card(metas: dict[str, dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def release(run_dir: Path, to: Path | None = None) -> dict[str, dict[str, Any]]:
-    """Check ``run_dir`` and install its policies in ``to`` (default: the package's pretrained folder)."""
+def release(
+    run_dir: Path, to: Path | None = None, sides: list[str] | None = None
+) -> dict[str, dict[str, Any]]:
+    """Check ``run_dir`` and install its policies in ``to`` (default: the package's pretrained folder): every
+    side it trained, or only ``sides`` (a side whose policy came out weaker than the one installed keeps the
+    installed one, and its part of the model card)."""
     from agents.policy import PolicyLoadError, load_policy
     from agents.pretrained import PRETRAINED_DIR
 
     target = to or PRETRAINED_DIR
     extras = release_metadata(run_dir)
+    if sides is not None:
+        missing = [side for side in sides if side not in extras]
+        if missing:
+            raise ReleaseError(
+                f"{run_dir}: trained {', '.join(extras) or 'no side'}, not {', '.join(missing)} (--side)"
+            )
+        extras = {side: rel for side, rel in extras.items() if side in sides}
     files: dict[str, tuple[bytes, dict[str, Any]]] = {}
     for side, rel in extras.items():
         pt = run_dir / "policies" / f"{side}.pt"
@@ -189,12 +200,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         default=None,
         help="install into this folder instead of the package's agents/pretrained_policies/",
     )
+    p.add_argument(
+        "--side",
+        action="append",
+        choices=SIDE_NAMES,
+        default=None,
+        help="install only this side's policy (repeat for both; default: every side the run trained); the "
+        "other side's installed policy and its part of MODEL_CARD.md stay as they are",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     from agents.pretrained import PRETRAINED_DIR
 
-    metas = release(args.run_dir, args.to)
+    metas = release(args.run_dir, args.to, args.side)
     target = args.to or PRETRAINED_DIR
     print(model_card(metas))
     print(f"installed {', '.join(f'{s}.pt' for s in metas)} and MODEL_CARD.md in {target}")
