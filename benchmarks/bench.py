@@ -28,6 +28,7 @@ from benchmarks.report import FORMAT, VERSION, _loadavg, _machine, _versions, fo
 from benchmarks.timing import _pin_one_core, _unpin
 from benchmarks.traced_memory import memory
 from benchmarks.training_speed import imitation_samples, train_samples
+from ffo_env.atomic import atomic_write_text
 
 __all__ = [
     "FORMAT",
@@ -129,7 +130,7 @@ def run(args: argparse.Namespace) -> int:
         report["profile"] = prof
         print("\n\n".join(path.read_text(encoding="utf-8").split("\n\n")[:2]))
         print(f"profile written to {path}")
-    out.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    atomic_write_text(out, json.dumps(report, indent=1) + "\n")
     if report.get("results"):
         print(format_table(report))
     print(f"report written to {out}")

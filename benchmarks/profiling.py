@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.env_speed import _ffo_env, aec_random
+from ffo_env.atomic import atomic_write_text
 
 # (label, module, owner attribute path, method): timed per AEC step by step_breakdown; nested
 # entries are included in their parents' time
@@ -105,7 +106,7 @@ def profile_aec(seconds: float, path: Path, profiler: str = "cprofile") -> dict[
         prof.stop()
         text.write(prof.output_text(unicode=False, color=False, show_all=False))
         html = path.with_suffix(".html")
-        html.write_text(prof.output_html(), encoding="utf-8")
+        atomic_write_text(html, prof.output_html())
         out["html"] = str(html)
     else:
         pr = cProfile.Profile()
@@ -120,6 +121,6 @@ def profile_aec(seconds: float, path: Path, profiler: str = "cprofile") -> dict[
             s = io.StringIO()
             pstats.Stats(pr, stream=s).strip_dirs().sort_stats(key).print_stats(25)
             text.write(f"\n---- sorted by {key}\n{s.getvalue()}")
-    path.write_text(text.getvalue(), encoding="utf-8")
+    atomic_write_text(path, text.getvalue())
     out["report"] = str(path)
     return out

@@ -11,13 +11,38 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["atomic_write_bytes", "atomic_write_text", "new_unique_dir"]
+__all__ = ["atomic_write_bytes", "atomic_write_text", "check_writable", "new_unique_dir"]
+
+
+def _cannot_write(path: Path, e: OSError) -> OSError:
+    # the same OSError subclass and errno, naming the file asked for rather than the temporary file beside it
+    err = type(e)(f"cannot write {path}: {e.strerror or e}")
+    err.errno = e.errno
+    return err
+
+
+def check_writable(path: str | Path) -> None:
+    """Raise a clear ``OSError`` now if ``path`` could not be written later (its folder is created if
+    missing): for a command that would otherwise play a whole game before failing to save it."""
+    path = Path(path)
+    if path.is_dir():
+        raise IsADirectoryError(21, f"cannot write {path}: it is a folder")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
+    except OSError as e:
+        raise _cannot_write(path, e) from e
+    os.close(fd)
+    os.unlink(tmp)
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
+    except OSError as e:
+        raise _cannot_write(path, e) from e
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; a written file gets the usual permissions
         with os.fdopen(fd, "wb") as f:
@@ -25,11 +50,13 @@ def atomic_write_bytes(path: str | Path, data: bytes) -> None:
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as e:
         try:
             os.unlink(tmp)
         except FileNotFoundError:
             pass
+        if isinstance(e, OSError):
+            raise _cannot_write(path, e) from e
         raise
     try:
         dfd = os.open(path.parent, os.O_RDONLY)

@@ -68,6 +68,18 @@ def test_play_refuses_to_overwrite_a_record_without_force(tmp_path, capsys):
     assert code == 0 and json.loads(rec.read_text())["format"] == "ffo-game-record"
 
 
+def test_play_refuses_an_unwritable_record_path_before_the_game(tmp_path, capsys):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    code = main(["play", "--record", str(blocker / "game.json")])
+    out, err = capsys.readouterr()
+    assert code == 2 and "Traceback" not in err
+    assert err.startswith(f"error: cannot write {blocker / 'game.json'}"), err
+    assert out == ""  # refused before the game: a played game prints its result first
+    code, err = _run(["play", "--french", "human", "--record", str(blocker / "game.json")], capsys)
+    assert code == 2 and err.startswith("error: cannot write"), err
+
+
 def test_debug_shows_the_traceback():
     with pytest.raises(ValueError, match="unknown agent"):
         main(["--debug", "play", "--french", "nosuch"])

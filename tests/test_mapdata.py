@@ -149,7 +149,7 @@ def test_round_trip_byte_identical(md: MapData, tmp_path: Path) -> None:
 
 
 def test_save_map_is_atomic(md: MapData, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import ffo_env.core.mapfile as mapfile_mod
+    import ffo_env.atomic as atomic_mod  # the one atomic writer save_map goes through
 
     out = tmp_path / "map.csv"
     out.write_text("old contents\n", encoding="utf-8")
@@ -157,8 +157,8 @@ def test_save_map_is_atomic(md: MapData, tmp_path: Path, monkeypatch: pytest.Mon
     def boom(*_a: object, **_k: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(mapfile_mod.os, "replace", boom)
-    with pytest.raises(OSError):
+    monkeypatch.setattr(atomic_mod.os, "replace", boom)
+    with pytest.raises(OSError, match="cannot write .*map.csv"):
         save_map(md, out)
     assert out.read_text(encoding="utf-8") == "old contents\n"
     assert [p.name for p in tmp_path.iterdir()] == ["map.csv"]

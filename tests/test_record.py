@@ -4,6 +4,7 @@ a tampered record raises RecordError; smoke tests of ``ffo play``, ``ffo replay`
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
@@ -194,15 +195,25 @@ def test_save_record_is_atomic(recorded, tmp_path, monkeypatch):
     before = p.read_text(encoding="utf-8")
 
     def boom(*_a, **_k):
-        raise OSError("disk full")
+        raise OSError(28, "No space left on device")
 
-    import ffo_env.core.record as record_mod
+    import ffo_env.atomic as atomic_mod
 
-    monkeypatch.setattr(record_mod.os, "replace", boom)
-    with pytest.raises(OSError):
+    monkeypatch.setattr(atomic_mod.os, "replace", boom)
+    with pytest.raises(OSError, match=r"cannot write .*game\.json: No space left on device") as err:
         save_record({**rec, "seed": 99}, p)
+    assert err.value.errno == 28
     assert p.read_text(encoding="utf-8") == before
     assert [x.name for x in tmp_path.iterdir()] == ["game.json"]  # no temp file left behind
+
+
+def test_save_record_gives_the_usual_file_permissions(recorded, tmp_path):
+    # the temporary file is created 0600; the record must not stay private to its writer
+    p = tmp_path / "sub" / "game.json"
+    save_record(load_record(recorded), p)
+    mask = os.umask(0)
+    os.umask(mask)
+    assert p.stat().st_mode & 0o777 == 0o666 & ~mask
 
 
 def test_r37_cli_replay_of_edited_record_prints_error(recorded, tmp_path, capsys):

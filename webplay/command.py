@@ -8,6 +8,7 @@ import time
 import webbrowser
 from pathlib import Path
 
+from ffo_env.atomic import check_writable
 from webplay.session import HUMAN, GameSession
 
 
@@ -21,6 +22,8 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port {args.port} is not a TCP port (0..65535; 0 = any free port)")
     record = Path(args.record) if args.record else default_record_path(args.seed)
+    check_writable(record)  # before a person plays a whole game, not after
+    check_writable(record.with_suffix(".html"))
     session = GameSession(args.french, args.german, seed=args.seed, setup=args.setup, record_path=record)
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request on the console
     server = LocalServer(session, port=args.port)

@@ -26,11 +26,11 @@ from __future__ import annotations
 
 import csv
 import io
-import os
 from pathlib import Path
 
 import numpy as np
 
+from ffo_env.atomic import atomic_write_text
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.datasets import data_dir
 from ffo_env.core.errors import DataError
@@ -116,16 +116,7 @@ def dumps_map(mapdata: MapData, version: str = MAP_VERSION) -> str:
 
 def save_map(mapdata: MapData, path: str | Path, version: str = MAP_VERSION) -> None:
     """Write ``mapdata`` as a map file; :func:`load_map` reads it back identically."""
-    path = Path(path)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:  # atomic: a crash mid-write never leaves half a map file
-        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-            f.write(dumps_map(mapdata, version))
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    atomic_write_text(path, dumps_map(mapdata, version))  # a crash mid-write never leaves half a map file
 
 
 def read_map(path: str | Path | None = None) -> tuple[MapData, str]:

@@ -8,13 +8,13 @@ from the seed and the agent decisions alone and checks it against the record.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
+# the package's one atomic writer, a leaf module (standard library only): usual file permissions, the
+# folder fsynced after the rename, an error that names the record's path
+from ffo_env.atomic import atomic_write_text
 from ffo_env.core.game import ENGINE_VERSION, Game, RulesOptions
 from ffo_env.core.scenario import Scenario, scenario_named
 from ffo_env.core.sides import SIDE_NAMES, Side
@@ -104,19 +104,7 @@ def result_summary(state: State) -> dict[str, Any]:
 
 def save_record(record: dict[str, Any], path: str | Path) -> None:
     """Write ``record`` atomically: a crash mid-write leaves the old file (or none), never half a record."""
-    path = Path(path)
-    text = json.dumps(record, indent=1, ensure_ascii=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or Path("."))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    atomic_write_text(path, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
 
 
 def load_record(path: str | Path) -> dict[str, Any]:
