@@ -28,7 +28,7 @@ from benchmarks.report import FORMAT, VERSION, _loadavg, _machine, _versions, fo
 from benchmarks.timing import _pin_one_core, _unpin
 from benchmarks.traced_memory import memory
 from benchmarks.training_speed import imitation_samples, train_samples
-from ffo_env.atomic import atomic_write_text
+from ffo_env.atomic import atomic_write_text, check_writable
 
 __all__ = [
     "FORMAT",
@@ -99,6 +99,9 @@ def run(args: argparse.Namespace) -> int:
     repeats = args.repeats if args.repeats is not None else (2 if quick else 3)
     warmup = args.warmup if args.warmup is not None else (0.5 if quick else 1.0)
     out = Path(args.out)
+    check_writable(out)  # refused now, not after minutes of measuring
+    if args.profile is not None or args.profile_only:
+        check_writable(Path(args.profile) if args.profile else out.with_suffix(".profile.txt"))
     report: dict[str, Any] | None = None
     if not args.profile_only:
         report = run_bench(

@@ -80,6 +80,17 @@ def test_play_refuses_an_unwritable_record_path_before_the_game(tmp_path, capsys
     assert code == 2 and err.startswith("error: cannot write"), err
 
 
+def test_bench_refuses_an_unwritable_report_path_before_measuring(tmp_path, capsys):
+    blocker = tmp_path / "a_file"
+    blocker.write_text("not a folder")
+    code = main(["bench", "--quick", "--out", str(blocker / "bench.json")])
+    out, err = capsys.readouterr()
+    assert code == 2 and err.startswith(f"error: cannot write {blocker / 'bench.json'}"), err
+    assert out == ""  # nothing was measured: a bench prints its figures as it goes
+    code = main(["bench", "--quick", "--profile", str(blocker / "p.txt")])
+    assert code == 2 and "cannot write" in capsys.readouterr().err
+
+
 def test_debug_shows_the_traceback():
     with pytest.raises(ValueError, match="unknown agent"):
         main(["--debug", "play", "--french", "nosuch"])
