@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import cProfile
 import io
+import marshal
 import pstats
 import time
 from collections import Counter
@@ -12,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.env_speed import _ffo_env, aec_random
-from ffo_env.atomic import atomic_write_text
+from ffo_env.atomic import atomic_write_bytes, atomic_write_text
 
 # (label, module, owner attribute path, method): timed per AEC step by step_breakdown; nested
 # entries are included in their parents' time
@@ -114,7 +115,8 @@ def profile_aec(seconds: float, path: Path, profiler: str = "cprofile") -> dict[
         steps, _dt = aec_random(_ffo_env, seconds)
         pr.disable()
         prof_path = path.with_suffix(".prof")
-        pr.dump_stats(str(prof_path))
+        pr.create_stats()  # what Profile.dump_stats writes, but through the atomic writer
+        atomic_write_bytes(prof_path, marshal.dumps(pr.stats))
         out["prof"] = str(prof_path)
         text.write(f"cProfile of {steps} AEC steps (times include the profiler's overhead)\n")
         for key in ("tottime", "cumulative"):

@@ -7,6 +7,7 @@ survives a crash. A kill at any moment leaves at worst a stray ``.<name>.tmp-*``
 
 from __future__ import annotations
 
+import errno
 import os
 import tempfile
 from pathlib import Path
@@ -21,14 +22,32 @@ def _cannot_write(path: Path, e: OSError) -> OSError:
     return err
 
 
+def _refusal(cls: type[OSError], code: int, path: Path, why: str) -> OSError:
+    err = cls(f"cannot write {path}: {why}")  # one argument: no "[Errno n]" in the message a user reads
+    err.errno = code
+    return err
+
+
+def _make_parent(path: Path) -> None:
+    for folder in path.parents:  # the nearest existing ancestor must be a folder (mkdir says "File exists")
+        if folder.exists():
+            if not folder.is_dir():
+                raise _refusal(NotADirectoryError, errno.ENOTDIR, path, f"{folder} is a file, not a folder")
+            break
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise _cannot_write(path, e) from e
+
+
 def check_writable(path: str | Path) -> None:
     """Raise a clear ``OSError`` now if ``path`` could not be written later (its folder is created if
     missing): for a command that would otherwise play a whole game before failing to save it."""
     path = Path(path)
     if path.is_dir():
-        raise IsADirectoryError(21, f"cannot write {path}: it is a folder")
+        raise _refusal(IsADirectoryError, errno.EISDIR, path, "it is a folder")
+    _make_parent(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
     except OSError as e:
         raise _cannot_write(path, e) from e
@@ -38,8 +57,8 @@ def check_writable(path: str | Path) -> None:
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     path = Path(path)
+    _make_parent(path)
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
     except OSError as e:
         raise _cannot_write(path, e) from e

@@ -7,9 +7,11 @@ its ``map`` sub-command; ``python -m ffo_env.render.cli_map`` runs it alone.
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from pathlib import Path
 
+from ffo_env.atomic import atomic_write_bytes
 from ffo_env.core.errors import DataError
 from ffo_env.core.mapfile import load_map
 
@@ -49,11 +51,14 @@ def run(args: argparse.Namespace) -> int:
     if not 0.1 <= args.scale <= 8.0:
         print(f"error: --scale {args.scale} out of range 0.1..8", file=sys.stderr)
         return 2
+    from PIL import Image
+
     from ffo_env.render.mapimage import render_map  # Pillow only needed for the PNG
 
     img = render_map(md, scale=args.scale, legend=not args.no_legend)
-    args.png.parent.mkdir(parents=True, exist_ok=True)
-    img.save(args.png)
+    buf = io.BytesIO()
+    img.save(buf, format=Image.registered_extensions().get(args.png.suffix.lower(), "PNG"))
+    atomic_write_bytes(args.png, buf.getvalue())
     print(f"wrote {args.png} ({img.width}x{img.height} px)")
     return 0
 
