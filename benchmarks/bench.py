@@ -133,6 +133,7 @@ def run(args: argparse.Namespace) -> int:
         report["profile"] = prof
         print("\n\n".join(path.read_text(encoding="utf-8").split("\n\n")[:2]))
         print(f"profile written to {path}")
+    assert report is not None  # the measurements or the profile above made it
     atomic_write_text(out, json.dumps(report, indent=1) + "\n")
     if report.get("results"):
         print(format_table(report))

@@ -7,7 +7,7 @@ import io
 import marshal
 import pstats
 import time
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -44,7 +44,7 @@ def step_breakdown(seconds: float, seed: int = 0) -> dict[str, Any]:
     and ``observe`` (PettingZoo wrappers, rewards, the benchmark's own random choice)."""
     import importlib
 
-    acc: Counter[str] = Counter()
+    acc: defaultdict[str, float] = defaultdict(float)  # seconds per label
     calls: Counter[str] = Counter()
     patched: list[tuple[Any, str, Any]] = []
     pc = time.perf_counter
