@@ -15,17 +15,15 @@ from pathlib import Path
 __all__ = ["atomic_write_bytes", "atomic_write_text", "check_writable", "new_unique_dir"]
 
 
-def _cannot_write(path: Path, e: OSError) -> OSError:
-    # the same OSError subclass and errno, naming the file asked for rather than the temporary file beside it
-    err = type(e)(f"cannot write {path}: {e.strerror or e}")
-    err.errno = e.errno
-    return err
-
-
-def _refusal(cls: type[OSError], code: int, path: Path, why: str) -> OSError:
+def _refusal(cls: type[OSError], code: int | None, path: Path, why: str) -> OSError:
     err = cls(f"cannot write {path}: {why}")  # one argument: no "[Errno n]" in the message a user reads
     err.errno = code
     return err
+
+
+def _cannot_write(path: Path, e: OSError) -> OSError:
+    # the same OSError subclass and errno, naming the file asked for rather than the temporary file beside it
+    return _refusal(type(e), e.errno, path, e.strerror or str(e))
 
 
 def _make_parent(path: Path) -> None:
@@ -40,28 +38,29 @@ def _make_parent(path: Path) -> None:
         raise _cannot_write(path, e) from e
 
 
+def _temp_beside(path: Path) -> tuple[int, str]:
+    """A new temporary file in ``path``'s folder (made if missing): its descriptor and name."""
+    _make_parent(path)
+    try:
+        return tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
+    except OSError as e:
+        raise _cannot_write(path, e) from e
+
+
 def check_writable(path: str | Path) -> None:
     """Raise a clear ``OSError`` now if ``path`` could not be written later (its folder is created if
     missing): for a command that would otherwise play a whole game before failing to save it."""
     path = Path(path)
     if path.is_dir():
         raise _refusal(IsADirectoryError, errno.EISDIR, path, "it is a folder")
-    _make_parent(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
-    except OSError as e:
-        raise _cannot_write(path, e) from e
+    fd, tmp = _temp_beside(path)
     os.close(fd)
     os.unlink(tmp)
 
 
 def atomic_write_bytes(path: str | Path, data: bytes) -> None:
     path = Path(path)
-    _make_parent(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.tmp-", dir=path.parent)
-    except OSError as e:
-        raise _cannot_write(path, e) from e
+    fd, tmp = _temp_beside(path)
     try:
         os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; a written file gets the usual permissions
         with os.fdopen(fd, "wb") as f:

@@ -21,14 +21,14 @@ def _cmd_play(args: argparse.Namespace) -> int:
         raise ValueError(
             f"{args.record} already exists; add --force to overwrite it or choose another --record path"
         )
+    if "human" in (args.french, args.german):
+        from webplay.command import run as run_web  # a person plays: the local web UI (checks its own paths)
+
+        return run_web(args)
     if args.record:
         from ffo_env.atomic import check_writable
 
         check_writable(args.record)  # an unwritable path is refused before the game, not after it
-    if "human" in (args.french, args.german):
-        from webplay.command import run as run_web  # a person plays: the local web UI
-
-        return run_web(args)
     from agents import make_agent
     from agents.harness import agent_seed
     from ffo_env.core.game import Game, RulesOptions

@@ -51,9 +51,10 @@ def run(args: argparse.Namespace) -> int:
     if not 0.1 <= args.scale <= 8.0:
         print(f"error: --scale {args.scale} out of range 0.1..8", file=sys.stderr)
         return 2
+    # Pillow is only needed for the PNG
     from PIL import Image
 
-    from ffo_env.render.mapimage import render_map  # Pillow only needed for the PNG
+    from ffo_env.render.mapimage import render_map
 
     img = render_map(md, scale=args.scale, legend=not args.no_legend)
     buf = io.BytesIO()
