@@ -196,3 +196,46 @@ def test_the_viewer_depends_on_the_core_only() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == []
+
+
+def _agent_decision(record: dict[str, Any], after: int = 0) -> int:
+    return next(i for i, d in enumerate(record["decisions"]) if not d["auto"] and i >= after)
+
+
+def _automatic_decision(record: dict[str, Any]) -> int:
+    return next(i for i, d in enumerate(record["decisions"]) if d["auto"])
+
+
+@pytest.mark.parametrize(
+    ("edit", "message"),
+    [
+        (lambda r: r["decisions"][_agent_decision(r)].__setitem__("text", "French evacuates Paris"), "text"),
+        (lambda r: r["decisions"][_agent_decision(r, 40)].__setitem__("at", "a forged context"), "at"),
+        (lambda r: r["vp_log"][0].__setitem__("detail", "a forged detail"), "vp_log"),
+        (lambda r: r["decisions"][_automatic_decision(r)].__setitem__("text", "forged"), "automatic"),
+        (lambda r: r.__setitem__("agents", {"french": ["<script>"], "german": "x"}), "agents"),
+    ],
+    ids=["decision-text", "decision-context", "vp-detail", "text-on-an-automatic-decision", "agents"],
+)
+def test_r37_viewer_draws_only_a_record_that_verifies(
+    record: dict[str, Any],
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    edit: Any,
+    message: str,
+) -> None:
+    """Every field the viewer shows is verified: `ffo replay` and `ffo replay --html` refuse the same edits."""
+    assert record["vp_log"] and "text" not in record["decisions"][_automatic_decision(record)]
+    bad = json.loads(json.dumps(record))
+    edit(bad)
+    src, out = tmp_path / "bad.json", tmp_path / "bad.html"
+    save_record(bad, src)
+    with pytest.raises(RecordError, match=message):
+        replay(bad)
+    with pytest.raises(RecordError, match=message):
+        viewer_data(bad)
+    assert main(["replay", str(src)]) == 2
+    assert main(["replay", str(src), "--html", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all(line.startswith("error:") for line in err)
+    assert not out.exists()

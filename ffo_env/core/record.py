@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 # the package's one atomic writer, a leaf module (standard library only): usual file permissions, the
 # folder fsynced after the rename, an error that names the record's path
@@ -26,6 +26,18 @@ RECORD_VERSION = 1
 
 class RecordError(ValueError):
     """A record that cannot be replayed (wrong format/version, or it diverges from the engine)."""
+
+
+class ReplayObserver(Protocol):
+    """Watches a verified replay: the initial position, then around each agent decision (the viewer
+    builds its frames so)."""
+
+    def start(self, state: State) -> None: ...
+
+    def before(self, state: State, action: int) -> None: ...
+
+    def after(self, state: State, first: int) -> None:
+        """``first``: the index in ``state.history`` of the agent decision just applied."""
 
 
 class Recorder:
@@ -130,6 +142,8 @@ def load_record(path: str | Path) -> dict[str, Any]:
 
 # a game has a few thousand decisions and dice; far larger lists are corrupt (and would only waste time)
 MAX_ENTRIES = 200_000
+# "agents" is the one field the engine cannot check (who chose the moves); it is kept short and plain
+MAX_AGENT_NAME = 200
 
 _TOP_KEYS: dict[str, type | tuple[type, ...]] = {
     "engine": str,
@@ -183,6 +197,22 @@ def check_record_shape(rec: object) -> None:
             raise RecordError(f"{where}.action: expected an integer action, found {_short(d['action'])}")
         if not isinstance(d["auto"], bool):
             raise RecordError(f"{where}.auto: expected true or false, found {_short(d['auto'])}")
+        for key in ("text", "at"):
+            if key in d and not isinstance(d[key], str):
+                raise RecordError(f"{where}.{key}: expected a string, found {_short(d[key])}")
+            if key in d and d["auto"]:
+                # the Recorder writes texts for agent decisions only; a viewer would show a forged one
+                raise RecordError(f"{where}.{key}: an automatic decision carries no {key}")
+    agents = rec.get("agents")
+    if agents is not None and not (
+        isinstance(agents, dict)
+        and set(agents) <= set(SIDE_NAMES)
+        and all(isinstance(v, str) and len(v) <= MAX_AGENT_NAME for v in agents.values())
+    ):
+        raise RecordError(
+            f'key "agents": expected {{"french": name, "german": name}} with names of at most '
+            f"{MAX_AGENT_NAME} characters, found {_short(agents)}"
+        )
 
 
 def _short(x: object) -> str:
@@ -193,12 +223,16 @@ def _short(x: object) -> str:
 # ------------------------------------------------------------------ replay
 
 
-def replay(record: dict[str, Any], scenario: Scenario | None = None) -> State:
+def replay(
+    record: dict[str, Any], scenario: Scenario | None = None, observer: ReplayObserver | None = None
+) -> State:
     """Rebuild the game of ``record`` from its seed and agent decisions and verify all of it.
 
-    Checked: the engine and data versions, every decision (agent and automatic) as it happens,
-    every die, the rail routes (R17), the VP log and the result. The first divergence raises a
-    :class:`RecordError` naming the decision index and what the record says against what the engine did.
+    Checked: the engine and data versions, every decision (agent and automatic) as it happens with
+    the text and the decision context it carries, every die, the rail routes (R17), the VP log and the
+    result: every field a viewer shows except the agents' names, which no engine can check. The first
+    divergence raises a :class:`RecordError` naming the decision index and what the record says against
+    what the engine did. ``observer`` sees each agent decision before and after it is applied.
     """
     check_record_shape(record)
     if record["engine"] != ENGINE_VERSION:
@@ -219,6 +253,8 @@ def replay(record: dict[str, Any], scenario: Scenario | None = None) -> State:
         raise RecordError(f'key "options": {e}') from None
     game = Game(scenario=scenario, options=options)
     state = game.new_initial_state(record["seed"])
+    if observer is not None:
+        observer.start(state)
     decisions = record["decisions"]
     for i, d in enumerate(decisions):
         done = len(state.history)
@@ -246,12 +282,20 @@ def replay(record: dict[str, Any], scenario: Scenario | None = None) -> State:
                 f"({_decision_text(state)})"
             )
         try:
-            state.apply_action(d["action"])
+            # legality first: the texts and the observer read the action in the position before it
+            state.check_action(d["action"])
         except ValueError as e:
             raise RecordError(
                 f"decision {i}: action {d['action']} is illegal when replayed ({_decision_text(state)}): {e}"
             ) from None
+        texts = _texts_before(state, d)
+        if observer is not None:
+            observer.before(state, d["action"])
+        state.apply_action(d["action"])
         _check_decision(i, d, state.history[i])
+        _check_texts(i, d, texts)
+        if observer is not None:
+            observer.after(state, i)
     if len(state.history) != len(decisions):
         i = len(decisions)
         extra = state.history[i] if len(state.history) > i else None
@@ -278,6 +322,24 @@ def replay(record: dict[str, Any], scenario: Scenario | None = None) -> State:
                 f"the replay gives {_short(got.get(key))}"
             )
     return state
+
+
+def _texts_before(state: State, d: dict[str, Any]) -> dict[str, str]:
+    """The engine's own text for the fields the record's decision carries, taken before it is applied."""
+    texts: dict[str, str] = {}
+    if "text" in d:
+        texts["text"] = state.action_to_string(d["action"])
+    if "at" in d:
+        texts["at"] = state.decision_string()
+    return texts
+
+
+def _check_texts(i: int, d: dict[str, Any], texts: dict[str, str]) -> None:
+    for key, got in texts.items():
+        if d[key] != got:
+            raise RecordError(
+                f"decisions[{i}].{key}: the record says {_short(d[key])}, the engine says {_short(got)}"
+            )
 
 
 def _decision_text(state: State) -> str:

@@ -363,6 +363,13 @@ class State:
     def apply_action(self, action: int) -> None:
         """Make the current decision. ``action`` must be an int or numpy integer (else ``TypeError``); out of
         range or not legal raises :class:`IllegalActionError` (a ``ValueError``). Either way the state is unchanged."""
+        a = self.check_action(action)
+        self._apply_decision(a, auto=False)
+        self._run_automatic_steps()
+
+    def check_action(self, action: object) -> int:
+        """``action`` as an int if it is legal now; else the :class:`IllegalActionError` that
+        :meth:`apply_action` would raise (the state is never changed)."""
         a = self._checked_action(action)
         if self.phase == Phase.GAME_OVER:
             raise IllegalActionError("the game is over; no action is legal")
@@ -374,8 +381,7 @@ class State:
                 f" is not legal for {self.player.agent} at {self.decision.name} in {self._where()};"
                 f" {len(legal)} legal actions, e.g. {[self.action_to_string(x) for x in legal[:5]]}"
             )
-        self._apply_decision(a, auto=False)
-        self._run_automatic_steps()
+        return a
 
     def _checked_action(self, action: object) -> int:
         """``action`` as an int in the action space, or a clear error naming it and the decision.

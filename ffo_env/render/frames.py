@@ -16,9 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ffo_env.core import hexgrid as hg
-from ffo_env.core.game import ENGINE_VERSION, Game, RulesOptions
-from ffo_env.core.record import RecordError
-from ffo_env.core.scenario import scenario_named
+from ffo_env.core.record import replay
 from ffo_env.core.sides import Side
 from ffo_env.core.state import STATUS_NAMES, State
 
@@ -201,51 +199,47 @@ def odds_view(state: State, target: int, attackers: list[int]) -> dict[str, Any]
     }
 
 
+class _FrameMaker:
+    """Builds the viewer's deltas while :func:`ffo_env.core.record.replay` verifies the record."""
+
+    def __init__(self) -> None:
+        self.first: dict[str, Any] = {}
+        self.prev: dict[str, Any] = {}
+        self.frames: list[dict[str, Any]] = []
+        self.battles = BattleTracker()
+        self.pre: dict[str, Any] | None = None
+
+    def start(self, state: State) -> None:
+        self.first = snapshot(state)
+        self.first["d"] = [0, len(state.history)]
+        self.prev = self.first
+
+    def before(self, state: State, action: int) -> None:
+        self.battles.before(state, action)
+        self.pre = self.battles.view(state)  # strengths as declared, before the battle is resolved
+
+    def after(self, state: State, first: int) -> None:
+        cur = snapshot(state)
+        dl = delta(self.prev, cur)
+        dl["d"] = [first, len(state.history)]
+        post = self.battles.view(state)
+        if post is not None or self.pre is not None:
+            dl["battle"] = post if post is not None else self.pre
+        self.frames.append(dl)
+        self.prev = cur
+
+
 def replay_frames(record: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]], State]:
     """Replay ``record`` with the core: (first snapshot, deltas, final state).
 
     Delta ``k`` follows agent decision ``k`` and carries ``"d": [i, j]``, the record decisions it covers
-    (the agent decision ``i`` and the automatic ones up to ``j - 1``). Raises :class:`RecordError` when the
-    record does not replay (the same checks as :func:`ffo_env.core.record.replay`).
+    (the agent decision ``i`` and the automatic ones up to ``j - 1``). The replay is
+    :func:`ffo_env.core.record.replay` itself, so a record is drawn only when every field the viewer
+    shows verifies; otherwise :class:`RecordError` names the first divergence.
     """
-    if record.get("engine") != ENGINE_VERSION:
-        raise RecordError(f"record was made by engine {record.get('engine')}, this is {ENGINE_VERSION}")
-    try:
-        scenario = scenario_named(str(record.get("data_version", "")))  # R37: the data it was played with
-        game = Game(scenario=scenario, options=RulesOptions.from_dict(record["options"]))
-        state = game.new_initial_state(record["seed"])
-        decisions = record["decisions"]
-    except (KeyError, TypeError, ValueError) as e:
-        raise RecordError(f"not a replayable game record: {e}") from e
-    first = snapshot(state)
-    first["d"] = [0, len(state.history)]
-    prev = first
-    frames: list[dict[str, Any]] = []
-    battles = BattleTracker()
-    for i, d in enumerate(decisions):
-        if d.get("auto"):
-            continue
-        if state.is_terminal() or d["action"] not in state.legal_actions():
-            raise RecordError(f"replay diverges from the record at decision {i}")
-        start = len(state.history)
-        battles.before(state, d["action"])
-        pre = battles.view(state)  # strengths as declared, before the battle is resolved
-        state.apply_action(d["action"])
-        cur = snapshot(state)
-        dl = delta(prev, cur)
-        dl["d"] = [start, len(state.history)]
-        post = battles.view(state)
-        if post is not None or pre is not None:
-            dl["battle"] = post if post is not None else pre
-        frames.append(dl)
-        prev = cur
-    got = [[s, a, bool(auto)] for s, a, auto in state.history]
-    want = [[int(Side.of(d["player"])), d["action"], bool(d["auto"])] for d in decisions]
-    if got != want:
-        raise RecordError("replay diverges from the record (automatic decisions differ)")
-    if state.dice_log != record.get("dice"):
-        raise RecordError("replay rolled different dice from the record")
-    return first, frames, state
+    maker = _FrameMaker()
+    state = replay(record, observer=maker)
+    return maker.first, maker.frames, state
 
 
 def _decision_rows(record: dict[str, Any]) -> list[list[Any]]:
