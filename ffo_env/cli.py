@@ -210,6 +210,11 @@ _PLUGINS = (
     ),
     ("release", "training.release", "install a finished training run's policies as the pretrained policies"),
     ("bench", "benchmarks.bench", "measure the speed of the core, the environment and training"),
+    (
+        "benchmark",
+        "benchmarks.protocol.cli",
+        "benchmark protocol: tasks, runs over seeds, reports with intervals",
+    ),
 )
 
 

@@ -14,6 +14,8 @@
   ``None`` plays uniformly at random from the env's seeded generator.
   ``opponent_sampler(rng) -> opponent`` (optional) picks the opponent at every
   reset (an opponent pool); ``reset(options={"opponent": o})`` forces one;
+  ``reset(options={"state": s})`` starts from a position: a core ``State`` of the same game (copied) or a
+  saved-state dict (``State.to_dict()``, checked by the core), instead of a new game;
 - reward: the learner's: +1 / -1 at the end (also when the opponent's move ends
   the game), plus VP shaping with ``reward="shaped"`` (sign from the learner's side; it follows
   :func:`~ffo_env.envs.aec.shaped_vp`, which charges an over-stack to the move that makes it);
@@ -147,6 +149,14 @@ class FFOSingleAgentEnv(gym.Env):
         if self.opponent is not None and hasattr(self.opponent, "reset"):
             self.opponent.reset(int(self.np_random.integers(0, 2**31 - 1)))
         self._stats = {"learner_steps": 0, "opponent_steps": 0}
+        if options.get("state") is not None:
+            # a given position (e.g. a benchmark's saved state): the opponent moves until the learner decides
+            self.state = self._start_state(options["state"])
+            self._shaping = 0.0
+            self._play_opponent()
+            if self.state.is_terminal():
+                raise ValueError("options['state']: the game ends before the learner decides")
+            return self._obs(), self._info()
         for _ in range(100):
             self.state = self.game.new_initial_state(int(self.np_random.integers(0, 2**31 - 1)))
             self._shaping = 0.0
@@ -156,6 +166,26 @@ class FFOSingleAgentEnv(gym.Env):
         else:  # pragma: no cover - the opponent ends every game before the learner moves
             raise RuntimeError("the opponent ended 100 games in a row before the learner could move")
         return self._obs(), self._info()
+
+    def _start_state(self, start: Any) -> State:
+        """``reset(options={"state": ...})``: a core State of this env's game (copied), or a saved-state dict
+        (``State.to_dict``), which the core checks (one ``StateError`` naming the key if it is damaged)."""
+        if isinstance(start, State):
+            if (
+                start.game.options != self.game.options
+                or start.game.scenario.version != self.game.scenario.version
+            ):
+                raise ValueError(
+                    f"options['state'] belongs to another game (rules {start.game.options}, data "
+                    f"{start.game.scenario.version}); this env plays rules {self.game.options}, data "
+                    f"{self.game.scenario.version}"
+                )
+            return start.clone()
+        if isinstance(start, dict):
+            return State.from_dict(self.game, start)
+        raise TypeError(
+            f"options['state'] must be a core State or a saved-state dict, got {type(start).__name__}"
+        )
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         s = self.state

@@ -1,0 +1,92 @@
+"""The algorithms ``ffo benchmark run --algo NAME`` trains, as one registry.
+
+An algorithm is an :class:`AlgoSpec`: its name, what it is, whether it learns, the observation format it
+reads, its hyperparameters (written into every result) and ``make(ctx) -> Learner``. A :class:`Learner`
+plays one side of a task; it spends the learner's own decisions (``learn(until)`` trains until it has used at
+least ``until`` of them), gives the agent that is evaluated (``agent()``: ``act_state(state)``), and saves and
+restores everything a resumed run needs (``save(folder)`` / ``load(folder)``).
+
+To add a method (say the project's strongest RL method), write a Learner and call :func:`register`.
+Reference rows (``random``, ``untrained``, ``expert``) do not learn; their scores are the floor and the
+ceiling of a task's normalised score and the check that a task is not solved before training.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks.protocol.tasks import Task
+
+
+class AlgoError(ValueError):
+    """An unknown algorithm, or one that cannot run a task."""
+
+
+@dataclass
+class Context:
+    """What a learner is made with."""
+
+    task: Task
+    side: str
+    seed: int
+    budget: int  # this side's learner decisions over the whole run
+    workdir: Path  # the seed's folder (checkpoints, logs)
+    opponent: Callable[[int], Any]  # rank -> the training opponent (an agent object) of env ``rank``
+
+
+class Learner:
+    """One side's learner (see the module docstring). ``decisions`` counts the learner decisions used."""
+
+    decisions: int = 0
+
+    def learn(self, until: int, segment: int) -> None:
+        """Train until at least ``until`` decisions are used; ``segment`` numbers the evaluation interval
+        (for seeding it the same way in a resumed run)."""
+
+    def agent(self) -> Any:
+        raise NotImplementedError
+
+    def save(self, folder: Path) -> None:
+        """Write what a resumed run needs into ``folder`` (atomically)."""
+
+    def load(self, folder: Path) -> None:
+        """Restore what :meth:`save` wrote."""
+
+
+@dataclass(frozen=True)
+class AlgoSpec:
+    name: str
+    description: str
+    learns: bool
+    observation: str  # the observation format the learner reads ("dict", "compact", "-" for none)
+    make: Callable[[Context], Learner]
+    hyperparameters: dict[str, Any] = field(default_factory=dict)
+    kinds: tuple[str, ...] = ("full", "endgame", "selfplay")
+
+
+ALGOS: dict[str, AlgoSpec] = {}
+
+
+def register(spec: AlgoSpec) -> None:
+    ALGOS[spec.name] = spec
+
+
+def get_algo(name: str) -> AlgoSpec:
+    _load_all()
+    spec = ALGOS.get(name)
+    if spec is None:
+        raise AlgoError(f"unknown algorithm {name!r}; expected one of {', '.join(sorted(ALGOS))}")
+    return spec
+
+
+def algo_names() -> list[str]:
+    _load_all()
+    return sorted(ALGOS)
+
+
+def _load_all() -> None:
+    # the modules register their algorithms on import; they import torch lazily
+    from benchmarks.protocol import algo_bots, algo_cleanrl, algo_sb3  # noqa: F401

@@ -1,0 +1,81 @@
+"""The environments of a task: training envs (one side against an agent) and the evaluation starts."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+
+from benchmarks.protocol.states import start_states
+from benchmarks.protocol.tasks import EVAL_SEED_BASE, Task
+
+
+class StartSampler:
+    """An endgame task's saved states (checked by the core on load); draws one per training episode with
+    freshly seeded dice (R37: the saved dice state is replaced, so every episode has its own rolls)."""
+
+    def __init__(self, path: Path) -> None:
+        self.states = start_states(path)
+
+    def draw(self, rng: np.random.Generator) -> dict[str, Any]:
+        d = self.states[int(rng.integers(len(self.states)))].to_dict()
+        d["dice_state"] = str(int(rng.integers(0, 2**63 - 1)))
+        return d
+
+
+@lru_cache(maxsize=4)
+def sampler(path: Path) -> StartSampler:
+    return StartSampler(path)
+
+
+def eval_start(task: Task, i: int) -> Any:
+    """The start of evaluation game ``i``: a new game with seed ``EVAL_SEED_BASE + i``, or for an endgame
+    task state ``i mod 32`` of its set with dice seeded from that seed: the games are spread evenly over the
+    saved states and every algorithm plays the same ones."""
+    from ffo_env.core.state import State
+    from ffo_env.envs.aec import make_game
+
+    seed = EVAL_SEED_BASE + i
+    game = make_game("random")
+    path = task.state_path()
+    if path is None:
+        return game.new_initial_state(seed)
+    states = sampler(path).states
+    d = states[i % len(states)].to_dict()
+    d["dice_state"] = str(seed * 1_000_003 + 17)
+    return State.from_dict(game, d)
+
+
+class FromStates(gym.Wrapper):  # type: ignore[type-arg]
+    """Each reset starts the wrapped single-agent env from a drawn saved state."""
+
+    def __init__(self, env: gym.Env, starts: StartSampler) -> None:  # type: ignore[type-arg]
+        super().__init__(env)
+        self.starts = starts
+        self.rng = np.random.default_rng(0)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+        opts = dict(options or {})
+        opts["state"] = self.starts.draw(self.rng)
+        return self.env.reset(seed=seed, options=opts)
+
+    def action_masks(self) -> np.ndarray:
+        return self.env.unwrapped.action_masks()  # type: ignore[attr-defined,no-any-return]
+
+
+def make_env(task: Task, side: str, opponent: Any, observation_format: str, seed: int) -> gym.Env:  # type: ignore[type-arg]
+    """A training env of ``task`` for ``side`` against ``opponent`` (an agent object), reset with ``seed``.
+    Endgame tasks start every episode from a drawn saved state (``reset(options={"state": ...})``)."""
+    from ffo_env.envs.single_agent import FFOSingleAgentEnv
+
+    env: gym.Env = FFOSingleAgentEnv(side=side, opponent=opponent, observation_format=observation_format)  # type: ignore[type-arg]
+    path = task.state_path()
+    if path is not None:
+        env = FromStates(env, sampler(path))
+    env.reset(seed=seed)
+    return env

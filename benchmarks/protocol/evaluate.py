@@ -1,0 +1,86 @@
+"""Evaluation games at a fixed point of a run: the learner's policy against the task's opponents, from the
+task's fixed starts (:func:`benchmarks.protocol.envs.eval_start`), so every algorithm and seed plays the
+same games and results pair.
+
+The score of a game is 1 for a win, 0.5 for a game stopped unfinished after ``MAX_DECISIONS`` (a draw), 0
+for a loss. One-side tasks play every game in the learner's seat (the seat is the task); the balance is
+over the starts: game ``i`` uses game seed ``20000 + i`` (full game) or saved state ``i mod 32`` (endgame),
+so the games split evenly over the saved states. The self-play task plays each side against each reference
+agent of the frozen ladder, the same number of games in each seat.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchmarks.protocol.envs import eval_start
+from benchmarks.protocol.ladder_ref import REFERENCE_LADDER, rate_one
+from benchmarks.protocol.tasks import Task
+
+MAX_DECISIONS = 20_000
+
+
+def play(state: Any, agents: dict[str, Any]) -> tuple[str | None, int]:
+    """Play ``state`` to the end (or ``MAX_DECISIONS``); the winner's side and the final French VP."""
+    from ffo_env.core.sides import SIDE_NAMES
+
+    for _ in range(MAX_DECISIONS):
+        if state.is_terminal():
+            return SIDE_NAMES[int(state.winner)], int(state.vp)
+        state.apply_action(int(agents[state.current_agent].act_state(state)))
+    return None, int(state.vp)
+
+
+def side_games(task: Task, side: str, learner: Any, opponent: str, games: int) -> dict[str, Any]:
+    """``games`` games of ``learner`` (an agent object) as ``side`` against the bot ``opponent``."""
+    from agents import make_agent
+    from agents.harness import agent_seed
+    from ffo_env.core.sides import Side
+
+    other = Side.of(side).other.agent
+    score = 0.0
+    vp = 0
+    per_game = []
+    for i in range(games):
+        state = eval_start(task, i)
+        seed = int(state.seed) if task.state_path() is None else 20_000 + i
+        if hasattr(learner, "reset"):
+            learner.reset(agent_seed(seed, side))
+        opp = make_agent(opponent, other, seed=agent_seed(seed, other))
+        winner, final_vp = play(state, {side: learner, other: opp})
+        s = 0.5 if winner is None else float(winner == side)
+        score += s
+        vp += final_vp
+        per_game.append(s)
+    return {
+        "score": score / games,
+        "wins": score,
+        "games": games,
+        "mean_vp": vp / games,
+        "per_game": per_game,
+    }
+
+
+def evaluate(task: Task, learners: dict[str, Any], games: int) -> dict[str, Any]:
+    """The evaluation row of one point: ``score`` (win rate against the task's opponent, or the self-play
+    task's mean Elo) and the details."""
+    if task.kind != "selfplay":
+        assert task.side is not None and task.opponent is not None
+        row = side_games(task, task.side, learners[task.side], task.opponent, games)
+        return {"score": row["score"], "opponents": {task.opponent: row}}
+    out: dict[str, Any] = {"opponents": {}}
+    elo = {}
+    for side in ("french", "german"):
+        rows = []
+        for ref in task.references:
+            r = side_games(task, side, learners[side], ref, games)
+            out["opponents"][f"{ref}@{'german' if side == 'french' else 'french'}"] = r
+            ref_rating = REFERENCE_LADDER[ref][1 if side == "french" else 0]
+            rows.append((ref_rating, r["wins"], games))
+        elo[side] = rate_one(rows)
+    out["elo"] = {side: {"elo": e[0], "lo": e[1], "hi": e[2]} for side, e in elo.items()}
+    out["score"] = (elo["french"][0] + elo["german"][0]) / 2  # the ladder table's "mean"
+    out["win_rate"] = sum(r["wins"] for r in out["opponents"].values()) / sum(
+        r["games"] for r in out["opponents"].values()
+    )
+    return out

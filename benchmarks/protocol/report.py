@@ -1,0 +1,289 @@
+"""``ffo benchmark report``: pool result files, compute the statistics, write ``report.json`` and plots.
+
+Pooling rules: results of one task are pooled only if they ran on the same task version and fingerprint
+(:mod:`benchmarks.protocol.tasks`); two versions of one task, or one id with two fingerprints, are refused
+with one error naming both files. A run (task, algorithm, seed, budget) may appear once.
+
+Per task and algorithm: the final score of each run, its IQM with a 95% stratified-bootstrap interval, the
+mean, and the learning curve (IQM and interval at each evaluation point, against the learner's decisions and
+against wall seconds). Rows are keyed by the algorithm, with ``@long`` or ``@<budget>`` when the run was
+not on the task's short track. One-side tasks also get a normalised score, ``(score - random) / (expert -
+random)`` with the mean scores of the ``random`` and ``expert`` rows of the same task in the pooled results
+(absent when either row is missing). Across the benchmark tasks (those that count) the normalised final
+scores are aggregated per algorithm (IQM, median, mean, optimality gap, each with its interval, and the
+performance profile), and every pair of learning algorithms gets the probability of improvement on the tasks
+both ran.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.protocol import stats
+from benchmarks.protocol.results import ENV_NAME, ResultError, find_results, load_result, step_rows
+from ffo_env.atomic import atomic_write_bytes, atomic_write_text
+
+REFERENCE_ALGOS = ("random", "untrained", "expert")
+TAUS = [round(x, 2) for x in np.linspace(0.0, 1.2, 25)]
+
+
+def _row_key(algo: str, run: dict[str, Any], task: Any) -> str:
+    budget = run["run_meta"]["budget"]
+    if algo in REFERENCE_ALGOS or task is None or budget == task.short_budget:
+        return algo
+    return f"{algo}@long" if budget == task.long_budget else f"{algo}@{budget}"
+
+
+def pool(paths: list[Path]) -> dict[str, Any]:
+    """``{task_id: {"fingerprint": fp, "rows": {key: [(file, run), ...]}, "meta": {file: meta}}}`` after the checks."""
+    from benchmarks.protocol.tasks import TASKS
+
+    files = find_results(paths)
+    pooled: dict[str, Any] = {}
+    seen_versions: dict[str, tuple[str, Path]] = {}
+    seen_runs: dict[tuple[str, str, int, int], Path] = {}
+    for f in files:
+        doc = load_result(f)
+        for task_id, algos in doc[ENV_NAME].items():
+            name = task_id.rsplit("/v", 1)[0]
+            for algo, runs in algos.items():
+                for run in runs.values():
+                    meta = run["run_meta"]
+                    fp = str(meta["fingerprint"])
+                    if meta["task"] != task_id:
+                        raise ResultError(f"{f}: a run under {task_id} says its task is {meta['task']}")
+                    prev = seen_versions.get(name)
+                    if prev is not None and prev[0] != f"{task_id}#{fp}":
+                        old_id, old_fp = prev[0].split("#")
+                        what = "versions" if old_id != task_id else "fingerprints"
+                        raise ResultError(
+                            f"refusing to pool {task_id} (fingerprint {fp}, {f}) with {old_id} (fingerprint "
+                            f"{old_fp}, {prev[1]}): different task {what} measure different things"
+                        )
+                    seen_versions[name] = (f"{task_id}#{fp}", f)
+                    key = (task_id, algo, int(meta["seed"]), int(meta["budget"]))
+                    if key in seen_runs:
+                        raise ResultError(
+                            f"{task_id} {algo} seed {meta['seed']} (budget {meta['budget']}) is in both "
+                            f"{seen_runs[key]} and {f}; pool each run once"
+                        )
+                    seen_runs[key] = f
+                    entry = pooled.setdefault(task_id, {"fingerprint": fp, "rows": {}, "meta": {}})
+                    entry["rows"].setdefault(_row_key(algo, run, TASKS.get(task_id)), []).append((f, run))
+                    entry["meta"][str(f)] = doc.get("meta", {})
+    if not pooled:
+        raise ResultError("no runs in the given results")
+    return pooled
+
+
+def _curve(runs: list[dict[str, Any]], reps: int, seed: int) -> list[dict[str, Any]]:
+    """IQM and interval at each evaluation point the runs share."""
+    steps = [step_rows(r) for r in runs]
+    n = min(len(s) for s in steps)
+    out = []
+    for j in range(n):
+        scores = np.array([s[j][1]["score"][0] for s in steps])
+        point, lo, hi = stats.interval([scores], reps=reps, seed=seed)
+        out.append(
+            {
+                "point": j,
+                "decisions": float(np.mean([s[j][1]["step_count"] for s in steps])),
+                "wall_seconds": float(np.mean([s[j][1]["wall_seconds"] for s in steps])),
+                "iqm": point,
+                "lo": lo,
+                "hi": hi,
+                "runs": len(scores),
+            }
+        )
+    return out
+
+
+def _final(run: dict[str, Any]) -> float:
+    return float(run["absolute_metrics"]["score"][0])
+
+
+def make_report(paths: list[Path], out: Path, reps: int = 2000, seed: int = 0) -> dict[str, Any]:
+    from benchmarks.protocol.tasks import TASKS
+
+    pooled = pool(paths)
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {out} is a file, not a folder")
+    report: dict[str, Any] = {"format": "ffo-benchmark-report", "version": 1, "tasks": {}, "inputs": []}
+    lines: list[str] = []
+    normalised: dict[str, dict[str, np.ndarray]] = {}  # algo -> task -> normalised final scores
+    for task_id in sorted(pooled):
+        entry = pooled[task_id]
+        task = TASKS.get(task_id)
+        rows = entry["rows"]
+        finals = {k: np.array([_final(r) for _, r in v]) for k, v in rows.items()}
+        ref_lo = float(finals["random"].mean()) if "random" in finals else None
+        ref_hi = float(finals["expert"].mean()) if "expert" in finals else None
+        can_norm = task is not None and task.kind != "selfplay" and ref_lo is not None and ref_hi is not None
+        can_norm = can_norm and ref_hi != ref_lo
+        t_out: dict[str, Any] = {
+            "fingerprint": entry["fingerprint"],
+            "kind": None if task is None else task.kind,
+            "counts": None if task is None else task.counts,
+            "score": "mean Elo against the frozen ladder" if task and task.kind == "selfplay" else "win rate",
+            "normalisation": {"random": ref_lo, "expert": ref_hi} if can_norm else None,
+            "algorithms": {},
+        }
+        lines.append(f"{task_id} (fingerprint {entry['fingerprint']})")
+        for key in sorted(rows):
+            runs = [r for _, r in rows[key]]
+            vals = finals[key]
+            point, lo, hi = stats.interval([vals], reps=reps, seed=seed)
+            a_out: dict[str, Any] = {
+                "runs": len(runs),
+                "seeds": [r["run_meta"]["seed"] for r in runs],
+                "budget": runs[0]["run_meta"]["budget"],
+                "final_scores": vals.tolist(),
+                "final": {"iqm": point, "lo": lo, "hi": hi, "mean": float(vals.mean())},
+                "wall_seconds": float(np.mean([step_rows(r)[-1][1]["wall_seconds"] for r in runs])),
+                "decisions": float(np.mean([step_rows(r)[-1][1]["step_count"] for r in runs])),
+                "complete": all(r["run_meta"].get("complete", False) for r in runs),
+                "curve": _curve(runs, reps, seed),
+            }
+            if can_norm and ref_lo is not None and ref_hi is not None:
+                norm = (vals - ref_lo) / (ref_hi - ref_lo)
+                npoint, nlo, nhi = stats.interval([norm], reps=reps, seed=seed)
+                a_out["normalised"] = {"iqm": npoint, "lo": nlo, "hi": nhi, "values": norm.tolist()}
+                if task is not None and task.counts:
+                    normalised.setdefault(key, {})[task_id] = norm
+            t_out["algorithms"][key] = a_out
+            lines.append(
+                f"  {key:24} runs {len(runs):2}  final IQM {point:8.3f} [{lo:8.3f}, {hi:8.3f}]  "
+                f"{a_out['decisions']:>11,.0f} decisions  {a_out['wall_seconds']:>8,.0f} s"
+                + ("" if a_out["complete"] else "  (incomplete)")
+            )
+        report["tasks"][task_id] = t_out
+        report["inputs"].extend({"file": f, "meta": m} for f, m in entry["meta"].items())
+    report["aggregate"] = _aggregate(normalised, reps, seed, lines)
+    out.mkdir(parents=True, exist_ok=True)
+    report["plots"] = _plots(report, normalised, out)
+    report["text"] = "\n".join(lines) + "\n"
+    atomic_write_text(out / "report.json", json.dumps(report, indent=1) + "\n")
+    return report
+
+
+def _aggregate(
+    normalised: dict[str, dict[str, np.ndarray]], reps: int, seed: int, lines: list[str]
+) -> dict[str, Any]:
+    agg: dict[str, Any] = {"normalised_final": {}, "profiles": {}, "probability_of_improvement": {}}
+    if not normalised:
+        return agg
+    lines.append("normalised final score over the benchmark tasks (random 0, expert 1)")
+    for algo, by_task in sorted(normalised.items()):
+        tasks = [by_task[t] for t in sorted(by_task)]
+        row = {"tasks": sorted(by_task)}
+        for name, func in (
+            ("iqm", stats.iqm),
+            ("median", stats.aggregate_median),
+            ("mean", stats.aggregate_mean),
+            ("optimality_gap", stats.optimality_gap),
+        ):
+            p, lo, hi = stats.interval(tasks, func, reps=reps, seed=seed)
+            row[name] = {"value": p, "lo": lo, "hi": hi}
+        agg["normalised_final"][algo] = row
+        prof, plo, phi = stats.profile_interval(tasks, TAUS, reps=reps, seed=seed)
+        agg["profiles"][algo] = {
+            "tau": TAUS,
+            "fraction": prof.tolist(),
+            "lo": plo.tolist(),
+            "hi": phi.tolist(),
+        }
+        iq = row["iqm"]
+        lines.append(
+            f"  {algo:24} IQM {iq['value']:.3f} [{iq['lo']:.3f}, {iq['hi']:.3f}] on {len(tasks)} tasks"
+        )
+    learners = [a for a in sorted(normalised) if a.split("@")[0] not in REFERENCE_ALGOS]
+    for x in learners:
+        for y in learners:
+            if x == y:
+                continue
+            common = sorted(set(normalised[x]) & set(normalised[y]))
+            if not common:
+                continue
+            p, lo, hi = stats.probability_of_improvement(
+                [normalised[x][t] for t in common], [normalised[y][t] for t in common], reps=reps, seed=seed
+            )
+            agg["probability_of_improvement"][f"{x} > {y}"] = {
+                "value": p,
+                "lo": lo,
+                "hi": hi,
+                "tasks": common,
+            }
+            lines.append(f"  P({x} > {y}) = {p:.3f} [{lo:.3f}, {hi:.3f}] on {len(common)} tasks")
+    return agg
+
+
+def _save_png(fig: Any, path: Path) -> None:
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def _plots(report: dict[str, Any], normalised: dict[str, Any], out: Path) -> list[str]:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    written = []
+    for task_id, t in report["tasks"].items():
+        fig, axes = plt.subplots(1, 2, figsize=(11, 4))
+        for key, a in t["algorithms"].items():
+            c = a["curve"]
+            for ax, x_key in zip(axes, ("decisions", "wall_seconds"), strict=True):
+                if len(c) == 1:  # a reference row: a horizontal line
+                    ax.axhline(c[0]["iqm"], linestyle="--", linewidth=1, label=key, color=_color(key))
+                    continue
+                xs = [p[x_key] for p in c]
+                ax.plot(xs, [p["iqm"] for p in c], marker="o", markersize=3, label=key, color=_color(key))
+                ax.fill_between(xs, [p["lo"] for p in c], [p["hi"] for p in c], alpha=0.2, color=_color(key))
+        ylabel = "mean Elo (frozen ladder)" if t["kind"] == "selfplay" else "win rate (IQM, 95% CI)"
+        axes[0].set_xlabel("learner decisions")
+        axes[1].set_xlabel("wall seconds (training + evaluation)")
+        for ax in axes:
+            ax.set_ylabel(ylabel)
+            ax.grid(alpha=0.3)
+        axes[1].legend(fontsize=8, loc="best")
+        fig.suptitle(task_id)
+        name = task_id.replace("/", "_") + ".png"
+        _save_png(fig, out / name)
+        plt.close(fig)
+        written.append(name)
+    profiles = report["aggregate"]["profiles"]
+    if profiles:
+        fig, ax = plt.subplots(figsize=(6, 4))
+        for algo, p in profiles.items():
+            ax.plot(p["tau"], p["fraction"], label=algo, color=_color(algo))
+            ax.fill_between(p["tau"], p["lo"], p["hi"], alpha=0.2, color=_color(algo))
+        ax.set_xlabel("normalised score tau")
+        ax.set_ylabel("fraction of runs with score > tau")
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+        _save_png(fig, out / "performance_profile.png")
+        plt.close(fig)
+        written.append("performance_profile.png")
+    return written
+
+
+_COLORS = {
+    "random": "#7f7f7f",
+    "untrained": "#bcbd22",
+    "expert": "#000000",
+    "maskable_ppo": "#1f77b4",
+    "ppo_mlp_compact": "#ff7f0e",
+    "dagger_expert": "#2ca02c",
+}
+
+
+def _color(key: str) -> str:
+    return _COLORS.get(key.split("@")[0], "#9467bd")

@@ -1,0 +1,293 @@
+"""``ffo benchmark run``: one algorithm on one task, ``--seeds`` runs, evaluated at fixed points of the budget.
+
+A run folder holds ``plan.json`` (what was asked: task, fingerprint, algorithm, budget, seeds, evaluation
+points and games, the command), ``results.json`` (:mod:`benchmarks.protocol.results`, rewritten atomically
+after every evaluation) and per seed ``seed-<k>/progress.json`` with the learner's checkpoint of the last
+evaluation point (``seed-<k>/point-<j>/``). A killed run continues with ``--resume DIR``: each seed restarts
+from its last evaluated point's checkpoint, and every interval is seeded by (seed, interval), so the resumed
+run trains on the same games as an uninterrupted one would.
+
+Evaluation points: ``--evals E`` points at 0, 1/(E-1), ..., 1 of the budget (reference algorithms, which do
+not learn, are evaluated once, at 0). Self-play splits the budget evenly between the two sides.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.protocol.algos import AlgoSpec, Context, Learner, get_algo
+from benchmarks.protocol.results import (
+    ENV_NAME,
+    RESULTS,
+    ResultError,
+    new_document,
+    run_meta_common,
+)
+from benchmarks.protocol.tasks import Task, check_current, get_task
+from ffo_env.atomic import atomic_write_text
+
+PLAN = "plan.json"
+PLAN_FORMAT = "ffo-benchmark-plan"
+MAX_BUDGET = 100_000_000
+MAX_SEEDS = 100
+MAX_EVALS = 50
+MAX_EVAL_GAMES = 1_000
+
+
+def eval_targets(budget: int, evals: int, learns: bool) -> list[int]:
+    if not learns:
+        return [0]
+    return [round(budget * i / (evals - 1)) for i in range(evals)]
+
+
+def make_plan(
+    task_id: str,
+    algo: str,
+    budget: int | None,
+    track: str | None,
+    seeds: int,
+    first_seed: int,
+    evals: int,
+    eval_games: int | None,
+    command: list[str],
+) -> dict[str, Any]:
+    """The checked plan of a new run; a ValueError names the bad input."""
+    task = get_task(task_id)
+    spec = get_algo(algo)
+    if task.kind not in spec.kinds:
+        raise ValueError(f"algorithm {algo} cannot run the {task.kind} task {task.id}")
+    if budget is None:  # the task's short track unless --track long
+        budget = task.long_budget if track == "long" else task.short_budget
+    if not 1 <= budget <= MAX_BUDGET:
+        raise ValueError(f"--budget must be in 1..{MAX_BUDGET:,} learner decisions, got {budget}")
+    if not 1 <= seeds <= MAX_SEEDS:
+        raise ValueError(f"--seeds must be in 1..{MAX_SEEDS}, got {seeds}")
+    if not 0 <= first_seed <= 1_000_000:
+        raise ValueError(f"--first-seed must be in 0..1000000, got {first_seed}")
+    if not 2 <= evals <= MAX_EVALS:
+        raise ValueError(f"--evals must be in 2..{MAX_EVALS}, got {evals}")
+    games = task.eval_games if eval_games is None else eval_games
+    if not 1 <= games <= MAX_EVAL_GAMES:
+        raise ValueError(f"--eval-games must be in 1..{MAX_EVAL_GAMES}, got {games}")
+    named = "short" if budget == task.short_budget else "long" if budget == task.long_budget else "custom"
+    return {
+        "format": PLAN_FORMAT,
+        "version": 1,
+        "task": task.id,
+        "fingerprint": check_current(task),
+        "algorithm": algo,
+        "budget": budget,
+        "track": named,
+        "seeds": list(range(first_seed, first_seed + seeds)),
+        "targets": eval_targets(budget, evals, spec.learns),
+        "eval_games": games,
+        "command": command,
+    }
+
+
+def read_plan(folder: Path) -> dict[str, Any]:
+    path = folder / PLAN
+    try:
+        plan = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as e:
+        raise ResultError(f"{folder}: no {PLAN}; not a benchmark run folder") from e
+    except (OSError, ValueError) as e:
+        raise ResultError(f"{path}: cannot read ({e}); the file is damaged") from e
+    if not isinstance(plan, dict) or plan.get("format") != PLAN_FORMAT:
+        raise ResultError(f"{path}: not a benchmark plan (expected format {PLAN_FORMAT!r})")
+    for key in ("task", "fingerprint", "algorithm", "budget", "seeds", "targets", "eval_games"):
+        if key not in plan:
+            raise ResultError(f"{path}: missing {key!r}")
+    return plan
+
+
+def _opponent_factory(task: Task, side: str, learners: dict[str, Learner]) -> Any:
+    from agents import make_agent
+    from ffo_env.core.sides import Side
+
+    other = Side.of(side).other.agent
+    if task.kind == "selfplay":
+        return lambda rank: learners[other].agent()  # the other side's current policy
+    name = str(task.opponent)
+    return lambda rank: make_agent(name, other, seed=rank)
+
+
+def _learners(task: Task, spec: AlgoSpec, seed: int, budget: int, workdir: Path) -> dict[str, Learner]:
+    learners: dict[str, Learner] = {}
+    per_side = budget // len(task.sides())
+    for k, side in enumerate(task.sides()):
+        ctx = Context(task, side, seed * 2 + k, per_side, workdir, _opponent_factory(task, side, learners))
+        learners[side] = spec.make(ctx)
+    return learners
+
+
+def run_seed(
+    folder: Path, plan: dict[str, Any], seed: int, on_point: Any = None, on_decisions: Any = None
+) -> dict[str, Any]:
+    """Run (or continue) one seed; returns its progress (rows of evaluated points)."""
+    from benchmarks.protocol.evaluate import evaluate
+
+    task = get_task(plan["task"])
+    spec = get_algo(plan["algorithm"])
+    sdir = folder / f"seed-{seed}"
+    sdir.mkdir(parents=True, exist_ok=True)
+    prog_path = sdir / "progress.json"
+    progress: dict[str, Any] = {"rows": [], "resumed": 0, "complete": False}
+    if prog_path.exists():
+        try:
+            progress = json.loads(prog_path.read_text(encoding="utf-8"))
+            progress["rows"]
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            raise ResultError(f"{prog_path}: cannot read ({e}); the file is damaged") from e
+        if progress.get("complete"):
+            return progress
+        progress["resumed"] = int(progress.get("resumed", 0)) + 1
+    learners = _learners(task, spec, seed, plan["budget"], sdir)
+    rows: list[dict[str, Any]] = progress["rows"]
+    if rows and spec.learns:
+        point = sdir / f"point-{len(rows) - 1}"
+        for learner in learners.values():
+            learner.load(point)
+    targets: list[int] = plan["targets"]
+    wall0 = rows[-1]["wall_seconds"] if rows else 0.0
+    train0 = rows[-1]["train_seconds"] if rows else 0.0
+    t_start = time.perf_counter()
+    train_s = 0.0
+    for j in range(len(rows), len(targets)):
+        t0 = time.perf_counter()
+        before = sum(learner.decisions for learner in learners.values())
+        for learner in learners.values():
+            learner.learn(targets[j] // len(learners), j)
+        train_s += time.perf_counter() - t0
+        used = sum(learner.decisions for learner in learners.values())
+        if on_decisions is not None:
+            on_decisions(used - before)
+        t1 = time.perf_counter()
+        ev = evaluate(task, {side: learner.agent() for side, learner in learners.items()}, plan["eval_games"])
+        eval_s = time.perf_counter() - t1
+        win_rate = ev.get("win_rate", ev["score"])
+        row = {
+            "step_count": used,
+            "target": targets[j],
+            "score": [ev["score"]],
+            "win_rate": [win_rate],
+            "wall_seconds": round(wall0 + time.perf_counter() - t_start, 2),
+            "train_seconds": round(train0 + train_s, 2),
+            "eval_seconds": round(eval_s, 2),
+            "eval": ev,
+        }
+        if spec.learns:
+            point = sdir / f"point-{j}"
+            for learner in learners.values():
+                learner.save(point)
+        rows.append(row)
+        progress["complete"] = j == len(targets) - 1
+        atomic_write_text(prog_path, json.dumps(progress, indent=1) + "\n")
+        for old in sdir.glob("point-*"):  # only now is the older checkpoint unreferenced
+            if old.name != f"point-{j}":
+                shutil.rmtree(old, ignore_errors=True)
+        if on_point is not None:
+            on_point(seed, j, row)
+    return progress
+
+
+def write_results(folder: Path, plan: dict[str, Any]) -> dict[str, Any]:
+    """Rebuild ``results.json`` from the seeds' progress files (atomically)."""
+    from benchmarks.protocol.algo_sb3 import hyperparameters_of
+
+    spec = get_algo(plan["algorithm"])
+    doc = new_document(plan.get("meta") or run_meta_common(plan.get("command", [])))
+    runs: dict[str, Any] = {}
+    for seed in plan["seeds"]:
+        path = folder / f"seed-{seed}" / "progress.json"
+        if not path.exists():
+            continue
+        progress = json.loads(path.read_text(encoding="utf-8"))
+        rows = progress["rows"]
+        if not rows:
+            continue
+        run: dict[str, Any] = {
+            "run_meta": {
+                "task": plan["task"],
+                "fingerprint": plan["fingerprint"],
+                "algorithm": plan["algorithm"],
+                "observation": spec.observation,
+                "seed": seed,
+                "budget": plan["budget"],
+                "track": plan.get("track", "custom"),
+                "eval_games": plan["eval_games"],
+                "hyperparameters": {**spec.hyperparameters, **hyperparameters_of(spec.name)},
+                "complete": bool(progress.get("complete")),
+                "resumed": int(progress.get("resumed", 0)),
+            }
+        }
+        for j, row in enumerate(rows):
+            run[f"step_{j}"] = row
+        run["absolute_metrics"] = {"score": rows[-1]["score"], "win_rate": rows[-1]["win_rate"]}
+        runs[f"seed_{seed}"] = run
+    doc[ENV_NAME] = {plan["task"]: {plan["algorithm"]: runs}}
+    atomic_write_text(folder / RESULTS, json.dumps(doc, indent=1) + "\n")
+    return doc
+
+
+def start(plan: dict[str, Any], folder: Path) -> None:
+    """Claim ``folder`` for a new run: it must not exist or be empty (nothing is overwritten)."""
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        what = (
+            "holds a benchmark run; continue it with --resume" if (folder / PLAN).exists() else "is not empty"
+        )
+        raise ValueError(f"{folder} {what} (nothing was changed)")
+    plan["meta"] = run_meta_common(plan.get("command", []))
+    atomic_write_text(folder / PLAN, json.dumps(plan, indent=1) + "\n")
+
+
+def check_resumable(folder: Path) -> dict[str, Any]:
+    plan = read_plan(folder)
+    task = get_task(plan["task"])
+    fp = check_current(task)
+    if fp != plan["fingerprint"]:
+        raise ResultError(
+            f"{folder}: the run was made on task fingerprint {plan['fingerprint']}, this installation's {task.id} "
+            f"is {fp}; it cannot be continued here"
+        )
+    get_algo(plan["algorithm"])
+    return plan
+
+
+def execute(folder: Path, plan: dict[str, Any], progress_bar: bool = True) -> dict[str, Any]:
+    """Run every seed of ``plan`` in ``folder`` (continuing what is there), with a progress bar and ETA."""
+    from tqdm import tqdm
+
+    spec = get_algo(plan["algorithm"])
+    total = len(plan["seeds"]) * len(plan["targets"])
+    bar = tqdm(total=total, desc=f"{plan['task']} {plan['algorithm']}", unit="eval", disable=not progress_bar)
+
+    def on_point(seed: int, j: int, row: dict[str, Any]) -> None:
+        bar.update(1)
+        bar.set_postfix(seed=seed, decisions=row["step_count"], score=f"{row['score'][0]:.3f}")
+        write_results(folder, plan)
+
+    try:
+        for seed in plan["seeds"]:
+            done = _rows_done(folder, seed)
+            bar.update(done)
+            run_seed(folder, plan, seed, on_point=on_point)
+    finally:
+        bar.close()
+    doc = write_results(folder, plan)
+    del spec
+    return doc
+
+
+def _rows_done(folder: Path, seed: int) -> int:
+    path = folder / f"seed-{seed}" / "progress.json"
+    if not path.exists():
+        return 0
+    try:
+        return len(json.loads(path.read_text(encoding="utf-8"))["rows"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0

@@ -1,0 +1,278 @@
+"""The benchmark's tasks: what a learner plays, against whom, from where, and how it is scored.
+
+Every task has a versioned id, ``ffo/<name>/v<N>``. The version is bumped whenever what the task measures
+changes: the rules (engine version), the game data, the observation layout, the opponents' play or the
+start states. So that a changed installation cannot silently run an old version, each task has a
+*fingerprint* (:func:`fingerprint`): a hash of the engine version, the data files, the observation spec,
+the task's definition, its start-state file and the behaviour of every bot it uses (each bot plays a fixed
+probe position and its decisions are hashed, which catches a changed bot config or bot code). The
+fingerprints of the current versions are frozen in ``data/fingerprints.json``; ``ffo benchmark run``
+refuses a task whose fingerprint no longer matches (bump the version and refreeze), and every result
+records the fingerprint it ran on, so results of different versions are never pooled.
+
+Three kinds of task:
+
+- ``full``: the whole game (random setup, R2) as one side against one fixed opponent;
+- ``endgame``: the last three turns (from the first position of turn 13) of games between the two
+  ``expert`` bots, from a versioned set of 32 saved states (:mod:`benchmarks.protocol.states`), as one
+  side against that side's opponent ``expert``: ~100 learner decisions a game, so a curve moves in minutes;
+- ``selfplay``: the learner trains both sides against each other and is rated (Elo) against the frozen
+  reference ladder (:mod:`benchmarks.protocol.ladder_ref`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from benchmarks.protocol.states import DATA_DIR, file_sha256
+
+EVAL_SEED_BASE = 20_000  # evaluation game i uses seed EVAL_SEED_BASE + i (training never draws these)
+FINGERPRINTS = DATA_DIR / "fingerprints.json"
+TASK_KINDS = ("full", "endgame", "selfplay")
+
+
+class TaskError(ValueError):
+    """An unknown task or version, or a task this installation can no longer run as it was defined."""
+
+
+@dataclass(frozen=True)
+class Task:
+    id: str
+    kind: str  # one of TASK_KINDS
+    side: str | None  # the learner's side (None: both, self-play)
+    opponent: str | None  # the fixed opponent's agent name (training and evaluation)
+    eval_games: int  # evaluation games per evaluation point (self-play: per reference and seat)
+    short_budget: int  # learner decisions of the short track
+    long_budget: int  # learner decisions of the long track
+    description: str
+    states: str | None = None  # state-set file in data/ (endgame tasks)
+    references: tuple[str, ...] = ()  # self-play: the reference agents of the frozen ladder
+    counts: bool = True  # False: solved by an untrained policy, listed for reference only
+    note: str = ""
+    strongest: str = "expert"  # the bot whose score is the normalised score's 1
+
+    @property
+    def name(self) -> str:
+        return self.id.split("/")[1]
+
+    @property
+    def version(self) -> int:
+        return int(self.id.rsplit("/v", 1)[1])
+
+    def definition(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def sides(self) -> tuple[str, ...]:
+        return ("french", "german") if self.side is None else (self.side,)
+
+    def bots(self) -> list[str]:
+        """Every bot the task's scores depend on."""
+        names = {self.strongest, "random"} | set(self.references)
+        if self.opponent:
+            names.add(self.opponent)
+        return sorted(names)
+
+    def state_path(self) -> Path | None:
+        return None if self.states is None else DATA_DIR / self.states
+
+
+_ENDGAME = "endgame-t13-v1.json.gz"
+TASKS: dict[str, Task] = {
+    t.id: t
+    for t in [
+        Task(
+            "ffo/french-endgame/v1",
+            "endgame",
+            "french",
+            "expert",
+            32,
+            20_000,
+            200_000,
+            "France plays the last 3 turns (13-15) of 32 expert-vs-expert games against the German expert",
+            states=_ENDGAME,
+        ),
+        Task(
+            "ffo/german-endgame/v1",
+            "endgame",
+            "german",
+            "expert",
+            32,
+            20_000,
+            200_000,
+            "Germany plays the last 3 turns (13-15) of 32 expert-vs-expert games against the French expert",
+            states=_ENDGAME,
+        ),
+        Task(
+            "ffo/french-vs-random/v1",
+            "full",
+            "french",
+            "random",
+            20,
+            100_000,
+            2_000_000,
+            "France plays the whole game against the random German",
+            counts=False,
+            note="solved by an untrained policy (see the docs): listed for reference, not a benchmark task",
+        ),
+        Task(
+            "ffo/french-vs-heuristic/v1",
+            "full",
+            "french",
+            "heuristic",
+            20,
+            100_000,
+            2_000_000,
+            "France plays the whole game against the German heuristic",
+        ),
+        Task(
+            "ffo/french-vs-expert/v1",
+            "full",
+            "french",
+            "expert",
+            20,
+            100_000,
+            2_000_000,
+            "France plays the whole game against the German expert",
+        ),
+        Task(
+            "ffo/german-vs-random/v1",
+            "full",
+            "german",
+            "random",
+            20,
+            100_000,
+            2_000_000,
+            "Germany plays the whole game against the random French",
+        ),
+        Task(
+            "ffo/german-vs-heuristic/v1",
+            "full",
+            "german",
+            "heuristic",
+            20,
+            100_000,
+            2_000_000,
+            "Germany plays the whole game against the French heuristic",
+        ),
+        Task(
+            "ffo/german-vs-expert/v1",
+            "full",
+            "german",
+            "expert",
+            20,
+            100_000,
+            2_000_000,
+            "Germany plays the whole game against the French expert",
+        ),
+        Task(
+            "ffo/selfplay-ladder/v1",
+            "selfplay",
+            None,
+            None,
+            10,
+            100_000,
+            2_000_000,
+            "Both sides learn against each other; rated (Elo) against the frozen reference ladder "
+            "(random, heuristic, expert on each side)",
+            references=("random", "heuristic", "expert"),
+        ),
+    ]
+}
+
+
+def get_task(task_id: str) -> Task:
+    """The task ``task_id`` (``ffo/<name>/v<N>``); a TaskError names the known ids or versions."""
+    task = TASKS.get(task_id)
+    if task is not None:
+        return task
+    base = task_id.rsplit("/v", 1)[0]
+    versions = sorted(t.id for t in TASKS.values() if t.id.rsplit("/v", 1)[0] == base)
+    if versions:
+        raise TaskError(
+            f"unknown version of task {base!r}: {task_id!r}; this installation has {', '.join(versions)}"
+        )
+    raise TaskError(f"unknown task {task_id!r}; expected one of {', '.join(TASKS)} ('ffo benchmark tasks')")
+
+
+# ------------------------------------------------------------------ fingerprint
+
+
+def _data_hash() -> dict[str, str]:
+    from ffo_env.core.datasets import data_dir
+    from ffo_env.envs.aec import make_game
+
+    folder = data_dir(None)
+    h = hashlib.sha256()
+    for p in sorted(folder.iterdir()):
+        if p.is_file():
+            h.update(p.name.encode() + b"\0" + p.read_bytes())
+    return {"version": make_game("random").scenario.version, "sha256": h.hexdigest()[:16]}
+
+
+@lru_cache(maxsize=32)
+def bot_probe(name: str, probe_decisions: int = 300) -> str:
+    """A hash of ``name``'s decisions on both sides over the first ``probe_decisions`` decisions of a fixed
+    game (seed 0, random setup), the bot playing both sides: any change to the bot's play there changes it."""
+    from agents import make_agent
+    from ffo_env.envs.aec import make_game
+
+    state = make_game("random").new_initial_state(0)
+    bots = {side: make_agent(name, side, seed=1) for side in ("french", "german")}
+    h = hashlib.sha256()
+    for _ in range(probe_decisions):
+        if state.is_terminal():
+            break
+        a = int(bots[state.current_agent].act_state(state))
+        h.update(a.to_bytes(2, "little"))
+        state.apply_action(a)
+    return h.hexdigest()[:16]
+
+
+def fingerprint_inputs(task: Task) -> dict[str, Any]:
+    from agents.policy import spec_hash
+    from ffo_env.core.version import ENGINE_VERSION
+
+    path = task.state_path()
+    return {
+        "engine": ENGINE_VERSION,
+        "data": _data_hash(),
+        "observation": spec_hash(),
+        "task": task.definition(),
+        "states": None if path is None else file_sha256(path),
+        "bots": {name: bot_probe(name) for name in task.bots()},
+    }
+
+
+def fingerprint(task: Task) -> str:
+    text = json.dumps(fingerprint_inputs(task), sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def frozen_fingerprints() -> dict[str, str]:
+    try:
+        doc = json.loads(FINGERPRINTS.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise TaskError(f"{FINGERPRINTS}: cannot read the frozen task fingerprints ({e})") from e
+    if not isinstance(doc, dict):
+        raise TaskError(f"{FINGERPRINTS}: expected a mapping of task id to fingerprint")
+    return {str(k): str(v) for k, v in doc.items()}
+
+
+def check_current(task: Task) -> str:
+    """The task's fingerprint, after checking it is the one its version was frozen with."""
+    fp = fingerprint(task)
+    frozen = frozen_fingerprints().get(task.id)
+    if frozen is None:
+        raise TaskError(f"task {task.id} has no frozen fingerprint in {FINGERPRINTS}")
+    if fp != frozen:
+        raise TaskError(
+            f"task {task.id} was frozen with fingerprint {frozen}, this installation computes {fp}: the rules, "
+            "data, observation, opponents or start states changed since; bump the task's version "
+            "(benchmarks/protocol/tasks.py) and refreeze (python -m benchmarks.protocol.freeze)"
+        )
+    return fp

@@ -1,0 +1,300 @@
+"""The benchmark protocol (benchmarks/protocol, ``ffo benchmark``): tasks, runs, statistics, reports, bad input.
+
+Fast tests here; the smoke runs of the learning algorithms and the kill/resume run are in
+tests/test_benchmark_protocol_slow.py (marked slow)."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from benchmarks.protocol import stats
+from benchmarks.protocol.ladder_ref import rate_one
+from ffo_env.cli import main
+
+
+def _ffo(capsys, *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ------------------------------------------------------------------ statistics against hand-computed values
+
+
+def test_iqm_drops_a_quarter_at_each_end_like_scipy_trim_mean():
+    # 8 values: int(0.25 * 8) = 2 dropped at each end -> mean(3, 4, 5, 6) = 4.5
+    assert stats.iqm([np.array([8, 1, 7, 2, 6, 3, 5, 4.0])]) == 4.5
+    # 5 values: int(1.25) = 1 at each end -> mean(2, 3, 10) = 5
+    assert stats.iqm([np.array([1.0, 2, 3, 10, 100])]) == 5.0
+    # pooled over tasks of different sizes: [0, 1] + [0.5, 0.5, 1, 0] -> sorted 0,0,0.5,0.5,1,1 -> cut 1 each end
+    assert stats.iqm([np.array([0.0, 1]), np.array([0.5, 0.5, 1, 0])]) == 0.5
+
+
+def test_median_mean_and_optimality_gap_over_task_means():
+    tasks = [np.array([0.0, 1.0]), np.array([0.5, 0.7]), np.array([1.2, 1.4])]  # task means .5, .6, 1.3
+    assert math.isclose(stats.aggregate_mean(tasks), (0.5 + 0.6 + 1.3) / 3)
+    assert math.isclose(stats.aggregate_median(tasks), 0.6)
+    # clipped at 1: 0, 1, .5, .7, 1, 1 -> mean 4.2 / 6 = 0.7 -> gap 0.3
+    assert math.isclose(stats.optimality_gap(tasks), 0.3)
+
+
+def test_probability_of_improvement_counts_pairs_and_half_ties():
+    # task 1: x = [1, 2], y = [1, 0]: pairs x>y: (1>0), (2>1), (2>0) = 3, ties (1=1) = 1 -> (3 + .5) / 4
+    # task 2: x = [0], y = [1]: 0
+    p, lo, hi = stats.probability_of_improvement(
+        [np.array([1.0, 2]), np.array([0.0])], [np.array([1.0, 0]), np.array([1.0])], reps=200
+    )
+    assert math.isclose(p, (3.5 / 4 + 0.0) / 2)
+    assert lo <= p <= hi
+    same = stats.probability_of_improvement(
+        [np.array([0.2, 0.4, 0.9])], [np.array([0.2, 0.4, 0.9])], reps=100
+    )
+    assert same[0] == 0.5
+
+
+def test_performance_profile_is_the_fraction_of_runs_above_tau():
+    tasks = [np.array([0.0, 0.5, 1.0]), np.array([0.25])]
+    assert stats.performance_profile(tasks, [-1, 0.0, 0.3, 0.5, 1.0]).tolist() == [1.0, 0.75, 0.5, 0.25, 0.0]
+
+
+def test_stratified_bootstrap_resamples_within_tasks_and_gives_percentiles():
+    # a task whose runs all agree has no spread however it is resampled
+    point, lo, hi = stats.interval([np.array([0.3, 0.3, 0.3]), np.array([0.7, 0.7])], stats.aggregate_mean)
+    assert (point, lo, hi) == pytest.approx((0.5, 0.5, 0.5))
+    # one task of two runs {0, 1}: a replicate's mean is 0, .5 or 1 with probability 1/4, 1/2, 1/4, so the
+    # 2.5th and 97.5th percentiles of 4000 replicates are 0 and 1
+    point, lo, hi = stats.interval([np.array([0.0, 1.0])], stats.aggregate_mean, reps=4000, seed=3)
+    assert (point, lo, hi) == (0.5, 0.0, 1.0)
+    # the same seed gives the same interval
+    assert stats.interval([np.array([0.1, 0.4, 0.8, 0.9])], reps=500, seed=7) == stats.interval(
+        [np.array([0.1, 0.4, 0.8, 0.9])], reps=500, seed=7
+    )
+
+
+def test_elo_against_frozen_ratings_is_where_the_expected_score_matches():
+    # an even score against one opponent rated 500 puts the agent near 500 (pulled slightly to the prior's 0)
+    elo, lo, hi = rate_one([(500.0, 50.0, 100)])
+    assert 470 < elo < 500 and lo < elo < hi
+    # 75 % against a 0-rated opponent: 400 * log10(3) = 190.8 without the prior
+    elo, _, _ = rate_one([(0.0, 750.0, 1000)])
+    assert abs(elo - 190.8) < 3
+
+
+# ------------------------------------------------------------------ tasks
+
+
+def test_tasks_lists_every_task_with_a_version_and_json(capsys):
+    code, out, _ = _ffo(capsys, "benchmark", "tasks", "--json")
+    assert code == 0
+    rows = json.loads(out)
+    ids = {r["id"] for r in rows}
+    assert {"ffo/french-endgame/v1", "ffo/german-vs-expert/v1", "ffo/selfplay-ladder/v1"} <= ids
+    assert all(r["id"].rsplit("/v", 1)[1].isdigit() for r in rows)
+    assert {r["kind"] for r in rows} == {"full", "endgame", "selfplay"}
+
+
+def test_the_frozen_fingerprints_match_this_installation():
+    """Fails when the rules, data, observation, a bot or a state set changed: bump the task versions."""
+    from benchmarks.protocol.tasks import TASKS, check_current
+
+    for task in TASKS.values():
+        check_current(task)
+
+
+def test_the_state_set_is_valid_and_regenerates_the_same_first_state():
+    from benchmarks.protocol.states import DATA_DIR, load_state_set, play_to_turn, start_states
+
+    path = DATA_DIR / "endgame-t13-v1.json.gz"
+    doc = load_state_set(path)
+    states = start_states(path)
+    assert len(states) == 32 and all(s.turn == 13 and not s.is_terminal() for s in states)
+    assert play_to_turn(doc["made_by"]["seeds"][0], 13) == doc["states"][0]
+
+
+def test_single_agent_env_starts_from_a_given_state_and_refuses_a_damaged_one():
+    from benchmarks.protocol.envs import eval_start
+    from benchmarks.protocol.tasks import get_task
+    from ffo_env.core.state_check import StateError
+    from ffo_env.envs.single_agent import FFOSingleAgentEnv
+
+    start = eval_start(get_task("ffo/german-endgame/v1"), 0)
+    env = FFOSingleAgentEnv(side="german", opponent=None)
+    env.reset(seed=1, options={"state": start.to_dict()})
+    assert env.game_state.turn == 13 and int(env.game_state.player) == 1
+    env.reset(seed=1, options={"state": start})
+    assert env.game_state is not start and env.game_state.turn == 13
+    bad = start.to_dict()
+    bad["loc"] = bad["loc"][:-1]
+    with pytest.raises(StateError):
+        env.reset(options={"state": bad})
+    with pytest.raises(TypeError):
+        env.reset(options={"state": "13"})
+
+
+# ------------------------------------------------------------------ runs and reports
+
+
+@pytest.fixture(scope="module")
+def reference_runs(tmp_path_factory) -> Path:
+    """Tiny reference runs of the endgame task (random, expert) and the self-play task (random)."""
+    root = tmp_path_factory.mktemp("bench")
+    for algo in ("random", "expert"):
+        assert main(["benchmark", "run", "--task", "ffo/german-endgame/v1", "--algo", algo, "--seeds", "2",
+                     "--eval-games", "2", "--out", str(root / algo), "--no-progress"]) == 0  # fmt: skip
+    return root
+
+
+def test_reference_runs_write_the_documented_layout(reference_runs):
+    doc = json.loads((reference_runs / "random" / "results.json").read_text())
+    assert doc["format"] == "ffo-benchmark-result" and doc["meta"]["cpu"] and doc["meta"]["libraries"]
+    runs = doc["ffo_env"]["ffo/german-endgame/v1"]["random"]
+    assert set(runs) == {"seed_0", "seed_1"}
+    run = runs["seed_0"]
+    assert run["run_meta"]["fingerprint"] and run["run_meta"]["complete"]
+    assert run["step_0"]["step_count"] == 0 and run["step_0"]["score"] == run["absolute_metrics"]["score"]
+    assert "wall_seconds" in run["step_0"]
+    # the random German loses both evaluation games from these expert-vs-expert positions
+    assert run["step_0"]["score"] == [0.0]
+
+
+def test_report_pools_runs_normalises_and_draws(reference_runs, tmp_path, capsys):
+    code, out, _ = _ffo(
+        capsys, "benchmark", "report", str(reference_runs), "--out", str(tmp_path / "rep"), "--reps", "200"
+    )
+    assert code == 0, out
+    rep = json.loads((tmp_path / "rep" / "report.json").read_text())
+    task = rep["tasks"]["ffo/german-endgame/v1"]
+    assert set(task["algorithms"]) == {"random", "expert"}
+    assert task["normalisation"] == {"random": 0.0, "expert": 1.0}
+    assert task["algorithms"]["expert"]["normalised"]["values"] == [1.0, 1.0]
+    assert (tmp_path / "rep" / "ffo_german-endgame_v1.png").stat().st_size > 1000
+    assert (tmp_path / "rep" / "performance_profile.png").exists()
+
+
+def _copy_with(src: Path, dst: Path, edit) -> None:
+    doc = json.loads((src / "results.json").read_text())
+    edit(doc)
+    dst.mkdir(parents=True)
+    (dst / "results.json").write_text(json.dumps(doc))
+
+
+def test_report_refuses_to_pool_another_task_version(reference_runs, tmp_path, capsys):
+    def to_v2(doc):
+        runs = doc["ffo_env"].pop("ffo/german-endgame/v1")
+        for r in runs["random"].values():
+            r["run_meta"]["task"] = "ffo/german-endgame/v2"
+        doc["ffo_env"]["ffo/german-endgame/v2"] = runs
+
+    _copy_with(reference_runs / "random", tmp_path / "v2", to_v2)
+    out_dir = tmp_path / "rep"
+    code, _, err = _ffo(
+        capsys,
+        "benchmark",
+        "report",
+        str(reference_runs / "expert"),
+        str(tmp_path / "v2"),
+        "--out",
+        str(out_dir),
+    )
+    assert code == 2 and "refusing to pool" in err and "ffo/german-endgame/v2" in err
+    assert not out_dir.exists()
+
+    def other_fingerprint(doc):
+        for r in doc["ffo_env"]["ffo/german-endgame/v1"]["random"].values():
+            r["run_meta"]["fingerprint"] = "0000000000000000"
+
+    _copy_with(reference_runs / "random", tmp_path / "fp", other_fingerprint)
+    code, _, err = _ffo(
+        capsys,
+        "benchmark",
+        "report",
+        str(reference_runs / "expert"),
+        str(tmp_path / "fp"),
+        "--out",
+        str(out_dir),
+    )
+    assert code == 2 and "fingerprints" in err
+
+
+def test_report_refuses_a_damaged_result_file(reference_runs, tmp_path, capsys):
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "results.json").write_text('{"format": "ffo-benchmark-result", "version": 1, "ffo_env": {')
+    code, _, err = _ffo(capsys, "benchmark", "report", str(bad), "--out", str(tmp_path / "rep"))
+    assert code == 2 and err.count("\n") == 1 and "damaged" in err and str(bad) in err
+    (bad / "results.json").write_text(
+        json.dumps(
+            {
+                "format": "ffo-benchmark-result",
+                "version": 1,
+                "ffo_env": {"t": {"a": {"seed_0": {"run_meta": {}}}}},
+            }
+        )
+    )
+    code, _, err = _ffo(capsys, "benchmark", "report", str(bad), "--out", str(tmp_path / "rep"))
+    assert code == 2 and "missing 'task'" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--task", "ffo/nope/v1", "--algo", "random"], "unknown task 'ffo/nope/v1'"),
+        (["--task", "ffo/french-endgame/v9", "--algo", "random"], "unknown version of task"),
+        (["--task", "ffo/french-endgame/v1", "--algo", "alphazero"], "unknown algorithm 'alphazero'"),
+        (["--task", "ffo/french-endgame/v1", "--algo", "random", "--budget", "0"], "--budget must be in"),
+        (
+            ["--task", "ffo/french-endgame/v1", "--algo", "random", "--budget", "10" * 9],
+            "--budget must be in",
+        ),
+        (["--task", "ffo/french-endgame/v1", "--algo", "random", "--seeds", "0"], "--seeds must be in"),
+        (["--task", "ffo/french-endgame/v1", "--algo", "random", "--seeds", "101"], "--seeds must be in"),
+        (["--task", "ffo/french-endgame/v1", "--algo", "random", "--evals", "1"], "--evals must be in"),
+    ],
+)
+def test_bad_run_input_is_one_error_and_writes_nothing(argv, message, tmp_path, capsys):
+    out_dir = tmp_path / "out"
+    code, _, err = _ffo(capsys, "benchmark", "run", *argv, "--out", str(out_dir), "--no-progress")
+    assert code == 2 and message in err and err.startswith("error: ") and err.count("\n") == 1
+    assert not out_dir.exists()
+
+
+def test_run_refuses_a_used_folder_and_resume_refuses_a_damaged_plan(reference_runs, tmp_path, capsys):
+    before = (reference_runs / "random" / "results.json").read_bytes()
+    code, _, err = _ffo(capsys, "benchmark", "run", "--task", "ffo/german-endgame/v1", "--algo", "random",
+                        "--out", str(reference_runs / "random"), "--no-progress")  # fmt: skip
+    assert code == 2 and "--resume" in err
+    assert (reference_runs / "random" / "results.json").read_bytes() == before
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "plan.json").write_text("{not json")
+    code, _, err = _ffo(capsys, "benchmark", "run", "--resume", str(broken))
+    assert code == 2 and "damaged" in err
+    code, _, err = _ffo(capsys, "benchmark", "run", "--resume", str(tmp_path / "none"))
+    assert code == 2 and "not a benchmark run folder" in err
+
+
+def test_resume_of_a_finished_reference_run_changes_no_score(reference_runs, capsys):
+    before = json.loads((reference_runs / "expert" / "results.json").read_text())
+    code, _, _ = _ffo(capsys, "benchmark", "run", "--resume", str(reference_runs / "expert"), "--no-progress")
+    after = json.loads((reference_runs / "expert" / "results.json").read_text())
+    assert code == 0 and after["ffo_env"] == before["ffo_env"]
+
+
+def test_self_play_task_rates_both_sides_against_the_frozen_ladder(tmp_path, capsys):
+    code, _, err = _ffo(capsys, "benchmark", "run", "--task", "ffo/selfplay-ladder/v1", "--algo", "random",
+                        "--seeds", "1", "--eval-games", "1", "--out", str(tmp_path / "sp"), "--no-progress")  # fmt: skip
+    assert code == 0, err
+    run = json.loads((tmp_path / "sp" / "results.json").read_text())["ffo_env"]["ffo/selfplay-ladder/v1"][
+        "random"
+    ]
+    ev = run["seed_0"]["step_0"]["eval"]
+    assert set(ev["elo"]) == {"french", "german"}
+    assert len(ev["opponents"]) == 6  # 3 references x 2 seats, one game each
+    assert run["seed_0"]["step_0"]["score"][0] == pytest.approx(
+        (ev["elo"]["french"]["elo"] + ev["elo"]["german"]["elo"]) / 2
+    )
