@@ -21,10 +21,13 @@ Observation         ``{"observation": Dict(planes, globals, units),
                     :mod:`ffo_env.encoding.observation`. With
                     ``observation_format="flat"`` the ``"observation"`` is one
                     1-D float32 ``Box`` (layout and offset lookup:
-                    :mod:`ffo_env.envs.flat`), the mask beside it as before
+                    :mod:`ffo_env.envs.flat`), the mask beside it as before;
+                    ``observation_format="compact"``: a 1-D float32 ``Box`` of
+                    4,490 floats (:mod:`ffo_env.encoding.compact`)
 Global state        ``state()`` / ``state_space``: the omniscient flat
                     observation seen from the French side (every unit
-                    revealed), for centralised critics; ``game_state`` is
+                    revealed; compact with ``observation_format="compact"``),
+                    for centralised critics; ``game_state`` is
                     the core :class:`State`
 Rewards             ``reward="win"``: +1 / -1 at the end (rule 4.3), else 0;
                     ``reward="shaped"``: plus ``shaping_scale`` x the change of
@@ -80,10 +83,11 @@ from ffo_env.core.game import Game, RulesOptions
 from ffo_env.core.scenario import scenario_for
 from ffo_env.core.sides import SIDE_NAMES, Side
 from ffo_env.core.state import State
+from ffo_env.encoding.compact import compact_encoder_for
 from ffo_env.encoding.observation import encoder_for
 from ffo_env.envs.flat import flat_layout
 from ffo_env.envs.render import Renderer
-from ffo_env.envs.spaces import action_mask_space, action_space, observation_dict_space
+from ffo_env.envs.spaces import action_mask_space, action_space, compact_space, observation_dict_space
 
 __all__ = [
     "AGENTS",
@@ -112,7 +116,7 @@ def shaped_vp(state: State) -> int:
 VIEWS = ("player", "omniscient")
 RENDER_MODES = ("ansi", "rgb_array", "human")
 ILLEGAL_ACTION_MODES = ("penalty", "raise")
-OBSERVATION_FORMATS = ("dict", "flat")
+OBSERVATION_FORMATS = ("dict", "flat", "compact")
 
 
 def as_action(action: Any, n_actions: int) -> int:
@@ -233,9 +237,16 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self.illegal_action = illegal_action
         self.observation_format = observation_format
         self._flat = flat_layout(self.game)
-        inner = self._flat.space() if observation_format == "flat" else observation_dict_space(self.game)
+        self._compact = compact_encoder_for(self.game) if observation_format == "compact" else None
+        inner: spaces.Space = (
+            self._flat.space()
+            if observation_format == "flat"
+            else compact_space(self.game)
+            if self._compact is not None
+            else observation_dict_space(self.game)
+        )
         obs_space = spaces.Dict({"observation": inner, "action_mask": action_mask_space(self.game)})
-        self.state_space = self._flat.space()
+        self.state_space = compact_space(self.game) if self._compact is not None else self._flat.space()
         self.observation_spaces = {a: obs_space for a in AGENTS}
         self.action_spaces = {a: action_space(self.game) for a in AGENTS}
         self._state: State | None = None
@@ -263,7 +274,10 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
 
     def state(self) -> np.ndarray:
         """The global state for centralised critics: the omniscient observation from the French side,
-        flat (``state_space``; layout :mod:`ffo_env.envs.flat`). Not for acting agents."""
+        flat (``state_space``; layout :mod:`ffo_env.envs.flat`), or compact with ``observation_format=
+        "compact"``. Not for acting agents."""
+        if self._compact is not None:
+            return self._compact.encode(self.game_state, 0, True)
         obs = self._encoder.encode(self.game_state, 0, True)
         return self._flat.flatten(obs)
 
@@ -390,6 +404,11 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         if self._acting(agent):
             legal = s.legal_actions()
             mask[legal] = 1
+        if self._compact is not None:
+            return {
+                "observation": self._compact.encode(s, side, self.omniscient, legal=legal),
+                "action_mask": mask,
+            }
         obs: Any = self._encoder.encode(s, side, self.omniscient, legal=legal)
         if self.observation_format == "flat":
             obs = self._flat.flatten(obs)
@@ -425,7 +444,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
     def __deepcopy__(self, memo: dict[int, Any]) -> raw_env:
         new = raw_env.__new__(raw_env)
         memo[id(self)] = new
-        shared = {"game", "_encoder", "observation_spaces", "_renderer", "_flat", "state_space"}
+        shared = {"game", "_encoder", "observation_spaces", "_renderer", "_flat", "_compact", "state_space"}
         for k, v in self.__dict__.items():
             if k in shared:
                 new.__dict__[k] = v
@@ -436,7 +455,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         return new
 
     def __getstate__(self) -> dict[str, Any]:
-        d = {k: v for k, v in self.__dict__.items() if k not in ("_encoder", "_renderer", "game", "_flat")}
+        skip = ("_encoder", "_renderer", "game", "_flat", "_compact")
+        d = {k: v for k, v in self.__dict__.items() if k not in skip}
         d["_game_options"] = self.game.options.to_dict()
         # the data as it was given (a user's folder by its path), else a shipped version by its name
         version = self.game.scenario.version
@@ -452,6 +472,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self.game = game
         self._encoder = encoder_for(game)
         self._flat = flat_layout(game)
+        self._compact = compact_encoder_for(game) if self.observation_format == "compact" else None
         self._renderer = None
 
 

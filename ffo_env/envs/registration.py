@@ -10,6 +10,10 @@ id                             environment
                                :mod:`ffo_env.envs.flat`; the mask from ``action_masks()`` and
                                ``info["action_mask"]``
 ``ffo_env/German-flat-v0``     the same for Germany
+``ffo_env/French-compact-v0``  France, ``observation_space`` = the 1-D float32 ``Box`` of 4,490 floats of
+                               :mod:`ffo_env.encoding.compact` (for stock MLP scripts); the mask as
+                               for the flat ids
+``ffo_env/German-compact-v0``  the same for Germany
 =============================  ======================================================================
 
 Keyword arguments of ``gymnasium.make`` go to :class:`~ffo_env.envs.single_agent.FFOSingleAgentEnv`:
@@ -22,20 +26,27 @@ works without importing ``ffo_env`` first.
 
 from __future__ import annotations
 
-ENV_IDS = ("ffo_env/French-v0", "ffo_env/German-v0", "ffo_env/French-flat-v0", "ffo_env/German-flat-v0")
+ENV_IDS = (
+    "ffo_env/French-v0",
+    "ffo_env/German-v0",
+    "ffo_env/French-flat-v0",
+    "ffo_env/German-flat-v0",
+    "ffo_env/French-compact-v0",
+    "ffo_env/German-compact-v0",
+)
 # the entry point resolves agent names, which belong to the layer above the environments
 ENTRY_POINT = "agents.gym_entry:make_single_agent_env"
 
 
 def register_envs() -> None:
-    """Register the four ids (once; a second call changes nothing)."""
+    """Register the ids (once; a second call changes nothing)."""
     import gymnasium
 
     for env_id in ENV_IDS:
         if env_id in gymnasium.registry:
             continue
         side = "french" if "/French" in env_id else "german"
-        fmt = "flat" if "-flat-" in env_id else "dict"
+        fmt = "flat" if "-flat-" in env_id else "compact" if "-compact-" in env_id else "dict"
         gymnasium.register(
             id=env_id,
             entry_point=ENTRY_POINT,

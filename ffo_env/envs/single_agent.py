@@ -5,7 +5,9 @@
 - observation: ``Dict(planes, globals, units)`` of the learner's side (the same
   arrays as the AEC env's ``"observation"``, :mod:`ffo_env.encoding.observation`);
   suitable for stable-baselines3 ``MultiInputPolicy``; with ``observation_format="flat"``
-  one 1-D float32 ``Box`` (layout: :mod:`ffo_env.envs.flat`) for MLPs and stock scripts;
+  one 1-D float32 ``Box`` (layout: :mod:`ffo_env.envs.flat`) for MLPs and stock scripts; with
+  ``observation_format="compact"`` a 1-D float32 ``Box`` of 4,490 floats
+  (:mod:`ffo_env.encoding.compact`), for stock MLP scripts that must run fast;
 - action: ``Discrete(1607)`` (index ranges in :mod:`ffo_env.envs.aec`);
   :meth:`action_masks` gives the legal actions for sb3-contrib ``MaskablePPO``
   (also through ``SubprocVecEnv``: it is a plain method);
@@ -30,7 +32,8 @@
 - ``game_state`` is the core :class:`~ffo_env.core.state.State` (``state`` is the same, kept for old code).
 
 Registered with gymnasium as ``ffo_env/French-v0``, ``ffo_env/German-v0`` and the flat
-``ffo_env/French-flat-v0``, ``ffo_env/German-flat-v0`` (:mod:`ffo_env.envs.registration`).
+``ffo_env/French-flat-v0``, ``ffo_env/German-flat-v0`` and the compact ``ffo_env/French-compact-v0``,
+``ffo_env/German-compact-v0`` (:mod:`ffo_env.envs.registration`).
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ import gymnasium as gym
 import numpy as np
 
 from ffo_env.core.state import State
+from ffo_env.encoding.compact import compact_encoder_for
 from ffo_env.encoding.observation import encoder_for
 from ffo_env.envs.aec import (
     AGENTS,
@@ -57,7 +61,7 @@ from ffo_env.envs.aec import (
 )
 from ffo_env.envs.flat import flat_layout
 from ffo_env.envs.render import Renderer
-from ffo_env.envs.spaces import action_space, observation_dict_space
+from ffo_env.envs.spaces import action_space, compact_space, observation_dict_space
 
 __all__ = ["FFOSingleAgentEnv"]
 
@@ -103,8 +107,13 @@ class FFOSingleAgentEnv(gym.Env):
         self.encoder = encoder_for(self.game)
         self.observation_format = observation_format
         self._flat = flat_layout(self.game)
+        self._compact = compact_encoder_for(self.game) if observation_format == "compact" else None
         self.observation_space = (
-            self._flat.space() if observation_format == "flat" else observation_dict_space(self.game)
+            self._flat.space()
+            if observation_format == "flat"
+            else compact_space(self.game)
+            if self._compact is not None
+            else observation_dict_space(self.game)
         )
         self.action_space = action_space(self.game)
         self.fixed_opponent = opponent
@@ -262,6 +271,8 @@ class FFOSingleAgentEnv(gym.Env):
 
     def _obs(self) -> Any:
         assert self.state is not None
+        if self._compact is not None:
+            return self._compact.encode(self.state, self.learner, self.omniscient)
         obs = self.encoder.encode(self.state, self.learner, self.omniscient)
         if self.observation_format == "flat":
             return self._flat.flatten(obs)

@@ -6,6 +6,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ffo_env.core.game import Game
+from ffo_env.encoding.compact import compact_encoder_for
 from ffo_env.encoding.observation import (
     GLOBAL_HIGH,
     GLOBAL_LOW,
@@ -32,6 +33,12 @@ def observation_dict_space(game: Game) -> spaces.Dict:
             "units": spaces.Box(low=0.0, high=1.0, shape=(n_units, N_UNIT_FEATURES), dtype=np.float32),
         }
     )
+
+
+def compact_space(game: Game) -> spaces.Box:
+    """The 1-D float32 ``Box`` of the compact observation (layout: :mod:`ffo_env.encoding.compact`)."""
+    lay = compact_encoder_for(game).layout
+    return spaces.Box(low=lay.low, high=lay.high, shape=(lay.size,), dtype=np.float32)
 
 
 def action_mask_space(game: Game) -> spaces.Box:
