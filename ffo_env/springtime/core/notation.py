@@ -39,6 +39,8 @@ The position is put at the start of the impulse, and the engine runs exactly as 
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from ffo_env.core.dice import Dice
 from ffo_env.springtime.core.data import ALLIED, AXIS, SIDE_AGS, SIDE_NAMES
 from ffo_env.springtime.core.game import Game, RulesOptions
@@ -66,6 +68,11 @@ def _unit(g: Game, text: str, line: str) -> int:
 
 def seed_for_rolls(rolls: list[int], limit: int = 200000) -> int:
     """The first seed whose generator rolls ``rolls`` first (tests use it to fix the dice)."""
+    return _seed_for(tuple(rolls), limit)
+
+
+@lru_cache(maxsize=256)
+def _seed_for(rolls: tuple[int, ...], limit: int) -> int:
     for seed in range(limit):
         d = Dice(seed)
         if all(d.roll() == r for r in rolls):
