@@ -37,7 +37,8 @@ STAGES = ["pretrain:french", "pretrain:german", "r0:french", "r0:german", "r1:fr
 def _model(tmp_path: Path, seed: int = 0):  # noqa: ANN202 - an SB3 model
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from training.model import build_model, make_env_fn
+    from training.envs import make_env_fn
+    from training.model import build_model
     from training.opponents import OpponentPool
 
     cfg = TrainConfig(n_envs=1, vec_env="dummy")

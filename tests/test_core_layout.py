@@ -42,22 +42,23 @@ def _runtime_nodes(tree: ast.AST) -> list[ast.AST]:
     return out
 
 
-def core_imports(path: Path, modules: set[str]) -> set[str]:
-    """The ``ffo_env.core`` modules that module ``path`` imports when it runs."""
+def core_imports(path: Path, modules: set[str], package: str = PACKAGE) -> set[str]:
+    """The modules of ``package`` (default ``ffo_env.core``) that module ``path`` imports when it runs."""
     out: set[str] = set()
+    depth = package.count(".") + 1  # the module name's index in a dotted import
     for node in _runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             for alias in node.names:
-                if alias.name.startswith(PACKAGE + "."):
-                    out.add(alias.name.split(".")[2])
+                if alias.name.startswith(package + "."):
+                    out.add(alias.name.split(".")[depth])
         elif isinstance(node, ast.ImportFrom):
             base = node.module or ""
             if node.level:  # relative: from . import x / from .x import y
-                base = PACKAGE + ("." + base if base else "")
-            if base == PACKAGE:
+                base = package + ("." + base if base else "")
+            if base == package:
                 out.update(a.name for a in node.names if a.name in modules)
-            elif base.startswith(PACKAGE + "."):
-                out.add(base.split(".")[2])
+            elif base.startswith(package + "."):
+                out.add(base.split(".")[depth])
     return out & modules
 
 

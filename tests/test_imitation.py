@@ -37,7 +37,8 @@ def _job(**kw: object) -> CollectJob:
 def _model(tmp_path: Path) -> object:
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from training.model import build_model, make_env_fn
+    from training.envs import make_env_fn
+    from training.model import build_model
     from training.opponents import OpponentPool
 
     cfg = TrainConfig(n_envs=1, vec_env="dummy")

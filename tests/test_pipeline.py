@@ -207,7 +207,7 @@ def test_without_prefetch_a_pipelined_run_is_the_in_process_run_exactly(tmp_path
 def test_the_worker_finds_the_plane_entries_the_learner_would(tmp_path: Path) -> None:
     """The rollout worker sends the planes' non-zero entries with the rollout (the learner's minibatches read
     those instead of the planes): exactly the entries the learner finds from the rollout's planes itself."""
-    from training.model import plane_entries_of
+    from training.planes import plane_entries_of
 
     model = _model(_cfg(), tmp_path)
     model._setup_learn(N_STEPS * N_ENVS)
@@ -231,7 +231,7 @@ def test_a_rollout_with_more_plane_entries_than_its_slot_holds_is_read_from_its_
     """A slot has room for ENTRIES_PER_SAMPLE entries a sample on average; a rollout with more sends none, and
     the learner finds them from the planes: the same minibatches either way."""
     import training.pipeline as pipeline
-    from training.model import plane_entries_of
+    from training.planes import plane_entries_of
 
     monkeypatch.setattr(pipeline, "ENTRIES_PER_SAMPLE", 1)  # far fewer than any observation has
     model = _model(_cfg(), tmp_path)

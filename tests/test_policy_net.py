@@ -28,7 +28,8 @@ from training.config import TrainConfig  # noqa: E402
 def model(tmp_path_factory: pytest.TempPathFactory) -> object:
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from training.model import build_model, make_env_fn
+    from training.envs import make_env_fn
+    from training.model import build_model
     from training.opponents import OpponentPool
 
     cfg = TrainConfig(n_envs=1, vec_env="dummy")
@@ -329,7 +330,8 @@ def test_ppo_minibatches_carry_the_plane_entries_of_their_own_samples(tmp_path: 
     from stable_baselines3.common.vec_env import DummyVecEnv
 
     from agents.policy_net import PLANE_ENTRIES
-    from training.model import build_model, make_env_fn
+    from training.envs import make_env_fn
+    from training.model import build_model
     from training.opponents import OpponentPool
 
     cfg = TrainConfig(n_envs=2, vec_env="dummy")
@@ -392,7 +394,8 @@ def test_flat_heads_train_on_the_dense_planes(tmp_path: Path) -> None:
     minibatches keep the planes (an entries key would not be in the space)."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from training.model import build_model, make_env_fn
+    from training.envs import make_env_fn
+    from training.model import build_model
     from training.opponents import OpponentPool
 
     cfg = TrainConfig(n_envs=1, vec_env="dummy")

@@ -24,6 +24,12 @@ from pathlib import Path
 from typing import Any
 
 from ffo_env.atomic import atomic_write_bytes, atomic_write_text
+from training.run_folder import (
+    checkpoint_manifest_name,
+    checkpoint_weights_glob,
+    checkpoint_weights_name,
+    legacy_checkpoint_name,
+)
 
 FORMAT = "ffo-checkpoint"
 VERSION = 1
@@ -35,11 +41,11 @@ class CheckpointError(ValueError):
 
 
 def manifest_path(ckpt_dir: Path, side: str) -> Path:
-    return ckpt_dir / f"{side}.json"
+    return ckpt_dir / checkpoint_manifest_name(side)
 
 
 def legacy_zip(ckpt_dir: Path, side: str) -> Path:
-    return ckpt_dir / f"{side}.zip"
+    return ckpt_dir / legacy_checkpoint_name(side)
 
 
 def has_checkpoint(ckpt_dir: Path, side: str) -> bool:
@@ -74,7 +80,7 @@ def save_checkpoint(model: Any, ckpt_dir: Path, side: str) -> Path:
 
     ckpt_dir.mkdir(parents=True, exist_ok=True)
     steps = int(model.num_timesteps)
-    weights = ckpt_dir / f"{side}-{steps:012d}.pt"
+    weights = ckpt_dir / checkpoint_weights_name(side, steps)
     payload = {
         "policy": model.policy.state_dict(),
         "optimizer": model.policy.optimizer.state_dict(),
@@ -98,7 +104,7 @@ def save_checkpoint(model: Any, ckpt_dir: Path, side: str) -> Path:
     }
     path = manifest_path(ckpt_dir, side)
     atomic_write_text(path, json.dumps(manifest, indent=1) + "\n")
-    for old in ckpt_dir.glob(f"{side}-*.pt"):  # only now is the older one unreferenced
+    for old in ckpt_dir.glob(checkpoint_weights_glob(side)):  # only now is the older one unreferenced
         if old.name != weights.name:
             old.unlink(missing_ok=True)
     return path

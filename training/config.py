@@ -19,6 +19,8 @@ from agents.registry import is_agent_name
 from ffo_env.core.game import SETUP_MODES
 from ffo_env.core.sides import SIDE_NAMES
 
+# the run file of `ffo train` without --config
+DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "train_quick.yaml"
 VEC_ENVS = ("subproc", "dummy", "pipelined")
 REWARDS = ("win", "shaped")
 

@@ -29,7 +29,6 @@ the collection played.
 
 from __future__ import annotations
 
-import json
 import multiprocessing as mp
 import time
 from dataclasses import dataclass
@@ -38,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from ffo_env.atomic import atomic_write_text
+from training.run_folder import RunFolder
 
 OBS_KEYS = ("planes", "globals", "units")
 
@@ -74,7 +73,7 @@ def collect(job: CollectJob) -> dict[str, Any]:
 
     from agents import make_agent
     from ffo_env.envs.single_agent import FFOSingleAgentEnv
-    from training.model import other_side
+    from training.envs import other_side
     from training.opponents import OpponentPool
 
     torch.set_num_threads(1)  # one worker per core
@@ -268,10 +267,10 @@ def agreement(policy: Any, data: Dataset, idx: np.ndarray, batch_size: int = 512
 
 
 def pretrain(
-    model: Any, cfg: Any, side: str, run_dir: Path, snapshots: list[str], progress: bool = True
+    model: Any, cfg: Any, side: str, run_dir: Path | RunFolder, snapshots: list[str], progress: bool = True
 ) -> dict[str, Any]:
     """Run the DAgger schedule of ``cfg.pretrain`` on ``model.policy`` (in place); returns the metrics
-    also written to ``run_dir/pretrain/<side>.json``."""
+    also written to the run folder's ``pretrain/<side>.json`` (:meth:`RunFolder.pretrain_report`)."""
     import torch
     from stable_baselines3.common.logger import configure
 
@@ -279,8 +278,7 @@ def pretrain(
     from training.config import learner_threads
 
     pc = cfg.pretrain
-    out = run_dir / "pretrain"
-    out.mkdir(parents=True, exist_ok=True)
+    run = run_dir if isinstance(run_dir, RunFolder) else RunFolder(run_dir)
     data = Dataset()
     holdout: list[np.ndarray] = []
     report: dict[str, Any] = {
@@ -290,7 +288,7 @@ def pretrain(
         "iterations": [],
     }
     student_path: str | None = None
-    logger = configure(str(run_dir / "tb" / f"pretrain_{side}"), ["tensorboard"])
+    logger = configure(str(run.tensorboard_log(f"pretrain_{side}")), ["tensorboard"])
     t_start = time.perf_counter()
     for it in range(pc.iterations):
         beta = 0.5**it
@@ -364,7 +362,7 @@ def pretrain(
         logger.dump(it)
         student = export_policy(
             model,
-            out / f"{side}_student.pt",
+            run.pretrain_student(side),
             side=side,
             extra={"pretrain_iteration": it, "teacher": pc.teacher},
         )
@@ -378,7 +376,7 @@ def pretrain(
         )
     logger.close()
     report["seconds"] = round(time.perf_counter() - t_start, 1)
-    atomic_write_text(out / f"{side}.json", json.dumps(report, indent=1) + "\n")
+    run.write_json(run.pretrain_report(side), report)
     return report
 
 
@@ -391,10 +389,10 @@ def measure_imitation_speed(
 
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from training.config import load_config
-    from training.model import build_model, make_env_fn
+    from training.config import DEFAULT_CONFIG, load_config
+    from training.envs import make_env_fn
+    from training.model import build_model
     from training.opponents import OpponentPool
-    from training.train import DEFAULT_CONFIG
 
     cfg = load_config(config or DEFAULT_CONFIG)
     pc = cfg.pretrain
@@ -417,7 +415,7 @@ def measure_imitation_speed(
     idx = np.arange(data.n)
     with tempfile.TemporaryDirectory() as tmp:
         env = DummyVecEnv([make_env_fn(cfg, "german", OpponentPool("french", {"random": 1.0}), 0)])
-        model = build_model(cfg, env, Path(tmp) / "tb", cfg.seed)
+        model = build_model(cfg, env, RunFolder(tmp).tensorboard, cfg.seed)
         fit(
             model.policy,
             data,

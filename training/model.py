@@ -7,78 +7,19 @@ from collections.abc import Generator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from ffo_env.core.sides import Side
 from training.config import TrainConfig
-
-
-def other_side(side: str) -> str:
-    return Side.of(side).other.agent
-
-
-def make_env_fn(cfg: TrainConfig, side: str, pool: Any, rank: int) -> Any:
-    """A picklable factory of one training environment (used by SubprocVecEnv)."""
-
-    def _init() -> Any:
-        from ffo_env.envs.single_agent import FFOSingleAgentEnv
-
-        pool.reseed(cfg.seed * 1000 + rank)
-        env = FFOSingleAgentEnv(
-            side=side, opponent_sampler=pool, setup=cfg.setup, reward=cfg.reward, max_steps=cfg.max_steps
-        )
-        env.reset(seed=cfg.seed * 1000 + rank)
-        return env
-
-    return _init
+from training.envs import build_local_vec_env
+from training.planes import plane_entries_of, planes_reader_of
 
 
 def build_vec_env(cfg: TrainConfig, side: str, snapshots: list[str]) -> Any:
     """The training envs of one side as ``cfg.vec_env`` says (``pipelined``: in a rollout worker process, see
-    :mod:`training.pipeline`)."""
-    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
-
-    from training.opponents import OpponentPool
-
+    :mod:`training.pipeline`, whose worker builds its own envs with :func:`training.envs.build_local_vec_env`)."""
     if cfg.vec_env == "pipelined":
         from training.pipeline import PipelinedVecEnv
 
         return PipelinedVecEnv(cfg, side, snapshots)
-
-    fns = []
-    for rank in range(cfg.n_envs):
-        pool = OpponentPool(
-            other_side(side), cfg.opponents, snapshots[-cfg.snapshot_keep :], seed=cfg.seed + rank
-        )
-        fns.append(make_env_fn(cfg, side, pool, rank))
-    if cfg.vec_env == "subproc" and cfg.n_envs > 1:
-        vec = SubprocVecEnv(fns, start_method="spawn")
-    else:
-        vec = DummyVecEnv(fns)
-    return VecMonitor(vec, info_keywords=("winner", "vp", "opponent"))
-
-
-def planes_reader_of(policy: Any) -> Any:
-    """The policy's :class:`~agents.policy_net.HexFeatures` when it reads a batch's planes as their non-zero
-    entries (only :class:`~agents.policy_net.HexPolicy` hands its extractor the observation as it comes; SB3's
-    other policies preprocess every key by the observation space, which has no entries key), else None."""
-    from agents.policy_net import HexPolicy
-
-    return policy.features_extractor if isinstance(policy, HexPolicy) else None
-
-
-def plane_entries_of(reader: Any, planes: Any, chunk: int = 256) -> Any:
-    """``(4, E)`` int64: the non-zero entries of the non-map planes of ``planes`` ``(samples, C, cols, rows)``
-    uint8 (numpy) as rows sample, plane, cell, value, ordered by sample (``HexFeatures.sparse_planes``), what
-    the update's minibatches carry instead of the planes. ``chunk`` samples at a time: the search's
-    temporaries stay small."""
-    import torch
-
-    rows = torch.from_numpy(planes)
-    chunks = []
-    for start in range(0, rows.shape[0], chunk):
-        part = reader.sparse_planes(rows[start : start + chunk])
-        part[0] += start  # sample numbers of the whole array
-        chunks.append(part)
-    return torch.cat(chunks, dim=1)
+    return build_local_vec_env(cfg, side, snapshots)
 
 
 def policy_spec(cfg: TrainConfig) -> tuple[Any, dict[str, Any]]:

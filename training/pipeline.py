@@ -42,7 +42,7 @@ _FIELDS = {
 }
 
 
-# room for the rollout's plane entries, found by the worker (training.model.plane_entries_of), on average per
+# room for the rollout's plane entries, found by the worker (training.planes.plane_entries_of), on average per
 # sample: a sample has ~300-700 (units, control, the decision's hexes); a rollout with more sends none and the
 # learner finds them itself
 ENTRIES_PER_SAMPLE = 2048
@@ -119,13 +119,14 @@ def _worker_main(
     try:
         import torch
 
-        from training.model import build_vec_env, planes_reader_of
+        from training.envs import build_local_vec_env
+        from training.planes import planes_reader_of
 
         torch.set_num_threads(cfg.torch_threads)
         torch.manual_seed(seed)
         slots = [SharedMemory(name=name) for name in slot_names]
         views = [layout.views(s.buf) for s in slots]
-        env = build_vec_env(
+        env = build_local_vec_env(
             replace(cfg, vec_env="dummy"), side, snapshots
         )  # the worker's own envs, in-process
         policy = policy_class(env.observation_space, env.action_space, lambda _: 0.0, **policy_kwargs)
@@ -230,7 +231,7 @@ class _Collector:
         out["n_plane_entries"][0] = -1
         if self.planes_reader is None:
             return
-        from training.model import plane_entries_of
+        from training.planes import plane_entries_of
 
         planes = out["obs:planes"]
         entries = plane_entries_of(self.planes_reader, planes.reshape(-1, *planes.shape[2:]))

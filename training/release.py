@@ -23,7 +23,8 @@ import yaml
 
 from ffo_env.atomic import atomic_write_bytes, atomic_write_text
 from ffo_env.core.sides import SIDE_NAMES
-from training.model import other_side
+from training.envs import other_side
+from training.run_folder import RunFolder, RunFolderError
 
 MAX_SHIPPED_BYTES = 10 * 1024 * 1024
 
@@ -69,23 +70,24 @@ def release_metadata(run_dir: Path) -> dict[str, dict[str, Any]]:
     """``extra.release`` for each side's policy of ``run_dir``; raises :class:`ReleaseError` naming what is missing."""
     if not run_dir.is_dir():
         raise ReleaseError(f"{run_dir}: not a run folder")
-    progress = _read_json(run_dir / "progress.json")
-    results = _read_json(run_dir / "eval" / "results.json")
+    run = RunFolder(run_dir)
+    progress = _read_json(run.progress_path)
+    results = _read_json(run.eval_results)
     try:
-        config = yaml.safe_load((run_dir / "config.yaml").read_text(encoding="utf-8"))
-        commands = (run_dir / "command.txt").read_text(encoding="utf-8").strip().splitlines()
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        config = yaml.safe_load(run.config_path.read_text(encoding="utf-8"))
+        commands = run.read_commands()
+    except (OSError, UnicodeDecodeError, yaml.YAMLError, RunFolderError) as e:
         raise ReleaseError(f"{run_dir}: cannot read config.yaml / command.txt ({e})") from e
     if not isinstance(config, dict) or not isinstance(progress, dict) or not isinstance(results, dict):
         raise ReleaseError(f"{run_dir}: config.yaml, progress.json and eval/results.json must be mappings")
     seconds = progress.get("seconds", {})
     out: dict[str, dict[str, Any]] = {}
     for side in config.get("sides", SIDE_NAMES):
-        pt = run_dir / "policies" / f"{side}.pt"
+        pt = run.policy(side)
         evaluation = _policy_results(results, side, pt)
         if not evaluation:
             raise ReleaseError(
-                f"{run_dir / 'eval' / 'results.json'}: no evaluation of the {side} policy; "
+                f"{run.eval_results}: no evaluation of the {side} policy; "
                 f"finish the run first ('ffo train --resume {run_dir}')"
             )
         stage = {k: v for k, v in seconds.items() if k.endswith(f":{side}")}
@@ -153,7 +155,7 @@ def release(
         extras = {side: rel for side, rel in extras.items() if side in sides}
     files: dict[str, tuple[bytes, dict[str, Any]]] = {}
     for side, rel in extras.items():
-        pt = run_dir / "policies" / f"{side}.pt"
+        pt = RunFolder(run_dir).policy(side)
         try:
             agent = load_policy(pt)
         except PolicyLoadError as e:

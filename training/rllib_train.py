@@ -46,6 +46,7 @@ from ffo_env.atomic import atomic_write_bytes, atomic_write_text
 from ffo_env.core.game import SETUP_MODES
 from ffo_env.core.sides import SIDE_NAMES, Side
 from training.config import REWARDS, one_of
+from training.run_folder import RunFolder
 
 __all__ = ["RllibConfig", "add_arguments", "load_config", "run", "train_rllib"]
 
@@ -161,18 +162,6 @@ def load_config(path: str | Path) -> RllibConfig:
     return cfg
 
 
-def _new_run_dir(out: Path, name: str) -> Path:
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    for k in range(1000):
-        d = out / (f"{name}-{stamp}" if k == 0 else f"{name}-{stamp}-{k}")
-        try:
-            d.mkdir(parents=True)
-            return d
-        except FileExistsError:
-            continue
-    raise RuntimeError(f"cannot create a run folder under {out}")  # pragma: no cover
-
-
 def _module_spec(cfg: RllibConfig) -> Any:
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
@@ -239,7 +228,9 @@ def export_side(algo: Any, cfg: RllibConfig, side: str, run_dir: Path, extra: di
     import torch
 
     tensors = {k: torch.as_tensor(v) for k, v in weights.items()}
-    return save_flat_policy(tensors, run_dir / "policies" / side, side, cfg.hidden, cfg.activation, extra)
+    return save_flat_policy(
+        tensors, RunFolder(run_dir).flat_policy(side), side, cfg.hidden, cfg.activation, extra
+    )
 
 
 def _evaluate(run_dir: Path, games: int, seed: int) -> dict[str, Any]:
@@ -250,7 +241,7 @@ def _evaluate(run_dir: Path, games: int, seed: int) -> dict[str, Any]:
     game = Game(options=RulesOptions(setup="random"))
     out: dict[str, Any] = {}
     for side in SIDE_NAMES:
-        agent = load_flat_policy(run_dir / "policies" / side)
+        agent = load_flat_policy(RunFolder(run_dir).flat_policy(side))
         wins = 0
         for g in range(games):
             state = game.new_initial_state(seed + g)
@@ -294,24 +285,23 @@ def save_checkpoint(algo: Any, run_dir: Path, counters: dict[str, Any]) -> Path:
 
     state = algo.learner_group.get_state()["learner"]
     keep = {"rl_module": state["rl_module"], "optimizer": state["optimizer"]}
-    ck = run_dir / "checkpoints"
-    ck.mkdir(exist_ok=True)
-    name = f"learner-{counters['iteration']}.pt"
+    run = RunFolder(run_dir)
+    weights = run.learner_weights(counters["iteration"])
     buf = io.BytesIO()
     torch.save(_numpy_to_torch(keep), buf)
-    atomic_write_bytes(ck / name, buf.getvalue())
-    manifest = {"format": CHECKPOINT_FORMAT, "version": 1, "file": name, **counters}
-    atomic_write_text(ck / "learner.json", json.dumps(manifest, indent=1) + "\n")
-    for old in ck.glob("learner-*.pt"):
-        if old.name != name:
+    atomic_write_bytes(weights, buf.getvalue())
+    manifest = {"format": CHECKPOINT_FORMAT, "version": 1, "file": weights.name, **counters}
+    atomic_write_text(run.learner_manifest, json.dumps(manifest, indent=1) + "\n")
+    for old in run.checkpoints.glob(run.learner_weights_glob()):
+        if old.name != weights.name:
             old.unlink(missing_ok=True)
-    return ck / name
+    return weights
 
 
 def read_checkpoint(run_dir: Path) -> dict[str, Any]:
     """The manifest of the run's last checkpoint, checked; raises :class:`RllibConfigError` naming what is
     wrong."""
-    path = run_dir / "checkpoints" / "learner.json"
+    path = RunFolder(run_dir).learner_manifest
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -338,7 +328,7 @@ def restore_checkpoint(algo: Any, run_dir: Path, manifest: dict[str, Any]) -> No
     the weights to every EnvRunner."""
     import torch
 
-    path = run_dir / "checkpoints" / manifest["file"]
+    path = RunFolder(run_dir).checkpoints / manifest["file"]
     try:
         state = torch.load(path, map_location="cpu", weights_only=True)
         if not (isinstance(state, dict) and set(state) == {"rl_module", "optimizer"}):
@@ -370,19 +360,19 @@ def train_rllib(
     manifest: dict[str, Any] | None = None
     rows: list[dict[str, Any]] = []
     if resume is not None:
-        run_dir = resume
-        manifest = read_checkpoint(run_dir)
-        rows = _progress_rows(run_dir, manifest["iteration"])
+        run = RunFolder(resume)
+        manifest = read_checkpoint(run.root)
+        rows = _progress_rows(run.root, manifest["iteration"])
     else:
-        run_dir = _new_run_dir(out, cfg.run_name)
+        run = RunFolder.create(out, cfg.run_name)
+        run.write_config({"backend": "rllib", **asdict(cfg)})
+        run.write_command_line(" ".join(command or sys.argv))
+        run.write_seed(cfg.seed)
         atomic_write_text(
-            run_dir / "config.yaml", yaml.safe_dump({"backend": "rllib", **asdict(cfg)}, sort_keys=False)
+            run.command_json, json.dumps({"argv": command or sys.argv, "address": address}) + "\n"
         )
-        atomic_write_text(run_dir / "command.txt", " ".join(command or sys.argv) + "\n")
-        atomic_write_text(run_dir / "seed.txt", f"{cfg.seed}\n")
-        atomic_write_text(
-            run_dir / "command.json", json.dumps({"argv": command or sys.argv, "address": address}) + "\n"
-        )
+    run.append_versions()
+    run_dir = run.root
     init: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "ignore_reinit_error": True}
     if address:
         init["address"] = address
@@ -421,10 +411,8 @@ def train_rllib(
             w = csv.DictWriter(buf, fieldnames=list(rows[0]))
             w.writeheader()
             w.writerows(rows)
-            atomic_write_text(run_dir / "metrics.csv", buf.getvalue())
-            atomic_write_text(
-                run_dir / "progress.json", json.dumps({"backend": "rllib", "done": rows}, indent=1)
-            )
+            atomic_write_text(run.metrics_csv, buf.getvalue())
+            atomic_write_text(run.progress_path, json.dumps({"backend": "rllib", "done": rows}, indent=1))
             if it % cfg.export_every == 0 or it == cfg.iterations:
                 extra = {
                     "backend": "rllib",
@@ -449,14 +437,14 @@ def train_rllib(
     }
     if cfg.eval_games:
         results["vs_random"] = _evaluate(run_dir, cfg.eval_games, 10_000 + cfg.seed)
-    atomic_write_text(run_dir / "results.json", json.dumps(results, indent=1) + "\n")
-    atomic_write_text(run_dir / "eval" / "results.json", json.dumps(results, indent=1) + "\n")  # as ffo train
+    run.write_json(run.results, results)
+    run.write_json(run.eval_results, results)  # as ffo train
     return run_dir
 
 
 def _progress_rows(run_dir: Path, iterations: int) -> list[dict[str, Any]]:
     """The metric rows of the iterations up to ``iterations`` (the checkpoint's) from ``progress.json``."""
-    path = run_dir / "progress.json"
+    path = RunFolder(run_dir).progress_path
     try:
         doc = json.loads(path.read_text(encoding="utf-8"))
         rows = [r for r in doc["done"] if int(r["iteration"]) <= iterations]
@@ -485,7 +473,7 @@ def run(args: argparse.Namespace) -> int:
     resume = Path(args.resume) if getattr(args, "resume", None) else None
     try:
         # a resumed run goes on with the config it was started with, as written into its folder
-        cfg = load_config(resume / "config.yaml" if resume is not None else args.config)
+        cfg = load_config(RunFolder(resume).config_path if resume is not None else args.config)
         if resume is not None:
             read_checkpoint(resume)
         if args.num_env_runners is not None:
@@ -513,7 +501,7 @@ def run(args: argparse.Namespace) -> int:
     except RllibConfigError as e:  # a checkpoint that cannot be restored
         print(f"error: {e}", file=sys.stderr)
         return 2
-    res = json.loads((run_dir / "results.json").read_text(encoding="utf-8"))
+    res = json.loads(RunFolder(run_dir).results.read_text(encoding="utf-8"))
     print(f"run folder: {run_dir}")
     print(f"{res['iterations']} iterations, {res['env_steps']} env steps in {res['train_seconds']} s")
     for side, r in res.get("vs_random", {}).items():

@@ -4,9 +4,10 @@
     ffo train --config configs/train_long.yaml --out runs   # the longer run
     ffo train --resume runs/quick-20261121-235959            # continue a run after a crash or Ctrl-C
 
-Each run writes, in its own folder ``<out>/<run_name>-<timestamp>/``:
+Each run writes, in its own folder ``<out>/<run_name>-<timestamp>/`` (the layout is
+:class:`training.run_folder.RunFolder`'s, and only its):
 
-- ``config.yaml`` (the resolved config), ``command.txt`` (the command line), ``seed.txt``;
+- ``config.yaml`` (the resolved config), ``command.txt`` (the command line), ``seed.txt``, ``versions.json``;
 - ``tb/`` TensorBoard logs: ``rollout/*`` (SB3), ``games/win_rate_vs_<opponent>``, ``games/vp``,
   ``games/episode_decisions``, ``time/steps_per_s``;
 - ``checkpoints/<side>.zip`` (full MaskablePPO state, for resuming) every ``checkpoint_every`` steps;
@@ -30,8 +31,6 @@ holds it near the policy it started from.
 from __future__ import annotations
 
 import argparse
-import json
-import shlex
 import sys
 import time
 from pathlib import Path
@@ -39,21 +38,18 @@ from typing import Any
 
 import yaml
 
-from ffo_env.atomic import atomic_write_text, new_unique_dir
-from ffo_env.core.sides import SIDE_NAMES, Side
+from ffo_env.core.sides import Side
 from training.checkpoint import (
     CheckpointError,
-    legacy_zip,
     load_checkpoint,
     load_legacy_zip,
-    manifest_path,
     refuse_legacy,
     save_checkpoint,
 )
-from training.config import ConfigError, TrainConfig, load_config
-from training.model import build_model, build_vec_env, make_env_fn, other_side
-
-DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "train_quick.yaml"
+from training.config import DEFAULT_CONFIG, ConfigError, TrainConfig, load_config
+from training.envs import make_env_fn, other_side
+from training.model import build_model, build_vec_env
+from training.run_folder import RunFolder, RunFolderError
 
 
 def threads_callback(cfg: TrainConfig) -> Any:
@@ -80,7 +76,7 @@ def threads_callback(cfg: TrainConfig) -> Any:
     return Threads()
 
 
-def _callbacks(cfg: TrainConfig, side: str, run_dir: Path, total: int, progress: bool) -> Any:
+def _callbacks(cfg: TrainConfig, side: str, run: RunFolder, total: int, progress: bool) -> Any:
     from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
     class GameStats(BaseCallback):
@@ -121,7 +117,7 @@ def _callbacks(cfg: TrainConfig, side: str, run_dir: Path, total: int, progress:
         def _on_step(self) -> bool:
             if self.num_timesteps - self.last >= cfg.checkpoint_every:
                 self.last = self.num_timesteps
-                save_checkpoint(self.model, run_dir / "checkpoints", side)
+                save_checkpoint(self.model, run.checkpoints, side)
             return True
 
     class Progress(BaseCallback):
@@ -154,71 +150,26 @@ def _callbacks(cfg: TrainConfig, side: str, run_dir: Path, total: int, progress:
     return CallbackList([GameStats(), Checkpoint(), Progress(), threads_callback(cfg)])
 
 
-def _write_progress(run_dir: Path, progress: dict[str, Any]) -> None:
-    atomic_write_text(run_dir / "progress.json", json.dumps(progress, indent=1) + "\n")
-
-
-def _read_progress(run_dir: Path) -> dict[str, Any]:
-    """``progress.json`` with its snapshot paths relative to the run folder (older runs stored them relative to
-    the directory training was launched from: those are re-rooted by file name)."""
-    path = run_dir / "progress.json"
-    try:
-        progress = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ConfigError(f"{path}: cannot read the run's progress ({e})") from e
-    ok = (
-        isinstance(progress, dict)
-        and isinstance(progress.get("done"), list)
-        and isinstance(progress.get("snapshots"), dict)
-        and isinstance(progress.get("timesteps"), dict)
-        and all(isinstance(progress["snapshots"].get(s, []), list) for s in SIDE_NAMES)
-        and isinstance(progress.get("seconds", {}), dict)
-    )
-    if not ok:
-        raise ConfigError(
-            f"{path}: expected keys done (list), snapshots (side -> list), timesteps (side -> int), "
-            "seconds (stage -> wall seconds)"
-        )
-    for side in SIDE_NAMES:
-        snaps = []
-        for p in progress["snapshots"].get(side, []):
-            rel = Path(str(p))
-            if rel.is_absolute() or not (run_dir / rel).exists():
-                rel = Path("snapshots") / rel.name
-            if not (run_dir / rel).exists():
-                raise ConfigError(f"{path}: snapshot {p} is missing from {run_dir / 'snapshots'}")
-            snaps.append(rel.as_posix())
-        progress["snapshots"][side] = snaps
-        progress["timesteps"].setdefault(side, 0)
-    return progress
-
-
-def _snapshot_paths(run_dir: Path, progress: dict[str, Any], side: str) -> list[str]:
-    return [str((run_dir / p).resolve()) for p in progress["snapshots"][side]]
-
-
 def _side_seed(cfg: TrainConfig, side: str) -> int:
     """The seed of the side's model: the same when a run starts and when it resumes."""
     return cfg.seed + int(Side.of(side))
 
 
 def _pretrain_side(
-    cfg: TrainConfig, side: str, run_dir: Path, progress: dict[str, Any], progress_bar: bool
+    cfg: TrainConfig, side: str, run: RunFolder, progress: dict[str, Any], progress_bar: bool
 ) -> Any:
     """The imitation warm start of one side (training/imitation.py); its result joins the pool as a snapshot."""
     from agents.policy import export_policy
     from training.imitation import pretrain
 
     probe = _probe_env(cfg, side)
-    model = build_model(cfg, probe, run_dir / "tb", _side_seed(cfg, side))
-    pretrain(
-        model, cfg, side, run_dir, _snapshot_paths(run_dir, progress, other_side(side)), progress=progress_bar
-    )
+    model = build_model(cfg, probe, run.tensorboard, _side_seed(cfg, side))
+    pretrain(model, cfg, side, run, run.snapshot_paths(progress, other_side(side)), progress=progress_bar)
     probe.close()
-    save_checkpoint(model, run_dir / "checkpoints", side)
-    snap = run_dir / "snapshots" / f"{side}_pretrain.pt"
+    save_checkpoint(model, run.checkpoints, side)
+    snap = run.snapshot(side, "pretrain")
     export_policy(model, snap, side=side, extra={"round": "pretrain", "teacher": cfg.pretrain.teacher})
-    progress["snapshots"][side].append(snap.relative_to(run_dir).as_posix())
+    run.add_snapshot(progress, side, snap)
     return model
 
 
@@ -241,14 +192,14 @@ def load_init_policy(cfg: TrainConfig, side: str) -> Any:
     return agent
 
 
-def _init_side(cfg: TrainConfig, side: str, run_dir: Path, progress: dict[str, Any]) -> Any:
+def _init_side(cfg: TrainConfig, side: str, run: RunFolder, progress: dict[str, Any]) -> Any:
     """The side's model with the weights of ``init_policy[side]``; like the imitation result, it is
     checkpointed and joins the pool as the snapshot ``<side>_init``."""
     from agents.policy import export_policy
 
     agent = load_init_policy(cfg, side)
     probe = _probe_env(cfg, side)
-    model = build_model(cfg, probe, run_dir / "tb", _side_seed(cfg, side))
+    model = build_model(cfg, probe, run.tensorboard, _side_seed(cfg, side))
     probe.close()
     try:
         if type(agent.policy) is not type(model.policy):
@@ -260,20 +211,19 @@ def _init_side(cfg: TrainConfig, side: str, run_dir: Path, progress: dict[str, A
             f"policy section {cfg.to_dict()['policy']}; set policy: to the network it was trained with "
             f"({str(e).splitlines()[0]})"
         ) from None
-    save_checkpoint(model, run_dir / "checkpoints", side)
-    snap = run_dir / "snapshots" / f"{side}_init.pt"
+    save_checkpoint(model, run.checkpoints, side)
+    snap = run.snapshot(side, "init")
     export_policy(model, snap, side=side, extra={"round": "init", "init_policy": cfg.init_policy[side]})
-    progress["snapshots"][side].append(snap.relative_to(run_dir).as_posix())
+    run.add_snapshot(progress, side, snap)
     return model
 
 
-def _start_weights(run_dir: Path, progress: dict[str, Any], side: str) -> Any:
+def _start_weights(run: RunFolder, progress: dict[str, Any], side: str) -> Any:
     """The weights the side's PPO stage started from (its first snapshot: the imitation result or
     ``init_policy``), the anchor of ``ppo.anchor_kl`` in every round and after a resume."""
     import torch
 
-    first = progress["snapshots"][side][0]
-    return torch.load(run_dir / first, map_location="cpu", weights_only=True)
+    return torch.load(run.resolve(progress["snapshots"][side][0]), map_location="cpu", weights_only=True)
 
 
 def _probe_env(cfg: TrainConfig, side: str) -> Any:
@@ -290,45 +240,36 @@ def _probe_pool(side: str) -> Any:
     return OpponentPool(other_side(side), {"random": 1.0})
 
 
-def _restore(cfg: TrainConfig, side: str, env: Any, run_dir: Path, trust_pickle: bool) -> Any:
+def _restore(cfg: TrainConfig, side: str, env: Any, run: RunFolder, trust_pickle: bool) -> Any:
     """The model of ``side`` from its last checkpoint (or a new one if it has none)."""
     import torch
 
-    ckpt_dir = run_dir / "checkpoints"
     torch.set_num_threads(cfg.torch_threads)
     seed = _side_seed(cfg, side)
-    if manifest_path(ckpt_dir, side).exists():
-        model = build_model(cfg, env, run_dir / "tb", seed)
-        load_checkpoint(model, ckpt_dir, side)
+    if run.checkpoint_manifest(side).exists():
+        model = build_model(cfg, env, run.tensorboard, seed)
+        load_checkpoint(model, run.checkpoints, side)
         return model
-    if legacy_zip(ckpt_dir, side).exists():
+    if run.legacy_checkpoint(side).exists():
         if not trust_pickle:
-            raise refuse_legacy(legacy_zip(ckpt_dir, side))
-        return load_legacy_zip(legacy_zip(ckpt_dir, side), env, cfg.device)
-    return build_model(cfg, env, run_dir / "tb", seed)
+            raise refuse_legacy(run.legacy_checkpoint(side))
+        return load_legacy_zip(run.legacy_checkpoint(side), env, cfg.device)
+    return build_model(cfg, env, run.tensorboard, seed)
 
 
 def train(
     cfg: TrainConfig,
-    run_dir: Path,
+    run_dir: Path | RunFolder,
     resume: bool = False,
     progress_bar: bool = True,
     trust_pickle: bool = False,
 ) -> dict[str, Any]:
-    """Run (or resume) the self-play schedule; returns the progress record."""
+    """Run (or resume) the self-play schedule in a run folder; returns the progress record."""
     from agents.policy import export_policy
 
-    for sub in ("checkpoints", "snapshots", "policies", "tb", "eval"):
-        (run_dir / sub).mkdir(parents=True, exist_ok=True)
-    prog_path = run_dir / "progress.json"
-    if resume and prog_path.exists():
-        progress = _read_progress(run_dir)
-    else:
-        progress = {
-            "done": [],
-            "snapshots": {s: [] for s in SIDE_NAMES},
-            "timesteps": {s: 0 for s in SIDE_NAMES},
-        }
+    run = run_dir if isinstance(run_dir, RunFolder) else RunFolder(run_dir)
+    run.make_folders()
+    progress = run.read_progress() if resume and run.progress_path.exists() else run.new_progress()
     models: dict[str, Any] = {}
     if cfg.pretrain.teacher:
         for side in cfg.sides:
@@ -336,27 +277,27 @@ def train(
             if side not in cfg.pretrain.sides or key in progress["done"]:
                 continue
             started = time.perf_counter()
-            models[side] = _pretrain_side(cfg, side, run_dir, progress, progress_bar)
+            models[side] = _pretrain_side(cfg, side, run, progress, progress_bar)
             progress["done"].append(key)
             _add_seconds(progress, key, started)
-            _write_progress(run_dir, progress)
+            run.write_progress(progress)
     for side in cfg.sides:
         key = f"init:{side}"
         if side not in cfg.init_policy or key in progress["done"]:
             continue
-        models[side] = _init_side(cfg, side, run_dir, progress)
+        models[side] = _init_side(cfg, side, run, progress)
         progress["done"].append(key)
-        _write_progress(run_dir, progress)
+        run.write_progress(progress)
     for rnd in range(cfg.rounds):
         for side in cfg.sides:
             key = f"r{rnd}:{side}"
             if key in progress["done"]:
                 continue
-            env = build_vec_env(cfg, side, _snapshot_paths(run_dir, progress, other_side(side)))
+            env = build_vec_env(cfg, side, run.snapshot_paths(progress, other_side(side)))
             model = models.get(side)
             try:
                 if model is None:
-                    model = _restore(cfg, side, env, run_dir, trust_pickle)
+                    model = _restore(cfg, side, env, run, trust_pickle)
                 else:
                     model.set_env(env)
             except BaseException:
@@ -366,37 +307,34 @@ def train(
             target = (rnd + 1) * cfg.steps_for(side)
             try:  # the envs' worker processes and shared memory go with the round, however it ends
                 if cfg.ppo.anchor_kl > 0 and model.anchor is None:
-                    model.set_anchor(_start_weights(run_dir, progress, side))
+                    model.set_anchor(_start_weights(run, progress, side))
                 remaining = max(0, target - model.num_timesteps)
                 if remaining:
                     model.learn(
                         total_timesteps=remaining,
                         reset_num_timesteps=False,
                         tb_log_name=side,
-                        callback=_callbacks(cfg, side, run_dir, target, progress_bar),
+                        callback=_callbacks(cfg, side, run, target, progress_bar),
                     )
             finally:
                 env.close()
-            save_checkpoint(model, run_dir / "checkpoints", side)
-            snap = run_dir / "snapshots" / f"{side}_r{rnd}.pt"
+            save_checkpoint(model, run.checkpoints, side)
+            snap = run.snapshot(side, rnd)
             export_policy(model, snap, side=side, extra={"round": rnd, "timesteps": int(model.num_timesteps)})
-            progress["snapshots"][side].append(snap.relative_to(run_dir).as_posix())
+            run.add_snapshot(progress, side, snap)
             progress["timesteps"][side] = int(model.num_timesteps)
             progress["done"].append(key)
             _add_seconds(progress, key, started)
-            _write_progress(run_dir, progress)
+            run.write_progress(progress)
             models[side] = model
     for side in cfg.sides:
         model = models.get(side)
         if model is None:
             probe = _probe_env(cfg, side)
-            model = _restore(cfg, side, probe, run_dir, trust_pickle)
+            model = _restore(cfg, side, probe, run, trust_pickle)
             probe.close()
         export_policy(
-            model,
-            run_dir / "policies" / f"{side}.pt",
-            side=side,
-            extra={"timesteps": int(model.num_timesteps), "run": run_dir.name},
+            model, run.policy(side), side=side, extra={"timesteps": int(model.num_timesteps), "run": run.name}
         )
     return progress
 
@@ -407,13 +345,14 @@ def _add_seconds(progress: dict[str, Any], key: str, started: float) -> None:
     seconds[key] = round(time.perf_counter() - started, 1)
 
 
-def evaluate(cfg: TrainConfig, run_dir: Path, progress_bar: bool = True) -> dict[str, Any]:
+def evaluate(cfg: TrainConfig, run_dir: Path | RunFolder, progress_bar: bool = True) -> dict[str, Any]:
     """The final evaluation of the trained policies against the scripted bots (through the harness)."""
     from agents.harness import run_tournament
 
+    run = run_dir if isinstance(run_dir, RunFolder) else RunFolder(run_dir)
     pairings = []
     for side in cfg.sides:
-        me = f"policy:{run_dir / 'policies' / (side + '.pt')}"
+        me = f"policy:{run.policy(side)}"
         for opp in cfg.eval.opponents:
             pairings.append((me, opp) if side == "french" else (opp, me))
     return run_tournament(
@@ -422,14 +361,14 @@ def evaluate(cfg: TrainConfig, run_dir: Path, progress_bar: bool = True) -> dict
         seed=cfg.seed + 10_000,
         setup=cfg.setup,
         workers=cfg.eval.workers,
-        out=run_dir / "eval",
+        out=run.eval_dir,
         progress=progress_bar,
     )
 
 
 def new_run_dir(out: Path, name: str) -> Path:
-    """``<out>/<name>-<timestamp>``, created; runs started in the same second get ``-2``, ``-3``, ..."""
-    return new_unique_dir(out, f"{name}-{time.strftime('%Y%m%d-%H%M%S')}")
+    """``<out>/<name>-<timestamp>``, created (:meth:`RunFolder.create`)."""
+    return RunFolder.create(out, name).root
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -467,55 +406,39 @@ def run(args: argparse.Namespace) -> int:
         overrides[k.strip()] = yaml.safe_load(v)
     try:
         if args.resume:
-            run_dir = Path(args.resume)
-            cfg_path = run_dir / "config.yaml"
-            if not cfg_path.exists():
-                print(
-                    f"error: {run_dir} has no config.yaml; is it a run folder written by 'ffo train'?",
-                    file=sys.stderr,
-                )
-                return 2
-            cfg = load_config(cfg_path, overrides)
+            run = RunFolder.locate(args.resume)
+            cfg = load_config(run.config_path, overrides)
         else:
             cfg = load_config(args.config, overrides)
-            run_dir = new_run_dir(Path(args.out), cfg.run_name)
-    except ConfigError as e:
+            run = RunFolder.create(Path(args.out), cfg.run_name)
+    except (ConfigError, RunFolderError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    atomic_write_text(run_dir / "config.yaml", yaml.safe_dump(cfg.to_dict(), sort_keys=False))
-    command = shlex.join(getattr(args, "command_line", None) or sys.argv) + "\n"
-    previous = (
-        (run_dir / "command.txt").read_text(encoding="utf-8") if (run_dir / "command.txt").exists() else ""
-    )
-    atomic_write_text(run_dir / "command.txt", previous + command)
-    atomic_write_text(run_dir / "seed.txt", f"{cfg.seed}\n")
+    run.record_start(cfg.to_dict(), cfg.seed, getattr(args, "command_line", None) or sys.argv)
+    run_dir = run.root
     print(f"run folder: {run_dir}", flush=True)
     t0 = time.perf_counter()
     try:
         train(
             cfg,
-            run_dir,
+            run,
             resume=bool(args.resume),
             progress_bar=not args.no_progress,
             trust_pickle=args.trust_pickle,
         )
-    except (ConfigError, CheckpointError) as e:
+    except (ConfigError, CheckpointError, RunFolderError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"\ninterrupted; resume with: ffo train --resume {run_dir}", file=sys.stderr)
         return 130
-    print(
-        f"training done in {time.perf_counter() - t0:.0f} s; policies in {run_dir / 'policies'}", flush=True
-    )
+    print(f"training done in {time.perf_counter() - t0:.0f} s; policies in {run.policies}", flush=True)
     if not args.no_eval:
         from agents.harness import format_table
 
-        report = evaluate(cfg, run_dir, progress_bar=not args.no_progress)
+        report = evaluate(cfg, run, progress_bar=not args.no_progress)
         print(format_table(report))
-        print(
-            f"evaluation written to {run_dir / 'eval'} (results.json, pairings.csv, games.csv, ratings.csv)"
-        )
+        print(f"evaluation written to {run.eval_dir} (results.json, pairings.csv, games.csv, ratings.csv)")
     return 0
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import yaml
 
 from ffo_env.resources import config_file
+from training.run_folder import RunFolder
 
 BACKENDS = ("sb3", "rllib")
 RLLIB_DEFAULT = "configs/train_rllib_smoke.yaml"
@@ -51,10 +52,11 @@ def run(args: argparse.Namespace) -> int:
 
     given_config = args.config != str(sb3.DEFAULT_CONFIG)
     args.config = str(config_file(args.config))
-    resumed_backend = _config_backend(str(Path(args.resume) / "config.yaml")) if args.resume else None
+    resumed = RunFolder(args.resume) if args.resume else None
+    resumed_backend = resumed.backend() if resumed is not None else None
     backend = args.backend or resumed_backend or _config_backend(args.config) or "sb3"
     if backend not in BACKENDS:
-        source = Path(args.resume) / "config.yaml" if resumed_backend else args.config
+        source = resumed.config_path if resumed is not None and resumed_backend else args.config
         print(f"error: {source}: backend must be one of {BACKENDS}, got {backend!r}", file=sys.stderr)
         return 2
     if backend == "rllib":

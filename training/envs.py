@@ -1,0 +1,52 @@
+"""The training environments of one side, built in the process that steps them: for :mod:`training.model`
+(``dummy`` and ``subproc`` runs), the pipelined rollout worker (:mod:`training.pipeline`), the imitation stage
+and ``ffo bench``. Apart from :mod:`training.model` so that the rollout worker can build its envs without
+importing the model that imports it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ffo_env.core.sides import Side
+from training.config import TrainConfig
+
+
+def other_side(side: str) -> str:
+    return Side.of(side).other.agent
+
+
+def make_env_fn(cfg: TrainConfig, side: str, pool: Any, rank: int) -> Any:
+    """A picklable factory of one training environment (used by SubprocVecEnv)."""
+
+    def _init() -> Any:
+        from ffo_env.envs.single_agent import FFOSingleAgentEnv
+
+        pool.reseed(cfg.seed * 1000 + rank)
+        env = FFOSingleAgentEnv(
+            side=side, opponent_sampler=pool, setup=cfg.setup, reward=cfg.reward, max_steps=cfg.max_steps
+        )
+        env.reset(seed=cfg.seed * 1000 + rank)
+        return env
+
+    return _init
+
+
+def build_local_vec_env(cfg: TrainConfig, side: str, snapshots: list[str]) -> Any:
+    """``cfg.n_envs`` envs of ``side`` against opponents drawn from ``cfg.opponents`` and the last
+    ``cfg.snapshot_keep`` of ``snapshots``: in this process, or in spawned ones with ``vec_env: subproc``."""
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+    from training.opponents import OpponentPool
+
+    fns = []
+    for rank in range(cfg.n_envs):
+        pool = OpponentPool(
+            other_side(side), cfg.opponents, snapshots[-cfg.snapshot_keep :], seed=cfg.seed + rank
+        )
+        fns.append(make_env_fn(cfg, side, pool, rank))
+    vec: Any
+    if cfg.vec_env == "subproc" and cfg.n_envs > 1:
+        vec = SubprocVecEnv(fns, start_method="spawn")
+    else:
+        vec = DummyVecEnv(fns)
+    return VecMonitor(vec, info_keywords=("winner", "vp", "opponent"))
