@@ -1,0 +1,411 @@
+"""Expert iteration: a policy improved by its own play checked by search (issue 39).
+
+Each iteration, for each side trained:
+
+1. **play**: the current student, wrapped as :class:`training.search_teacher.PolicySearchAgent`, plays
+   ``games`` games against opponents drawn from ``opponents``. At every decision of its side the
+   agent takes the policy's argmax, except where the policy is unsure and determinized rollouts
+   (only what the side may see) score one of its other top candidates clearly better: then that one.
+   The states are the student's own (DAgger-style: the improved policy's play supplies them);
+2. **label**: every such decision is labelled with the move played. Decisions where search changed the
+   policy's choice carry what is new; ``keep_unchanged`` of the others are kept as the policy's own
+   choice (self-distillation), which anchors everything the search did not look at;
+3. **fit**: ``epochs`` passes of masked cross-entropy over all the iterations' data so far, the changed
+   decisions counted ``changed_weight`` times, starting from the previous student.
+
+No bot labels a decision: the scripted bots only play the rollouts' continuations and the opponents.
+Outputs in ``out``: ``config.json`` (resolved), ``progress.json`` (per iteration: games, the search's win
+rate and counts, fit losses, seconds), ``students/<side>_it<i>.pt`` after each iteration (a finished
+iteration is not redone: rerunning the command resumes), ``policies/<side>.pt`` (the last student).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import random
+import sys
+import time
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ffo_env.atomic import atomic_write_text
+from training.search_teacher import TeacherSettings
+
+OBS_KEYS = ("planes", "globals", "units")
+SIDES = ("french", "german")
+
+
+class ExpertIterationError(ValueError):
+    """A config that cannot be used; the message names the file and key."""
+
+
+@dataclass
+class ExpertIterationConfig:
+    """One expert-iteration run (``configs/train_expert_iteration.yaml``)."""
+
+    run_name: str = "expert_iteration"
+    seed: int = 0
+    sides: list[str] = field(default_factory=lambda: ["french", "german"])
+    init_policy: str = "pretrained"  # the start of each side: 'pretrained' or a policy .pt of that side
+    iterations: int = 2
+    games: int = 40  # games played per side per iteration (split over the workers)
+    workers: int = 1
+    opponents: dict[str, float] = field(default_factory=lambda: {"expert": 0.5, "heuristic": 0.5})
+    keep_unchanged: float = (
+        0.1  # share of the decisions where search kept the policy's choice, kept as labels
+    )
+    changed_weight: int = 4  # each decision where search changed the choice counts this many times in the fit
+    epochs: int = 2
+    batch_size: int = 64
+    learning_rate: float = 1e-4
+    teacher: dict[str, Any] = field(default_factory=dict)  # TeacherSettings fields
+
+    def teacher_settings(self) -> TeacherSettings:
+        t = dict(self.teacher)
+        if "decisions" in t:
+            t["decisions"] = tuple(t["decisions"])
+        return TeacherSettings(**t)
+
+
+def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> ExpertIterationConfig:
+    """Read and check a run file; errors name the file and the key."""
+    import yaml
+
+    p = Path(path)
+    try:
+        raw = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        raise ExpertIterationError(f"{p}: cannot read the config ({e})") from e
+    if not isinstance(raw, dict):
+        raise ExpertIterationError(f"{p}: expected a mapping of settings, got {type(raw).__name__}")
+    raw.pop("method", None)  # the key `ffo train` selects this trainer by
+    raw.update(overrides or {})
+    known = {f.name: f for f in fields(ExpertIterationConfig)}
+    for key in raw:
+        if key not in known:
+            raise ExpertIterationError(f"{p}: unknown key {key!r}; known: {', '.join(sorted(known))}")
+    cfg = ExpertIterationConfig(**raw)
+    checks: list[tuple[str, bool, str]] = [
+        (
+            "sides",
+            isinstance(cfg.sides, list) and bool(cfg.sides) and set(cfg.sides) <= set(SIDES),
+            "french and/or german",
+        ),
+        ("iterations", _int_in(cfg.iterations, 1, 1000), "an integer in [1, 1000]"),
+        ("games", _int_in(cfg.games, 1, 100_000), "an integer in [1, 100000]"),
+        ("workers", _int_in(cfg.workers, 1, 64), "an integer in [1, 64]"),
+        ("seed", _int_in(cfg.seed, 0, 2**31 - 1), "an integer in [0, 2**31 - 1]"),
+        ("keep_unchanged", _num_in(cfg.keep_unchanged, 0.0, 1.0), "a number in [0, 1]"),
+        ("changed_weight", _int_in(cfg.changed_weight, 1, 100), "an integer in [1, 100]"),
+        ("epochs", _int_in(cfg.epochs, 1, 100), "an integer in [1, 100]"),
+        ("batch_size", _int_in(cfg.batch_size, 1, 65_536), "an integer in [1, 65536]"),
+        ("learning_rate", _num_in(cfg.learning_rate, 1e-8, 1.0), "a number in [1e-8, 1]"),
+        ("opponents", _weights(cfg.opponents), "a mapping of agent names to weights >= 0, summing to > 0"),
+        (
+            "init_policy",
+            isinstance(cfg.init_policy, str) and bool(cfg.init_policy),
+            "'pretrained' or a .pt path",
+        ),
+        ("teacher", isinstance(cfg.teacher, dict), "a mapping of search settings"),
+    ]
+    for key, ok, want in checks:
+        if not ok:
+            raise ExpertIterationError(f"{p}: key {key!r}: expected {want}, got {getattr(cfg, key)!r}")
+    try:
+        cfg.teacher_settings()
+    except (TypeError, ValueError) as e:
+        raise ExpertIterationError(f"{p}: key 'teacher': {e}") from e
+    return cfg
+
+
+def _int_in(v: Any, lo: int, hi: int) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
+
+
+def _num_in(v: Any, lo: float, hi: float) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and lo <= v <= hi
+
+
+def _weights(w: Any) -> bool:
+    from agents.registry import is_agent_name
+
+    return (
+        isinstance(w, dict)
+        and bool(w)
+        and all(is_agent_name(k) and _num_in(v, 0.0, 1e9) for k, v in w.items())
+        and sum(w.values()) > 0
+    )
+
+
+# ------------------------------------------------------------------ collection
+
+
+@dataclass
+class PlayJob:
+    """What one collection worker plays (picklable, for spawned processes)."""
+
+    side: str
+    student: str  # 'pretrained' or a policy .pt path
+    teacher: dict[str, Any]
+    opponents: dict[str, float]
+    games: int
+    seed: int
+    keep_unchanged: float
+
+
+def _load(student: str, side: str) -> Any:
+    if student == "pretrained":
+        from agents.pretrained import load_pretrained
+
+        return load_pretrained(side)
+    from agents.policy import load_policy
+
+    agent = load_policy(student)
+    if agent.side != side:
+        raise ExpertIterationError(f"{student}: a {agent.side} policy, not a {side} one")
+    return agent
+
+
+def play(job: PlayJob) -> dict[str, Any]:
+    """Play ``job.games`` games with the student + search; returns the kept decisions and the game stats."""
+    import torch
+
+    from agents.registry import make_agent
+    from ffo_env.core.game import Game
+    from ffo_env.core.sides import Side
+    from ffo_env.encoding.observation import encoder_for
+    from training.search_teacher import PolicySearchAgent
+
+    torch.set_num_threads(1)  # one worker per core
+    rng = random.Random(job.seed)
+    t = dict(job.teacher)
+    if "decisions" in t:
+        t["decisions"] = tuple(t["decisions"])
+    agent = PolicySearchAgent(_load(job.student, job.side), TeacherSettings(**t), seed=job.seed)
+    me = int(Side.of(job.side))
+    other = SIDES[1 - me]
+    names = sorted(job.opponents)
+    weights = [job.opponents[n] for n in names]
+    rows: dict[str, list[Any]] = {k: [] for k in (*OBS_KEYS, "mask", "action", "changed")}
+    games: list[dict[str, Any]] = []
+    game = Game()
+    enc = encoder_for(game)
+    for _g in range(job.games):
+        seed = rng.randrange(2**31)
+        state = game.new_initial_state(seed)
+        opp_name = rng.choices(names, weights)[0]
+        opp = make_agent(opp_name, other, seed=rng.randrange(2**31))
+        agent.reset(rng.randrange(2**31))
+        before = agent.stats.as_dict()
+        while not state.is_terminal():
+            if int(state.current_side) != me:
+                state.apply_action(opp.act_state(state))
+                continue
+            legal = state.legal_actions()
+            chosen, own = agent.label(state)
+            changed = chosen != own
+            if len(legal) > 1 and (changed or rng.random() < job.keep_unchanged):
+                obs = enc.encode(state, me, legal=legal)
+                for k in OBS_KEYS:
+                    rows[k].append(np.array(obs[k], copy=True))
+                rows["mask"].append(enc.mask(state, legal))
+                rows["action"].append(np.int64(chosen))
+                rows["changed"].append(np.bool_(changed))
+            state.apply_action(chosen)
+        after = agent.stats.as_dict()
+        games.append(
+            {
+                "seed": seed,
+                "opponent": opp_name,
+                "win": int(state.winner == me),
+                "vp": state.vp,
+                "searched": after["searched"] - before["searched"],
+                "changed": after["changed"] - before["changed"],
+            }
+        )
+    data = {k: np.stack(v) if v else np.zeros((0,)) for k, v in rows.items()}
+    return {"data": data, "games": games, "search": agent.stats.as_dict()}
+
+
+def _run_jobs(jobs: list[PlayJob]) -> list[dict[str, Any]]:
+    if len(jobs) == 1:
+        return [play(jobs[0])]
+    with mp.get_context("spawn").Pool(len(jobs)) as pool:
+        return pool.map(play, jobs)
+
+
+# ------------------------------------------------------------------ fitting
+
+
+class _Export:
+    """What :func:`agents.policy.export_policy` reads of a model: its policy and action space."""
+
+    def __init__(self, policy: Any) -> None:
+        self.policy = policy
+        self.action_space = policy.action_space
+
+
+def fit_student(
+    policy: Any, parts: list[dict[str, np.ndarray]], cfg: ExpertIterationConfig, seed: int
+) -> dict[str, float]:
+    """Cross-entropy passes over every iteration's decisions (changed ones ``changed_weight`` times)."""
+    from training.imitation import Dataset, fit
+
+    data = Dataset()
+    for part in parts:
+        n = len(part["action"])
+        if n == 0:
+            continue
+        data.add(
+            {
+                **{k: part[k] for k in (*OBS_KEYS, "mask", "action")},
+                "ret": np.zeros(n, dtype=np.float32),
+                "has_return": np.zeros(n, dtype=bool),  # no value target: the critic is left as it is
+            }
+        )
+    if data.n == 0:
+        return {"loss_pi": float("nan"), "samples": 0}
+    changed = np.concatenate([p["changed"] for p in parts if len(p["action"])])
+    idx = np.concatenate([np.arange(data.n)] + [np.flatnonzero(changed)] * (cfg.changed_weight - 1))
+    losses = fit(
+        policy, data, idx, cfg.epochs, cfg.batch_size, cfg.learning_rate, 0.0, seed=seed, progress=False
+    )
+    return {"loss_pi": losses["loss_pi"], "samples": int(len(idx)), "changed": int(changed.sum())}
+
+
+def train_side(cfg: ExpertIterationConfig, side: str, out: Path, progress: dict[str, Any]) -> Path:
+    """All iterations for ``side``; returns the last student's ``.pt``."""
+    import torch
+
+    from agents.policy import export_policy
+
+    torch.set_num_threads(1)
+    student = cfg.init_policy if cfg.init_policy == "pretrained" else str(Path(cfg.init_policy))
+    rows = progress.setdefault(side, [])
+    parts: list[dict[str, np.ndarray]] = []
+    for it in range(cfg.iterations):
+        pt = out / "students" / f"{side}_it{it}.pt"
+        data_file = out / "data" / f"{side}_it{it}.npz"
+        if pt.exists() and data_file.exists() and any(r["iteration"] == it for r in rows):
+            with np.load(data_file, allow_pickle=False) as z:
+                parts.append({k: z[k] for k in z.files})
+            student = str(pt)
+            continue
+        t0 = time.perf_counter()
+        per = -(-cfg.games // cfg.workers)
+        base = cfg.seed * 7_919 + 1_000 * it + (0 if side == "french" else 500)
+        jobs = [
+            PlayJob(side, student, dict(cfg.teacher), dict(cfg.opponents), per, base + w, cfg.keep_unchanged)
+            for w in range(cfg.workers)
+        ]
+        results = _run_jobs(jobs)
+        t_play = time.perf_counter() - t0
+        games = [g for r in results for g in r["games"]]
+        for r in results:
+            parts.append(r["data"])
+        data_file.parent.mkdir(parents=True, exist_ok=True)
+        _save_npz(data_file, parts[-len(results) :])
+        agent = _load(student, side)
+        t1 = time.perf_counter()
+        losses = fit_student(agent.policy, parts, cfg, seed=cfg.seed + it)
+        t_fit = time.perf_counter() - t1
+        agent.policy.set_training_mode(False)
+        export_policy(_Export(agent.policy), pt, side, extra={"method": "expert_iteration", "iteration": it})
+        student = str(pt)
+        wins = sum(g["win"] for g in games)
+        row = {
+            "iteration": it,
+            "games": len(games),
+            "search_win_rate": wins / max(len(games), 1),
+            "searched": sum(g["searched"] for g in games),
+            "changed": sum(g["changed"] for g in games),
+            **losses,
+            "play_s": round(t_play, 1),
+            "fit_s": round(t_fit, 1),
+            "game_rows": games,
+        }
+        rows.append(row)
+        atomic_write_text(out / "progress.json", json.dumps(progress, indent=1) + "\n")
+        print(
+            f"expert iteration {side} {it + 1}/{cfg.iterations}: {len(games)} games, policy+search won {wins}, "
+            f"searched {row['searched']} decisions and changed {row['changed']}; fit on {losses.get('samples', 0)} "
+            f"samples (loss {losses['loss_pi']:.3f}); {t_play:.0f} s playing + {t_fit:.0f} s fitting",
+            flush=True,
+        )
+    final = out / "policies" / f"{side}.pt"
+    agent = _load(student, side)
+    export_policy(
+        _Export(agent.policy),
+        final,
+        side,
+        extra={"method": "expert_iteration", "iterations": cfg.iterations, "init_policy": cfg.init_policy},
+    )
+    return final
+
+
+def _save_npz(path: Path, parts: list[dict[str, np.ndarray]]) -> None:
+    import io
+
+    from ffo_env.atomic import atomic_write_bytes
+
+    keys = (*OBS_KEYS, "mask", "action", "changed")
+    nonempty = [p for p in parts if len(p["action"])]
+    merged = {k: np.concatenate([p[k] for p in nonempty]) for k in keys} if nonempty else {}
+    buf = io.BytesIO()
+    np.savez_compressed(buf, **merged)  # type: ignore[arg-type]
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def run(cfg: ExpertIterationConfig, out: Path) -> dict[str, Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out / "config.json", json.dumps(asdict(cfg), indent=1) + "\n")
+    prog_path = out / "progress.json"
+    progress: dict[str, Any] = json.loads(prog_path.read_text(encoding="utf-8")) if prog_path.exists() else {}
+    return {side: train_side(cfg, side, out, progress) for side in cfg.sides}
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--config", required=True, help="run file (configs/train_expert_iteration.yaml)")
+    p.add_argument("--out", required=True, help="run folder; an unfinished run there is resumed")
+    p.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=YAML",
+        help="override one top-level key, e.g. --set games=4 --set 'sides=[french]'",
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    import yaml
+
+    p = argparse.ArgumentParser(
+        prog="python -m training.expert_iteration", description=__doc__.split("\n")[0]
+    )
+    add_arguments(p)
+    args = p.parse_args(argv)
+    overrides: dict[str, Any] = {}
+    for item in args.set:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            print(f"error: --set {item!r}: expected KEY=VALUE", file=sys.stderr)
+            return 2
+        overrides[key.strip()] = yaml.safe_load(value)
+    try:
+        cfg = load_config(args.config, overrides)
+    except ExpertIterationError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    paths = run(cfg, Path(args.out))
+    for side, path in paths.items():
+        print(f"{side}: {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
