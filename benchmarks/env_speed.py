@@ -89,12 +89,12 @@ def _c4_env() -> Any:
 PEERS: dict[str, Callable[[], Any]] = {"chess_v6": _chess_env, "connect_four_v3": _c4_env}
 
 
-def single_agent_random(seconds: float, seed: int = 0) -> tuple[int, float]:
+def single_agent_random(seconds: float, seed: int = 0, observation_format: str = "dict") -> tuple[int, float]:
     """Learner steps of the single-agent wrapper (random learner vs random opponent; the
-    opponent's decisions are extra and not counted)."""
+    opponent's decisions are extra and not counted), observations in ``observation_format``."""
     from ffo_env.envs.single_agent import FFOSingleAgentEnv
 
-    env = FFOSingleAgentEnv(side="french", opponent=None)
+    env = FFOSingleAgentEnv(side="french", opponent=None, observation_format=observation_format)
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     steps = 0

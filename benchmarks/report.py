@@ -128,6 +128,10 @@ def run_bench(
             results[f"ratio_aec_to_{name}_spread"] = [min(ratios), max(ratios)]
         say("single-agent wrapper ...")
         results["single_agent_steps_per_s"] = _repeat(single_agent_random, seconds, repeats, warmup)
+        say("single-agent wrapper, compact observation ...")
+        results["single_agent_compact_steps_per_s"] = _repeat(
+            lambda s: single_agent_random(s, observation_format="compact"), seconds, repeats, warmup
+        )
         say("memory ...")
         results["memory_mib"] = {
             "one_env": memory(1, memory_steps),
@@ -183,6 +187,7 @@ def format_table(report: dict[str, Any]) -> str:
     rate("AEC env() steps/s (obs + mask)", "aec_steps_per_s")
     rate("AEC raw_env steps/s (obs + mask)", "aec_raw_steps_per_s")
     rate("single-agent wrapper steps/s", "single_agent_steps_per_s")
+    rate("single-agent wrapper steps/s, compact obs", "single_agent_compact_steps_per_s")
     rate("chess_v6 steps/s (same run)", "chess_v6_steps_per_s")
     rate("connect_four_v3 steps/s (same run)", "connect_four_v3_steps_per_s")
     w = max(len(x[0]) for x in rows)

@@ -19,6 +19,7 @@ RATES = (
     "aec_steps_per_s",
     "aec_raw_steps_per_s",
     "single_agent_steps_per_s",
+    "single_agent_compact_steps_per_s",
 )
 
 
