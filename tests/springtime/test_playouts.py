@@ -19,6 +19,9 @@ GAMES = {
     "literal": Game(
         options=RulesOptions(belgian_surrender="literal", oos_combat_penalty="any_unit", bef_returns=True)
     ),
+    "optional": Game(
+        options=RulesOptions(airdrops=True, free_setup=True, regroup_scope="army_group", morale_bid=-6)
+    ),
 }
 
 

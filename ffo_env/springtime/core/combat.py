@@ -194,6 +194,8 @@ def values(s: State, c: dict[str, Any]) -> tuple[int, int]:
         dv += t["defense"]["out_of_supply"]
     imp = s.imp
     crossed = [imp["cross"][u] if imp["entered"][u] == loc else "" for u in parts]
+    if s.imp.get("airdrop", -1) == loc and not all(x == "M" for x in crossed):
+        crossed = [""]  # rule 18.1.1, S34: the Air Landing Corps cancels the River modifier
     if all(x in ("R", "M") for x in crossed):  # S34
         if all(x == "M" for x in crossed):
             dv += t["defense"]["maginot"]
@@ -359,12 +361,10 @@ def retreat_pick_apply(s: State, a: int) -> None:
     ret["visited"] = [c["loc"]]
     if seg[3]:  # an attacker goes back where it came from (10.5, S37, P3)
         back = s.imp["came"][u]
-        if back < 0:
-            s.eliminate(u, "retreat")
-            next_retreat(s)
+        if back >= 0:
+            _retreat_to(s, back)
             return
-        _retreat_to(s, back)
-        return
+        # P8: the Air Landing Corps entered from nowhere: it retreats by the priorities of 10.5.2
     _continue_retreat(s)
 
 

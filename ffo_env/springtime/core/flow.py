@@ -306,7 +306,22 @@ def end_discard0(s: State) -> None:
 
 
 def end_discard1(s: State) -> None:
-    _end_discard(s, AXIS, "next_turn")
+    _end_discard(s, AXIS, "withdraw")
+
+
+def withdraw(s: State) -> None:
+    """S51 (6): the Axis may withdraw the Air Landing Corps (18.1.3, S63)."""
+    s.cont = "next_turn"
+    if s.game.options.airdrops and s.status[s.game.unit_ids.index("DE-AIRLAND")] == MAP:
+        s.ask("withdraw", AXIS)
+
+
+def setup_next(s: State) -> None:
+    """rule 18.2, S62: the next unit of the Limited Free Setup, or the start of Turn 1."""
+    if s.setup_queue:
+        s.ask("setup_place", s.game.unit_side[s.setup_queue[0]])
+        return
+    s.cont = "political_start"
 
 
 def next_turn(s: State) -> None:
@@ -375,6 +390,8 @@ STEPS: dict[str, Callable[[State], None]] = {
         end_event1,
         end_discard0,
         end_discard1,
+        withdraw,
         next_turn,
+        setup_next,
     )
 }

@@ -21,7 +21,7 @@ SCENARIOS = ("campaign", "plan_red")
 
 _CHOICES = {
     "belgian_surrender": ("inverted", "literal"),  # S21
-    "regroup_scope": ("all_units",),  # S27 (the army_group reading is not implemented yet)
+    "regroup_scope": ("all_units", "army_group"),  # S27
     "oos_combat_penalty": ("lead_unit", "any_unit"),  # S33
 }
 
@@ -31,16 +31,25 @@ class RulesOptions:
     """Rules options; the defaults are the binding rulings and the standard game.
 
     - ``belgian_surrender``: S21 ``inverted`` (surrender iff dr <= Axis-held Belgian Areas) or ``literal``.
-    - ``regroup_scope``: S27 ``all_units`` (the other reading, ``army_group``, is not implemented yet).
+    - ``regroup_scope``: S27 ``all_units`` (every unit may Regroup) or ``army_group`` (one declared Army
+      Group, the Axis may add K, with the Reserves stacked with it).
     - ``oos_combat_penalty``: S33 ``lead_unit`` or ``any_unit``.
+    - ``airdrops``: optional rule 18.1, the Air Landing Corps (S63).
+    - ``free_setup``: optional rule 18.2, Limited Free Setup (S62; campaign only, S58).
     - ``bef_returns``: optional rule 18.3 (S64).
+    - ``morale_bid``: rule 17.1, S61 ``by_side``: the winning bid of a side determination, signed:
+      ``+n`` when the side both wanted was the Axis (starting French Morale rises by n), ``-n`` when it was
+      the Allies (it falls by n). P7: the bidding itself is not a decision (the agents are bound to sides).
     - ``skip_forced``: apply a decision with exactly one legal action automatically (recorded ``auto``).
     """
 
     belgian_surrender: str = "inverted"
     regroup_scope: str = "all_units"
     oos_combat_penalty: str = "lead_unit"
+    airdrops: bool = False
+    free_setup: bool = False
     bef_returns: bool = False
+    morale_bid: int = 0
     skip_forced: bool = True
 
     def __post_init__(self) -> None:
@@ -48,9 +57,13 @@ class RulesOptions:
             v = getattr(self, name)
             if v not in allowed:
                 raise ValueError(f"rules option {name} must be one of {allowed}, found {v!r}")
-        for name in ("bef_returns", "skip_forced"):
+        for name in ("airdrops", "free_setup", "bef_returns", "skip_forced"):
             if type(getattr(self, name)) is not bool:
                 raise TypeError(f"rules option {name} must be a bool, found {getattr(self, name)!r}")
+        if type(self.morale_bid) is not int or not -100 <= self.morale_bid <= 100:
+            raise TypeError(
+                f"rules option morale_bid must be an integer in [-100, 100], found {self.morale_bid!r}"
+            )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from ffo_env.springtime.core import actions as A
 from ffo_env.springtime.core.data import ALLIED, AXIS, RESERVE, SIDE_AGS
-from ffo_env.springtime.core.state import MAP
+from ffo_env.springtime.core.state import MAP, OFF
 
 if TYPE_CHECKING:
     from ffo_env.springtime.core.state import State
@@ -137,7 +137,10 @@ def declare_apply(s: State, a: int) -> None:
         return
     if a == A.REGROUP:
         _new_impulse(s, "regroup")
-        s.ask("regroup_pick", side)
+        if s.game.options.regroup_scope == "army_group":
+            s.ask("regroup_ag", side)  # S27 option army_group
+        else:
+            s.ask("regroup_pick", side)
         return
     if A.REDEPLOY <= a < A.LOC:
         _new_impulse(s, "redeploy")
@@ -314,6 +317,7 @@ def act_legal(s: State) -> list[int]:
     imp = s.imp
     out = [A.UNIT + u for u in imp["active"] if s.status[u] == MAP and movable(s, u)]
     out += [A.COMBAT + loc for loc in combat.combat_locations(s)]
+    out += [A.LOC + loc for loc in airdrop_locations(s)]
     if not imp["mandatory"]:
         out.append(A.NO)  # S31: the impulse cannot end with a mandatory combat owed
     return out
@@ -328,7 +332,55 @@ def act_apply(s: State, a: int) -> None:
     if A.UNIT <= a < A.REBUILD_FULL:
         start_move(s, a - A.UNIT, "assault")
         return
+    if A.LOC <= a < A.COMBAT:
+        airdrop(s, a - A.LOC)
+        return
     combat.declare(s, a - A.COMBAT)
+
+
+# ------------------------------------------------------------------ Air Landing Corps (18.1, S63)
+
+
+def airdrop_locations(s: State) -> list[int]:
+    """S63: any location but Zone F within two steps of a German unit, not full, not yet fought over."""
+    g = s.game
+    if not g.options.airdrops or s.active != AXIS or s.imp.get("airdrop", -1) >= 0:
+        return []
+    u = g.unit_ids.index("DE-AIRLAND")
+    if s.status[u] != OFF:
+        return []
+    near: set[int] = set()
+    for v in s.on_map(AXIS):
+        if s.units[v].nation != "DE":
+            continue
+        near.add(s.loc[v])
+        for n, _b in s.neighbours(s.loc[v]):
+            near.add(n)
+            near.update(m for m, _ in s.neighbours(n))
+    return sorted(
+        loc for loc in near if loc != g.zone_f and not s.full(loc, AXIS) and loc not in s.imp["done"]
+    )
+
+
+def airdrop(s: State, loc: int) -> None:
+    """rule 18.1, S63: place, roll (-1 per Allied unit there; 3 or less: a step lost), maybe a combat."""
+    g = s.game
+    imp = s.imp
+    u = g.unit_ids.index("DE-AIRLAND")
+    allied = s.count(loc, ALLIED)
+    s.place(u, loc, reduced=s.reduced[u])
+    imp["airdrop"] = loc
+    imp["active"].append(u)
+    imp["ag"][u] = RESERVE
+    imp["moved"].append(u)  # it moves no further this impulse
+    dr = s.roll(f"Air Landing at {g.loc_ids[loc]} (-{allied})") - allied
+    if dr <= 3:
+        s.lose_step(u, "air landing")
+    if s.status[u] == MAP and allied:
+        imp["entered"][u] = loc  # S63: an entry; mandatory if the location was not Contested (S31)
+        if loc not in imp["cstart"] and loc not in imp["mandatory"]:
+            imp["mandatory"].append(loc)
+    s.ask("act", AXIS)
 
 
 # ------------------------------------------------------------------ Regroup (8.1.2a, S27)
@@ -344,9 +396,50 @@ def regroup_targets(s: State, u: int) -> list[int]:
     ]
 
 
+def regroup_ags(s: State) -> list[str]:
+    """S27 option army_group: the Army Groups with a unit on the map (W once Italy is at war)."""
+    side = s.active
+    return [
+        ag
+        for ag in SIDE_AGS[side]
+        if (ag != "W" or s.italy_at_war) and any(s.units[u].ag == ag for u in s.on_map(side))
+    ]
+
+
+def regroup_ag_legal(s: State) -> list[int]:
+    return [A.AG + A.ALL_AGS.index(ag) for ag in regroup_ags(s)]
+
+
+def regroup_ag_apply(s: State, a: int) -> None:
+    ag = A.ALL_AGS[a - A.AG]
+    s.imp["assault"] = [ag]  # the declared Army Groups (a Regroup is not an Assault: S24 ignores it)
+    if s.active == AXIS and ag != "K" and "K" in regroup_ags(s):
+        s.ask("regroup_k", s.active)  # S25, S27: the Axis may add K
+        return
+    _regroup_units(s)
+
+
+def regroup_k_apply(s: State, a: int) -> None:
+    if a == A.YES:
+        s.imp["assault"].append("K")
+    _regroup_units(s)
+
+
+def _regroup_units(s: State) -> None:
+    side = s.active
+    ags = s.imp["assault"]
+    units = [u for u in s.on_map(side) if s.units[u].ag in ags]
+    where = {s.loc[u] for u in units}
+    units += [u for u in s.on_map(side) if s.units[u].ag == RESERVE and s.loc[u] in where]  # S27
+    s.imp["eligible"] = sorted(units)
+    s.imp["assault"] = []
+    s.ask("regroup_pick", side)
+
+
 def regroup_pick_legal(s: State) -> list[int]:
     done = s.imp["regrouped"]
-    out = [A.UNIT + u for u in s.on_map(s.active) if u not in done and regroup_targets(s, u)]
+    units = s.imp.get("eligible", s.on_map(s.active))
+    out = [A.UNIT + u for u in units if u not in done and regroup_targets(s, u)]
     return out + [A.NO]
 
 

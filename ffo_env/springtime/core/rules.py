@@ -11,7 +11,7 @@ from ffo_env.springtime.core import actions as A
 from ffo_env.springtime.core import combat, flow, maneuver
 from ffo_env.springtime.core import events as ev
 from ffo_env.springtime.core.data import ALLIED, AXIS
-from ffo_env.springtime.core.state import ELIM, MAP
+from ffo_env.springtime.core.state import ELIM, MAP, OFF
 
 if TYPE_CHECKING:
     from ffo_env.springtime.core.state import State
@@ -168,6 +168,8 @@ def _refit_legal(s: State) -> list[int]:
     rp = s.rp[side]
     out = [A.NO]
     for u in s.game.side_units[side]:
+        if s.game.unit_ids[u] == "DE-AIRLAND":
+            continue  # 18.1.4: it never uses RPs
         if s.status[u] == MAP and s.reduced[u]:
             if not s.oos[u] and s.in_supply(u) and refit_cost(s, u, "flip") <= rp:  # 12.3.1, 13.2.3
                 out.append(A.UNIT + u)
@@ -210,6 +212,60 @@ def _refit_loc(s: State, a: int) -> None:
     s.refit_ctx = {"side": s.player}
 
 
+# ------------------------------------------------------------------ optional rules 18.1, 18.2
+
+
+def _withdraw(s: State, a: int) -> None:
+    if a == A.YES:  # 18.1.3, S63: it keeps its strength
+        u = s.game.unit_ids.index("DE-AIRLAND")
+        s.status[u] = OFF
+        s.loc[u] = -1
+        s.oos[u] = False
+        s.moved_units()
+        s.update_control()
+
+
+def setup_locations(s: State, u: int) -> list[int]:
+    """rule 18.2, S62: French and British units in Areas 14-30, the DCRs and Reserves with the 1st or the
+    7th Army; Axis units in Areas 1-6; stacking applies."""
+    g = s.game
+    spec = s.units[u]
+    hosts = [g.unit_ids.index("FR-1A"), g.unit_ids.index("FR-7A")]
+    if spec.side == AXIS:
+        cands = sorted(g.east)
+    elif spec.nation == "FR" and (spec.armor or spec.ag == "R"):
+        cands = sorted({s.loc[v] for v in hosts})
+    else:
+        cands = [loc for loc in sorted(g.french_locs) if not g.data.locations[loc].zone]
+    out = [loc for loc in cands if loc >= 0 and not s.full(loc, spec.side)]
+    if u == hosts[1] and s.loc[hosts[0]] >= 0:
+        # P9: the 7th Army may not take the room that the units joining the two Armies need
+        limit: int = g.data.tables["stacking_limit"]
+        need = sum(
+            1
+            for v in s.setup_queue[1:]
+            if s.units[v].nation == "FR" and (s.units[v].armor or s.units[v].ag == "R")
+        )
+        first = s.loc[hosts[0]]
+        out = [
+            loc
+            for loc in out
+            if (limit - s.count(first, ALLIED) - (loc == first))
+            + (0 if loc == first else limit - s.count(loc, ALLIED) - 1)
+            >= need
+        ]
+    return out
+
+
+def _setup_place_legal(s: State) -> list[int]:
+    return [A.LOC + loc for loc in setup_locations(s, s.setup_queue[0])]
+
+
+def _setup_place(s: State, a: int) -> None:
+    u = s.setup_queue.pop(0)
+    s.place(u, a - A.LOC, reduced=s.reduced[u])
+
+
 # ------------------------------------------------------------------ tables
 
 LEGAL: dict[str, Callable[[State], list[int]]] = {
@@ -224,6 +280,8 @@ LEGAL: dict[str, Callable[[State], list[int]]] = {
     "reserve_ag": maneuver.reserve_options,
     "act": maneuver.act_legal,
     "step": maneuver.step_legal,
+    "regroup_ag": maneuver.regroup_ag_legal,
+    "regroup_k": _yes_no,
     "regroup_pick": maneuver.regroup_pick_legal,
     "regroup_dest": maneuver.regroup_dest_legal,
     "redeploy_pick": maneuver.redeploy_pick_legal,
@@ -240,6 +298,8 @@ LEGAL: dict[str, Callable[[State], list[int]]] = {
     "refit_loc": _refit_loc_legal,
     "end_event": _yes_no,
     "end_discard": _yes_no,
+    "withdraw": _yes_no,
+    "setup_place": _setup_place_legal,
 }
 
 APPLY: dict[str, Callable[[State, int], None]] = {
@@ -254,6 +314,8 @@ APPLY: dict[str, Callable[[State, int], None]] = {
     "reserve_ag": maneuver.reserve_apply,
     "act": maneuver.act_apply,
     "step": maneuver.step_apply,
+    "regroup_ag": maneuver.regroup_ag_apply,
+    "regroup_k": maneuver.regroup_k_apply,
     "regroup_pick": maneuver.regroup_pick_apply,
     "regroup_dest": maneuver.regroup_dest_apply,
     "redeploy_pick": maneuver.redeploy_pick_apply,
@@ -270,4 +332,6 @@ APPLY: dict[str, Callable[[State, int], None]] = {
     "refit_loc": _refit_loc,
     "end_event": _end_event,
     "end_discard": _end_discard,
+    "withdraw": _withdraw,
+    "setup_place": _setup_place,
 }

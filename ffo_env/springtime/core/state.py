@@ -51,6 +51,8 @@ DECISIONS = (
     "reserve_ag",  # S26, S52: AG
     "act",  # 9.1, 10.0: UNIT (move it) / COMBAT+loc / NO (end the impulse)
     "step",  # 9.2: LOC / NO (stop)
+    "regroup_ag",  # S27 option army_group: AG
+    "regroup_k",  # S27: the Axis adds K: NO / YES
     "regroup_pick",  # 8.1.2a: UNIT / NO
     "regroup_dest",  # LOC
     "redeploy_pick",  # 8.1.2b: UNIT / NO
@@ -67,6 +69,8 @@ DECISIONS = (
     "refit_loc",  # 12.3.2, 12.3.3: LOC
     "end_event",  # 6.4.4: NO / YES
     "end_discard",  # 6.4.4: NO / YES
+    "withdraw",  # 18.1.3, S63: NO / YES
+    "setup_place",  # 18.2, S62: LOC
 )
 
 # the fields that make a position; everything a State holds besides ``game`` (state_io saves these)
@@ -116,7 +120,13 @@ FIELDS = (
     "morale_log",
     "dice_log",
     "history",
+    "setup_queue",
 )
+
+
+def _joins(spec: UnitSpec) -> bool:
+    """rule 18.2, S62: French armored and Reserve units set up with the 1st or the 7th Army."""
+    return spec.nation == "FR" and (spec.armor or spec.ag == "R")
 
 
 class State:
@@ -147,14 +157,14 @@ class State:
         self.kleist_unit = -1
         self.kleist_turn = 0
         self.control = [AXIS if i in sc.axis_control else ALLIED for i in range(nl)]
-        self.morale = sc.morale
+        self.morale = sc.morale + game.options.morale_bid  # rule 17.1, S61
         self.rp = [sc.rp[0], sc.rp[1]]
         self.advantage = sc.advantage
         self.adv_used_by = -1
         self.open_city = False
         self.italy_at_war = False
         self.cc_flag = False
-        self.morale_at_political = sc.morale
+        self.morale_at_political = self.morale
         self.german_air_full = sc.german_air_full
         self.allied_air_full = False
         self.air_used: list[str] = []
@@ -177,6 +187,7 @@ class State:
         self.morale_log: list[dict[str, Any]] = []
         self.dice_log: list[dict[str, Any]] = []
         self.history: list[list[int]] = []  # [side, action, auto]
+        self.setup_queue: list[int] = []  # 18.2: units still to place, in order
         for u, where, red in sc.units:
             self.status[u] = MAP
             self.loc[u] = where
@@ -197,6 +208,29 @@ class State:
             # S55: the scenario starts in the Maneuvers Phase of Turn 4 at Axis Impulse 6
             self.phase = "maneuver"
             self.cont = "impulse_start"
+            if game.options.airdrops:
+                self.status[game.unit_ids.index("DE-AIRLAND")] = GONE  # S58
+        elif game.options.free_setup:
+            self._free_setup()
+
+    def _free_setup(self) -> None:
+        """rule 18.2, S62: every unit of the setup except the Alp, Belgian and Dutch Armies is placed by its
+        owner, the Allies first (1st and 7th Armies before the units that must join them), then the Axis."""
+        g = self.game
+        fixed = {"FR-ALP", "BE-ARMY", "NL-ARMY"}
+        first = [g.unit_ids.index("FR-1A"), g.unit_ids.index("FR-7A")]
+        queue = list(first)
+        placed = [u for u in range(g.n_units) if self.status[u] == MAP and g.unit_ids[u] not in fixed]
+        # the units that must join the 1st or 7th Army come right after them (S62, P9)
+        queue += [u for u in placed if u not in queue and g.unit_side[u] == ALLIED and _joins(self.units[u])]
+        queue += [u for u in placed if u not in queue and g.unit_side[u] == ALLIED]
+        queue += [u for u in placed if u not in queue]
+        for u in queue:
+            self.status[u] = OFF
+            self.loc[u] = -1
+        self.setup_queue = queue
+        self.phase = "setup"
+        self.cont = "setup_next"
 
     @classmethod
     def initial(cls, game: Game, seed: int = 0) -> State:

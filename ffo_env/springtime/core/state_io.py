@@ -14,7 +14,7 @@ from ffo_env.springtime.core.state import DECISIONS, FIELDS, GONE, MAP, OFF, Sta
 
 STATE_FORMAT = "springtime-state"
 STATE_VERSION = 1
-PHASES = ("political", "maneuver", "refit", "end", "over")
+PHASES = ("setup", "political", "maneuver", "refit", "end", "over")
 
 
 class StateError(ValueError):

@@ -37,6 +37,10 @@ def visible_to(s: State, side: int) -> dict[str, Any]:
     out["container"] = len(s.container)
     out["draw_log"] = list(s.draw_log[side])
     out["viewer"] = side
+    if s.phase == "setup":  # 18.2, S59 (e): free setups are secret until both are complete
+        g = s.game
+        out["loc"] = [s.loc[u] if g.unit_side[u] == side else -1 for u in range(g.n_units)]
+        out["status"] = [s.status[u] if g.unit_side[u] == side else -1 for u in range(g.n_units)]
     return out
 
 
