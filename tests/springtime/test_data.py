@@ -127,3 +127,97 @@ def test_bad_data_names_file_and_key(tmp_path: Path, file: str, old: str, new: s
         load_data(d)
     assert message in str(e.value)
     assert file in str(e.value)
+
+
+def test_3_1_2_3_1_3_s3_s4_tem_ports_and_no_other_locations() -> None:
+    assert all(1 <= x.tem <= 4 for x in D.locations)
+    assert len(D.locations) == 36  # S3; Luxembourg is part of Area 11, Belgian (S4)
+    assert D.locations[D.loc_index("11")].country == "BE"
+    assert all(0 <= n < 36 for row in D.adjacency for n, _ in row)  # nothing leads to Switzerland or the sea
+
+
+def test_3_2_3_3_3_4_3_5_tracks_and_dice() -> None:
+    from ffo_env.core.dice import Dice
+
+    assert D.tables["turns"] == 7 and D.tables["impulse_boxes"] == 10
+    d = Dice(3)
+    rolls = [d.roll() for _ in range(600)]
+    assert set(rolls) == {1, 2, 3, 4, 5, 6}
+    s = Game().new_initial_state(0)
+    assert (s.turn, s.box, s.morale, s.rp) == (1, 6, 30, [5, 10])
+
+
+def test_4_1_4_3_4_3_1_4_3_2_4_3_3_unit_information() -> None:
+    u = {x.id: x for x in D.units}
+    assert u["FR-PRIOUX"].size == "corps" and not u["FR-PRIOUX"].armor
+    assert u["DE-XIV"].size == "corps" and not u["DE-XIV"].armor
+    assert all(x.size == "division" for x in D.units if x.armor and x.side == 0)
+    assert all(x.size == "corps" for x in D.units if x.armor and x.side == 1)
+    assert all(x.cv_full >= x.cv_reduced and x.mf >= 1 for x in D.units)
+    assert {x.nation for x in D.units} == {"FR", "GB", "BE", "NL", "DE", "IT"}
+    assert u["IT-W"].ag == "W" and u["GB-BEF"].ag == "1" and u["FR-6A"].ag == "R" and u["DE-2A"].ag == "R"
+
+
+def test_4_4_markers_4_4_1_4_4_2_4_4_3_4_4_4_4_4_5_4_4_6_4_4_7_4_4_8_4_4_9() -> None:
+    s = Game(
+        options=__import__("ffo_env.springtime.core", fromlist=["RulesOptions"]).RulesOptions()
+    ).new_initial_state(0)
+    g = s.game
+    assert len(D.leaders) == 25 and D.leaders[g.kleist].name == "Kleist"  # 4.4.1
+    assert s.control.count(1) == 7  # 4.4.2
+    assert (s.turn, s.advantage) == (1, 1)  # 4.4.3, 4.4.4: Axis holds the Advantage
+    assert s.rp == [5, 10]  # 4.4.5
+    assert len(s.container) + sum(1 for h in s.held if h) == 9  # 4.4.6
+    assert {k: v[0] for k, v in D.tables["air"].items()} == {"DE": 2, "FR": 1, "GB": 1}  # 4.4.7
+    assert not any(s.oos)  # 4.4.8
+    assert s.morale == 30  # 4.4.9
+
+
+def test_5_1_1_5_1_2_5_1_3_5_1_4_5_1_5_5_1_6_5_1_7_marker_placement() -> None:
+    s = Game().new_initial_state(0)
+    assert (s.turn, s.box, s.advantage, s.morale, s.rp) == (1, 6, 1, 30, [5, 10])
+    assert not s.german_air_full and not s.allied_air_full
+    assert sorted(s.container + [h for h in s.held if h]) == list(range(1, 10))
+
+
+def test_5_2_1_5_2_2_s1_s2_setups_as_printed() -> None:
+    s = Game().new_initial_state(0)
+    g = s.game
+    where = {g.unit_ids[u]: g.loc_ids[s.loc[u]] for u in s.on_map()}
+    assert (
+        where["FR-1A"] == "13"
+        and where["GB-BEF"] == "13"
+        and where["FR-ALP"] == "E"
+        and where["NL-ARMY"] == "8"
+    )
+    assert (
+        where["DE-XIX"] == "3" and where["DE-XIV"] == "4" and where["DE-7A"] == "1" and where["DE-18A"] == "6"
+    )
+    assert D.leaders[g.leader_of[g.unit_ids.index("FR-2A")]].name == "Huntziger"  # S2
+    assert len(s.on_map(0)) == 18 and len(s.on_map(1)) == 14
+
+
+def test_19_1_19_1_1_19_1_2_19_2_s56_s57_s58_plan_red_setup() -> None:
+    s = Game(scenario="plan_red").new_initial_state(0)
+    g = s.game
+    u = g.unit_ids.index
+    assert s.loc[u("FR-4DCR")] == g.loc_ids.index("26") and s.reduced[u("FR-4DCR")]  # S56
+    assert [g.unit_ids[x] for x in range(g.n_units) if s.reduced[x]] == [
+        "FR-2A",
+        "FR-2DCR",
+        "FR-3DCR",
+        "FR-4DCR",
+    ]
+    assert {g.loc_ids[i] for i, c in enumerate(s.control) if c == 1} == {str(i) for i in range(1, 18)} | {"F"}
+    assert s.status[u("DE-XXXIX")] == 2 and s.status[u("FR-1A")] == 3  # eliminated / permanently removed
+    assert sorted(s.turn_track) == [1, 2, 3, 6, 7] and (s.morale, s.rp) == (20, [0, 5])
+
+
+def test_s60_morale_and_rps_are_unbounded() -> None:
+    s = Game().new_initial_state(0)
+    s.change_morale(-45, "test")
+    s.rp[0] = 250
+    from ffo_env.springtime.core.state_io import check_state
+
+    check_state(s)
+    assert s.morale == -15

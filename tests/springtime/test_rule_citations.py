@@ -75,6 +75,18 @@ def test_every_citation_names_a_rule_or_ruling() -> None:
     assert not bad, "citations of rules that do not exist:\n" + "\n".join(sorted(set(bad)))
 
 
+def test_every_rule_paragraph_and_ruling_is_cited_by_a_test() -> None:
+    paras = paragraphs()
+    want = {p for p in paras if not p.endswith(".0")} | rulings()
+    cited: set[str] = set()
+    for f in files():
+        if f.name.startswith("test_"):
+            for name in re.findall(r"^def (test_\w+)\(", f.read_text(encoding="utf-8"), flags=re.M):
+                cited |= cited_by_name(name, paras)
+    missing = sorted(want - cited)
+    assert not missing, f"rules/rulings that no test is named after: {missing}"
+
+
 def test_citation_scanner() -> None:
     paras = {"10.4.4", "10.4", "8.1"}
     assert cited_by_name("test_10_4_4_overrun_s36", paras) == {"10.4.4", "S36"}

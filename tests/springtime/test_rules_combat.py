@@ -203,7 +203,7 @@ def test_10_5_6_belgian_army_retreats_only_in_belgium() -> None:
     assert s.status[g.unit_ids.index("BE-ARMY")] == 3 and s.morale == 28
 
 
-def test_9_4_1_s35_air_marker_of_the_lead_nationality_once_per_impulse() -> None:
+def test_9_4_9_4_1_s35_air_marker_of_the_lead_nationality_once_per_impulse() -> None:
     s = position(
         """
         turn 2 box 2 advantage none

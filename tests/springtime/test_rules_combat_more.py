@@ -279,3 +279,32 @@ def test_s41_combat_in_a_zone_uses_its_tem() -> None:
     play_texts(s, "assault K", "DE-XIX", "@E", "combat E", "DE-XIX", "FR-ALP")
     assert s.cmb is not None
     assert combat.values(s, s.cmb) == (8, 3 + 4 + 2)  # Zone E TEM 4, Olry 2
+
+
+def test_10_4_10_5_11_1_s32_combat_decisions_in_order_and_one_advantage_use() -> None:
+    s = position(
+        """
+        turn 2 box 2 advantage french
+        allied: FR-9A@12 FR-2A@12
+        axis: DE-4A@10
+        rolls: 6 6 1 1 1
+        """.replace("french", "allied"),
+        NO_SKIP,
+    )
+    play_texts(s, "assault A", "DE-4A", "@12", "combat 12")
+    seen = []
+    for text in ("DE-4A", "FR-9A", "yes", "yes", "yes"):
+        seen.append((s.decision, s.current_agent))
+        act(s, text)
+    assert seen == [
+        ("lead_att", "german"),
+        ("lead_def", "french"),
+        ("air_att", "german"),
+        ("air_def", "french"),
+        ("convert", "french"),
+    ]
+    assert s.cmb is not None and s.cmb["result"] == "stalemate"
+    while s.decision in ("retreat_pick", "retreat_dest"):
+        act(s, "no" if "no" in legal_texts(s) else legal_texts(s)[0])
+    act(s, "no")  # end the impulse; Logistics 1 < 2 fails
+    assert s.decision != "soldier_on"  # the Advantage was used this impulse (S39: once per impulse)

@@ -12,7 +12,7 @@ axis: DE-XIX@11 DE-XLI@11 DE-4A@5 DE-6A@5 DE-1A@2
 """
 
 
-def test_8_1_1_s25_axis_declares_x_k_or_x_plus_k() -> None:
+def test_8_1_8_1_1_s25_axis_declares_x_k_or_x_plus_k() -> None:
     s = position(FRONT)
     assert (s.decision, s.current_agent) == ("declare", "german")
     assert legal_texts(s) == [

@@ -151,3 +151,23 @@ def test_18_3_s64_p2_bef_returns_through_a_port() -> None:
     assert pr.status[bef] == ELIM and 3 in pr.container and 3 not in pr.turn_track  # S58
     assert Game(scenario="plan_red").new_initial_state(0).status[bef] == GONE
     assert pr.status[pr.game.unit_ids.index("FR-8A")] == MAP
+
+
+def test_18_1_2_p8_air_landing_repulsed_retreats_by_priority_then_acts_as_a_reserve() -> None:
+    s = position(
+        """
+        turn 2 box 2 advantage none
+        allied: FR-9A@12
+        axis: DE-4A@10
+        off: DE-AIRLAND
+        rolls: 6 1 1 6 6
+        """,
+        AIR,
+    )
+    g = s.game
+    u = g.unit_ids.index("DE-AIRLAND")
+    play_texts(s, "assault A", "@12", "combat 12", "DE-AIRLAND", "FR-9A", "no", "no")
+    assert s.cmb is not None and s.cmb["result"] == "repulse" and s.reduced[u]
+    act(s, "DE-AIRLAND")  # a mandatory retreat: it came from nowhere (P8), so by the priorities of 10.5.2
+    assert s.status[u] == MAP and s.loc[u] in {n for n, _ in s.neighbours(g.loc_ids.index("12"))}
+    assert s.units[u].ag == "R"  # 18.1.2: afterwards an Axis Reserve unit

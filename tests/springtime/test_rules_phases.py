@@ -101,7 +101,7 @@ def test_6_1_3_s11_command_confidence_flips_leaders_on_an_axis_success() -> None
     assert s.leader_rating(g.unit_ids.index("DE-6A")) == 3
 
 
-def test_13_2_1_s42_supply_blocked_by_a_vacant_enemy_area() -> None:
+def test_13_2_13_2_1_s42_supply_blocked_by_a_vacant_enemy_area() -> None:
     s = position("""
         turn 2 box 2 advantage none
         allied: FR-2A@17
