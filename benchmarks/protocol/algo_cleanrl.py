@@ -125,28 +125,26 @@ class CleanRLLearner(Learner):
         torch.set_num_threads(1)
         torch.manual_seed(ctx.seed)
         self.ctx = ctx
-        probe = make_env(ctx.task, ctx.side, ctx.opponent(0), FORMAT, ctx.seed)
+        probe: Any = make_env(ctx.task, ctx.side, ctx.opponent(0), FORMAT, ctx.seed)
         self.n_obs = int(np.prod(probe.observation_space.shape))
         self.n_actions = int(probe.action_space.n)
-        self._unwrapped = probe.unwrapped
         self.net = _agent_net(self.n_obs, self.n_actions)
         self.opt = torch.optim.Adam(self.net.parameters(), lr=float(ARGS["learning_rate"]), eps=1e-5)
         self.steps = 0  # learner decisions used (CleanRL's global_step)
         self.batch = int(ARGS["num_envs"]) * int(ARGS["num_steps"])
 
-    @property  # type: ignore[override]
+    @property
     def decisions(self) -> int:
         return self.steps
 
     def encode(self, state: Any) -> np.ndarray:
-        """The compact observation of ``state`` for the learner's side (the env's own encoding)."""
-        env = self._unwrapped
-        saved = env.game_state
-        env.game_state = state
-        try:
-            return np.asarray(env._obs(), dtype=np.float32)
-        finally:
-            env.game_state = saved
+        """The compact observation of ``state`` for the learner's side (the env's own encoder)."""
+        from ffo_env.core.sides import Side
+        from ffo_env.encoding.compact import compact_encoder_for
+
+        return np.asarray(
+            compact_encoder_for(state.game).encode(state, int(Side.of(self.ctx.side))), np.float32
+        )
 
     def agent(self) -> Any:
         return _Greedy(self)
@@ -164,7 +162,7 @@ class CleanRLLearner(Learner):
         seed = segment_seed(ctx.seed, segment)
         torch.manual_seed(seed)
         n_envs, n_steps = int(a["num_envs"]), int(a["num_steps"])
-        envs = [
+        envs: list[Any] = [
             make_env(ctx.task, ctx.side, ctx.opponent(seed * 10 + r), FORMAT, seed * 10 + r)
             for r in range(n_envs)
         ]

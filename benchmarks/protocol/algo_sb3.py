@@ -14,6 +14,8 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +25,7 @@ from benchmarks.protocol.algos import AlgoSpec, Context, Learner, register
 from ffo_env.atomic import atomic_write_bytes
 
 N_ENVS = 2
-DAGGER = {
+DAGGER: dict[str, Any] = {
     "teacher": "expert",
     "keep_fraction": 0.5,  # consecutive decisions are near-duplicates: keep half, see more games
     "window": 4_000,  # labelled decisions kept (the most recent; ~110 kB each)
@@ -72,13 +74,13 @@ class SB3Learner(Learner):
 
         ctx = self.ctx
         base = segment_seed(ctx.seed, segment) * 10
-        fns = [
-            (lambda r=r: make_env(ctx.task, ctx.side, ctx.opponent(base + r), "dict", base + r))
+        fns: list[Callable[[], Any]] = [
+            partial(make_env, ctx.task, ctx.side, ctx.opponent(base + r), "dict", base + r)
             for r in range(N_ENVS)
         ]
         return DummyVecEnv(fns)
 
-    @property  # type: ignore[override]
+    @property
     def decisions(self) -> int:
         return int(self.model.num_timesteps)
 
@@ -118,7 +120,7 @@ class DaggerLearner(SB3Learner):
         self.parts: list[dict[str, np.ndarray]] = []
         self._decisions = 0
 
-    @property  # type: ignore[override]
+    @property
     def decisions(self) -> int:
         return self._decisions
 
@@ -165,7 +167,7 @@ class DaggerLearner(SB3Learner):
 
         ctx = self.ctx
         rng = np.random.default_rng(seed)
-        env = make_env(ctx.task, ctx.side, ctx.opponent(seed * 10), "dict", seed)
+        env: Any = make_env(ctx.task, ctx.side, ctx.opponent(seed * 10), "dict", seed)
         teacher = make_agent(str(DAGGER["teacher"]), ctx.side, seed=seed)
         student = self.agent()
         rows: dict[str, list[Any]] = {k: [] for k in (*OBS_KEYS, "mask", "action", "ret", "has_return")}
@@ -208,7 +210,7 @@ class DaggerLearner(SB3Learner):
         self.model.num_timesteps = self._decisions  # the checkpoint records the decisions used
         super().save(folder)
         buf = io.BytesIO()
-        arrays = {f"{i}:{k}": v for i, p in enumerate(self.parts) for k, v in p.items()}
+        arrays: dict[str, Any] = {f"{i}:{k}": v for i, p in enumerate(self.parts) for k, v in p.items()}
         np.savez_compressed(buf, **arrays)
         atomic_write_bytes(folder / f"{self.ctx.side}-dagger-data.npz", buf.getvalue())
 

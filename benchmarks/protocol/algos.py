@@ -40,7 +40,9 @@ class Context:
 class Learner:
     """One side's learner (see the module docstring). ``decisions`` counts the learner decisions used."""
 
-    decisions: int = 0
+    @property
+    def decisions(self) -> int:
+        return 0
 
     def learn(self, until: int, segment: int) -> None:
         """Train until at least ``until`` decisions are used; ``segment`` numbers the evaluation interval

@@ -49,10 +49,10 @@ def eval_start(task: Task, i: int) -> Any:
     return State.from_dict(game, d)
 
 
-class FromStates(gym.Wrapper):  # type: ignore[type-arg]
+class FromStates(gym.Wrapper):
     """Each reset starts the wrapped single-agent env from a drawn saved state."""
 
-    def __init__(self, env: gym.Env, starts: StartSampler) -> None:  # type: ignore[type-arg]
+    def __init__(self, env: gym.Env, starts: StartSampler) -> None:
         super().__init__(env)
         self.starts = starts
         self.rng = np.random.default_rng(0)
@@ -65,15 +65,15 @@ class FromStates(gym.Wrapper):  # type: ignore[type-arg]
         return self.env.reset(seed=seed, options=opts)
 
     def action_masks(self) -> np.ndarray:
-        return self.env.unwrapped.action_masks()  # type: ignore[attr-defined,no-any-return]
+        return self.env.unwrapped.action_masks()  # type: ignore[attr-defined]
 
 
-def make_env(task: Task, side: str, opponent: Any, observation_format: str, seed: int) -> gym.Env:  # type: ignore[type-arg]
+def make_env(task: Task, side: str, opponent: Any, observation_format: str, seed: int) -> gym.Env:
     """A training env of ``task`` for ``side`` against ``opponent`` (an agent object), reset with ``seed``.
     Endgame tasks start every episode from a drawn saved state (``reset(options={"state": ...})``)."""
     from ffo_env.envs.single_agent import FFOSingleAgentEnv
 
-    env: gym.Env = FFOSingleAgentEnv(side=side, opponent=opponent, observation_format=observation_format)  # type: ignore[type-arg]
+    env: gym.Env = FFOSingleAgentEnv(side=side, opponent=opponent, observation_format=observation_format)
     path = task.state_path()
     if path is not None:
         env = FromStates(env, sampler(path))

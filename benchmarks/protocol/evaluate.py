@@ -31,8 +31,11 @@ def play(state: Any, agents: dict[str, Any]) -> tuple[str | None, int]:
     return None, int(state.vp)
 
 
-def side_games(task: Task, side: str, learner: Any, opponent: str, games: int) -> dict[str, Any]:
-    """``games`` games of ``learner`` (an agent object) as ``side`` against the bot ``opponent``."""
+def side_games(
+    task: Task, side: str, learner: Any, opponent: str, games: int, run_seed: int = 0
+) -> dict[str, Any]:
+    """``games`` games of ``learner`` (an agent object) as ``side`` against the bot ``opponent``. The opponent's
+    seed is fixed by the game; the learner's own randomness (if any) also depends on the run's seed."""
     from agents import make_agent
     from agents.harness import agent_seed
     from ffo_env.core.sides import Side
@@ -45,7 +48,7 @@ def side_games(task: Task, side: str, learner: Any, opponent: str, games: int) -
         state = eval_start(task, i)
         seed = int(state.seed) if task.state_path() is None else 20_000 + i
         if hasattr(learner, "reset"):
-            learner.reset(agent_seed(seed, side))
+            learner.reset(agent_seed(seed, side) + 1_000_003 * run_seed)
         opp = make_agent(opponent, other, seed=agent_seed(seed, other))
         winner, final_vp = play(state, {side: learner, other: opp})
         s = 0.5 if winner is None else float(winner == side)
@@ -61,19 +64,19 @@ def side_games(task: Task, side: str, learner: Any, opponent: str, games: int) -
     }
 
 
-def evaluate(task: Task, learners: dict[str, Any], games: int) -> dict[str, Any]:
+def evaluate(task: Task, learners: dict[str, Any], games: int, run_seed: int = 0) -> dict[str, Any]:
     """The evaluation row of one point: ``score`` (win rate against the task's opponent, or the self-play
     task's mean Elo) and the details."""
     if task.kind != "selfplay":
         assert task.side is not None and task.opponent is not None
-        row = side_games(task, task.side, learners[task.side], task.opponent, games)
+        row = side_games(task, task.side, learners[task.side], task.opponent, games, run_seed)
         return {"score": row["score"], "opponents": {task.opponent: row}}
     out: dict[str, Any] = {"opponents": {}}
     elo = {}
     for side in ("french", "german"):
         rows = []
         for ref in task.references:
-            r = side_games(task, side, learners[side], ref, games)
+            r = side_games(task, side, learners[side], ref, games, run_seed)
             out["opponents"][f"{ref}@{'german' if side == 'french' else 'french'}"] = r
             ref_rating = REFERENCE_LADDER[ref][1 if side == "french" else 0]
             rows.append((ref_rating, r["wins"], games))

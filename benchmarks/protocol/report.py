@@ -179,7 +179,7 @@ def _aggregate(
     lines.append("normalised final score over the benchmark tasks (random 0, expert 1)")
     for algo, by_task in sorted(normalised.items()):
         tasks = [by_task[t] for t in sorted(by_task)]
-        row = {"tasks": sorted(by_task)}
+        row: dict[str, Any] = {"tasks": sorted(by_task)}
         for name, func in (
             ("iqm", stats.iqm),
             ("median", stats.aggregate_median),

@@ -167,7 +167,8 @@ def run_seed(
         if on_decisions is not None:
             on_decisions(used - before)
         t1 = time.perf_counter()
-        ev = evaluate(task, {side: learner.agent() for side, learner in learners.items()}, plan["eval_games"])
+        agents = {side: learner.agent() for side, learner in learners.items()}
+        ev = evaluate(task, agents, plan["eval_games"], run_seed=seed)
         eval_s = time.perf_counter() - t1
         win_rate = ev.get("win_rate", ev["score"])
         row = {

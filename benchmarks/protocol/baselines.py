@@ -1,0 +1,88 @@
+"""Produce (or continue) the shipped baselines in ``benchmarks/results/``, one ``ffo benchmark run`` at a time.
+
+    nice -n 10 python -m benchmarks.protocol.baselines                 # every job, in order
+    nice -n 10 python -m benchmarks.protocol.baselines --only endgame  # jobs whose task id contains 'endgame'
+    python -m benchmarks.protocol.baselines --list                     # the jobs and their state
+
+Each job is ``ffo benchmark run --task T --algo A --track short --seeds K --out benchmarks/results/<T>/<A>``;
+a job already started is continued with ``--resume`` (a killed job loses at most one evaluation interval), a
+finished one is skipped. So this command can be killed and started again at any time. Each endgame task's
+reference rows and then its learners (5 seeds), then the full-game tasks' reference rows and learners
+(3 seeds).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+OUT = ROOT / "benchmarks" / "results"
+REFERENCES = ("random", "untrained", "expert")
+LEARNERS = ("dagger_expert", "maskable_ppo", "ppo_mlp_compact")
+ENDGAME = ("ffo/french-endgame/v1", "ffo/german-endgame/v1")
+FULL = (
+    "ffo/french-vs-heuristic/v1",
+    "ffo/german-vs-random/v1",
+    "ffo/german-vs-heuristic/v1",
+    "ffo/french-vs-expert/v1",
+    "ffo/german-vs-expert/v1",
+)
+
+
+def jobs() -> list[tuple[str, str, int]]:
+    out = [(t, a, 5) for t in ENDGAME for a in (*REFERENCES, *LEARNERS)]
+    out += [(t, a, 3) for t in (*FULL, "ffo/french-vs-random/v1") for a in REFERENCES]  # the last: solved?
+    out += [(t, a, 3) for t in FULL for a in LEARNERS]
+    return out
+
+
+def folder_of(out: Path, task: str, algo: str) -> Path:
+    return out / task.split("/")[1] / task.rsplit("/", 1)[1] / algo
+
+
+def state_of(folder: Path, seeds: int) -> str:
+    if not (folder / "plan.json").exists():
+        return "not started"
+    done = 0
+    for k in range(seeds):
+        p = folder / f"seed-{k}" / "progress.json"
+        if p.exists() and json.loads(p.read_text(encoding="utf-8")).get("complete"):
+            done += 1
+    return "complete" if done == seeds else f"{done}/{seeds} seeds complete"
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(
+        prog="python -m benchmarks.protocol.baselines", description=__doc__.splitlines()[0]
+    )
+    p.add_argument("--out", default=str(OUT), help="results folder (default benchmarks/results)")
+    p.add_argument("--only", default="", help="run only jobs whose task id or algorithm contains this text")
+    p.add_argument("--list", action="store_true", help="list the jobs and their state, run nothing")
+    args = p.parse_args(argv)
+    from ffo_env.cli import main as ffo
+
+    out = Path(args.out)
+    for task, algo, seeds in jobs():
+        if args.only and args.only not in task and args.only not in algo:
+            continue
+        folder = folder_of(out, task, algo)
+        state = state_of(folder, seeds)
+        print(f"{task:28} {algo:16} {seeds} seeds: {state}", flush=True)
+        if args.list or state == "complete":
+            continue
+        if state == "not started":
+            argv_run = ["benchmark", "run", "--task", task, "--algo", algo, "--track", "short"]
+            argv_run += ["--seeds", str(seeds), "--out", str(folder)]
+        else:
+            argv_run = ["benchmark", "run", "--resume", str(folder)]
+        code = ffo(argv_run)
+        if code != 0:
+            print(f"job {task} {algo} ended with exit code {code}; going on with the next", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
