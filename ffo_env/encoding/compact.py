@@ -253,7 +253,7 @@ def describe(layout: CompactLayout, offset: int) -> str:
 
 
 def _build_layout(game: Game) -> tuple[CompactLayout, np.ndarray]:
-    """The layout of ``game`` and the index of each of its coarse cells in the full coarse grid."""
+    """The layout of ``game`` and the coarse cell (index in the layout) of each land hex."""
     n_units = len(game.scenario.units)
     land_hexes = np.flatnonzero(np.asarray(game.tables.land, dtype=bool))
     city_hexes = np.flatnonzero(np.asarray(game.scenario.map.is_city, dtype=bool))
@@ -308,41 +308,51 @@ def _build_layout(game: Game) -> tuple[CompactLayout, np.ndarray]:
     )
     for a in (land_hexes, city_hexes, cell_origin, cell_land, low, high):
         a.setflags(write=False)
-    return layout, cells
+    return layout, cell_of
 
 
 class CompactEncoder:
     """The compact vector of a state for one viewer (use :func:`compact_encoder_for`, cached per game)."""
 
+    # Speed: the work is one gather from the encoder's planes (every plane entry the vector reads, in the
+    # order it needs them), a few slice writes, and one np.add.reduceat that pools the board: the board's
+    # entries are gathered plane by plane, coarse cell by coarse cell, so each pooled value is the sum of
+    # one contiguous run. numpy's per-call overhead dominates on arrays this small, so fewer calls win: axis
+    # reductions over a padded grid, strided adds and a BLAS product with a pooling matrix were each slower.
+
     def __init__(self, game: Game) -> None:
         self.game = game
         self.encoder: ObservationEncoder = encoder_for(game)
-        self.layout, cells = _build_layout(game)
+        self.layout, cell_of = _build_layout(game)
         lay = self.layout
+        n_land = len(lay.land_hexes)
         land_cells = FLAT[lay.land_hexes]
-        # the board: the source planes (whole rows) in a zero-padded uint16 buffer (sums of 16 hexes of up to
-        # 255 fit), non-land cells zeroed, summed over blocks of POOL columns and POOL rows by adding strided
-        # views, then the coarse cells with land. numpy's axis reductions, np.add.reduceat and a BLAS product
-        # with a pooling matrix were each several times slower on arrays this small.
-        land = np.zeros((hg.N_COLS, _N_BY * POOL), dtype=np.uint16)
-        land[hg.HEX_X[lay.land_hexes].astype(np.int64) - 1, hg.HEX_Y[lay.land_hexes].astype(np.int64)] = 1
-        self._land = land
-        self._buf = np.zeros((len(_BOARD_SRC), hg.N_COLS, _N_BY * POOL), dtype=np.uint16)
-        self._cells = cells
+        order = np.argsort(cell_of, kind="stable")  # land hexes grouped by coarse cell
+        board_src = (_BOARD_SRC[:, None] * N_CELLS + land_cells[order][None, :]).ravel()
+        self._idx = np.concatenate(
+            [
+                _P_LEGAL_HEX * N_CELLS + land_cells,
+                _P_DEST_OVERSTACKS * N_CELLS + land_cells,
+                _P_TARGET_ENDS_GAME * N_CELLS + land_cells,
+                _P_GERMAN_CONTROL * N_CELLS + FLAT[lay.city_hexes],
+                board_src,
+            ]
+        )
+        self._n_land = n_land
+        self._n_city = len(lay.city_hexes)
+        self._board0 = 3 * n_land + self._n_city  # where the board's entries start in the gather
+        # start of each (plane, coarse cell) run in the board's part of the gather
+        runs = np.searchsorted(cell_of[order], np.arange(len(lay.cell_land)))
+        self._starts = (np.arange(N_BOARD_PLANES)[:, None] * n_land + runs[None, :]).ravel()
         # each plane's scale: 1 / the cell's land hexes for shares, 1 / the number for sums
-        factor = np.empty((N_BOARD_PLANES, len(cells)), dtype=np.float32)
+        factor = np.empty((N_BOARD_PLANES, len(lay.cell_land)), dtype=np.float32)
         for p, (_name, scale, _m) in enumerate(BOARD_PLANES):
             factor[p] = 1.0 / lay.cell_land if scale == "share" else 1.0 / float(scale)
-        self._factor = factor
-        self._legal_idx = _P_LEGAL_HEX * N_CELLS + land_cells
-        self._flag_idx = np.stack(
-            [_P_DEST_OVERSTACKS * N_CELLS + land_cells, _P_TARGET_ENDS_GAME * N_CELLS + land_cells]
-        )
-        self._city_idx = _P_GERMAN_CONTROL * N_CELLS + FLAT[lay.city_hexes]
+        self._factor = factor.ravel()
         self._special_base = game.layout.special_base
         o = lay.offsets
         self._o = tuple(o[n] for n in BLOCKS)
-        self._units_end = o["units"] + int(np.prod(lay.shapes["units"]))
+        self._units_shape = lay.shapes["units"]
 
     def encode(
         self,
@@ -365,38 +375,28 @@ class CompactEncoder:
     ) -> np.ndarray:
         """The compact vector of a structured observation; ``legal`` (the decider's legal actions) gives
         ``legal_special`` when the observation says its viewer decides (``globals.to_act``)."""
-        lay = self.layout
         if out is None:
-            out = np.empty(lay.size, dtype=np.float32)
+            out = np.empty(self.layout.size, dtype=np.float32)
         og, ou, ol, of, os_, oc, ob = self._o
         g = obs["globals"]
         out[og:ou] = g
-        out[ou : self._units_end] = obs["units"][:, _UNIT_COLS].ravel()
-        planes = obs["planes"].reshape(-1)
-        n_land = len(self._legal_idx)
-        out[ol : ol + n_land] = planes[self._legal_idx]
-        out[of : of + n_land] = planes[self._flag_idx].max(axis=0)
+        np.take(obs["units"], _UNIT_COLS, axis=1, out=out[ou:ol].reshape(self._units_shape))
+        v = obs["planes"].reshape(-1).take(self._idx)  # uint8
+        L = self._n_land
+        out[ol:of] = v[:L]
+        np.maximum(v[L : 2 * L], v[2 * L : 3 * L], out=out[of:os_])
         specials = out[os_:oc]
         specials[:] = 0.0
         if g[_G_TO_ACT] > 0 and legal:
             la = np.asarray(legal, dtype=np.int64)
             specials[la[la >= self._special_base] - self._special_base] = 1.0
-        out[oc:ob] = planes[self._city_idx]
-        src = self._buf
-        src[:, :, :N_ROWS] = obs["planes"].take(_BOARD_SRC, axis=0)
-        src *= self._land  # only land hexes count (the padding rows are 0 in land)
+        b0 = self._board0
+        out[oc:ob] = v[3 * L : b0]
         # enemy CF seen: the top unit's, or the revealed stack's (which holds the top unit, so the larger)
-        np.maximum(src[8], src[9], out=src[8])
-        p = src[:N_BOARD_PLANES]
-        cols = p[:, 0::POOL] + p[:, 1::POOL]
-        for k in range(2, POOL):
-            cols += p[:, k::POOL]
-        blocks = cols[:, :, 0::POOL] + cols[:, :, 1::POOL]
-        for k in range(2, POOL):
-            blocks += cols[:, :, k::POOL]
-        board = blocks.reshape(N_BOARD_PLANES, -1)[:, self._cells].astype(np.float32)
-        board *= self._factor
-        out[ob:] = board.ravel()
+        np.maximum(v[b0 + 8 * L : b0 + 9 * L], v[b0 + 9 * L : b0 + 10 * L], out=v[b0 + 8 * L : b0 + 9 * L])
+        # (converting first and then summing in float32 is faster than reduceat's own dtype conversion)
+        pooled = np.add.reduceat(v[b0 : b0 + N_BOARD_PLANES * L].astype(np.float32), self._starts)
+        np.multiply(pooled, self._factor, out=out[ob:])
         return out
 
 
