@@ -149,23 +149,27 @@ def test_expert_iteration_config_errors_name_the_key(
     assert err.startswith("error: ") and "sides" in err and not (tmp_path / "o").exists()
 
 
-def test_expert_iteration_smoke_trains_resumes_and_loads(tmp_path: Path) -> None:
-    """One game against the German expert, one iteration: a student that loads; rerunning resumes."""
+def test_expert_iteration_smoke_through_ffo_train_resumes_and_loads(tmp_path: Path) -> None:
+    """`ffo train` with `method: expert_iteration`: one game against the German expert, one iteration; a
+    student that loads; `ffo train --resume` does not replay the finished iteration."""
     from agents.policy import load_policy
+    from ffo_env.cli import main as ffo
 
     cfg = _write(
         tmp_path,
-        "sides: [french]\niterations: 1\ngames: 1\nopponents: {expert: 1.0}\nkeep_unchanged: 0.05\n"
+        "method: expert_iteration\nrun_name: smoke\nsides: [french]\niterations: 1\ngames: 1\n"
+        "opponents: {expert: 1.0}\nkeep_unchanged: 0.05\n"
         "teacher: {decisions: [attack_target], determinizations: 1, horizon_turns: 0, min_gain: 0.0, min_z: 0.0}\n",
     )
-    out = tmp_path / "run"
-    assert main(["--config", str(cfg), "--out", str(out)]) == 0
+    assert ffo(["train", "--config", str(cfg), "--out", str(tmp_path / "runs")]) == 0
+    (out,) = (tmp_path / "runs").iterdir()
+    assert out.name.startswith("smoke-")
     progress = json.loads((out / "progress.json").read_text())
     (row,) = progress["french"]
     assert row["games"] == 1 and row["searched"] > 0 and row["samples"] > 0
     agent = load_policy(out / "policies" / "french.pt")
     assert agent.side == "french" and agent.meta["extra"]["method"] == "expert_iteration"
     stamp = (out / "students" / "french_it0.pt").stat().st_mtime_ns
-    assert main(["--config", str(cfg), "--out", str(out)]) == 0  # resumed: the iteration is not replayed
+    assert ffo(["train", "--resume", str(out)]) == 0  # the iteration is not replayed
     assert (out / "students" / "french_it0.pt").stat().st_mtime_ns == stamp
     assert json.loads((out / "progress.json").read_text()) == progress

@@ -38,6 +38,7 @@ from training.search_teacher import TeacherSettings
 
 OBS_KEYS = ("planes", "globals", "units")
 SIDES = ("french", "german")
+METHOD = "expert_iteration"  # the config key `method` that makes `ffo train` run this trainer
 
 
 class ExpertIterationError(ValueError):
@@ -83,7 +84,8 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Ex
         raise ExpertIterationError(f"{p}: cannot read the config ({e})") from e
     if not isinstance(raw, dict):
         raise ExpertIterationError(f"{p}: expected a mapping of settings, got {type(raw).__name__}")
-    raw.pop("method", None)  # the key `ffo train` selects this trainer by
+    if raw.pop("method", METHOD) != METHOD:
+        raise ExpertIterationError(f"{p}: key 'method': expected {METHOD!r}")
     raw.update(overrides or {})
     known = {f.name: f for f in fields(ExpertIterationConfig)}
     for key in raw:
@@ -363,10 +365,59 @@ def _save_npz(path: Path, parts: list[dict[str, np.ndarray]]) -> None:
 
 def run(cfg: ExpertIterationConfig, out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out / "config.json", json.dumps(asdict(cfg), indent=1) + "\n")
+    atomic_write_text(out / "config.json", json.dumps({"method": METHOD, **asdict(cfg)}, indent=1) + "\n")
     prog_path = out / "progress.json"
     progress: dict[str, Any] = json.loads(prog_path.read_text(encoding="utf-8")) if prog_path.exists() else {}
     return {side: train_side(cfg, side, out, progress) for side in cfg.sides}
+
+
+def config_method(path: str | Path) -> str | None:
+    """The ``method`` key of a run file or of a run folder's ``config.json`` (None: absent or unreadable)."""
+    import yaml
+
+    p = Path(path)
+    if p.is_dir():
+        p = p / "config.json"
+    try:
+        raw = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    return raw.get("method") if isinstance(raw, dict) else None
+
+
+def _parse_sets(items: list[str]) -> dict[str, Any]:
+    import yaml
+
+    overrides: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ExpertIterationError(f"--set {item!r}: expected KEY=VALUE")
+        overrides[key.strip()] = yaml.safe_load(value)
+    return overrides
+
+
+def command(config: str, out: Path | None, resume: str | None, sets: list[str]) -> int:
+    """Start a run in a new folder under ``out`` (named ``<run_name>-<timestamp>``), or resume ``resume``."""
+    from training.run_folder import RunFolder
+
+    try:
+        overrides = _parse_sets(sets)
+        if resume is not None:
+            if overrides:
+                raise ExpertIterationError("--set: a resumed run keeps the config it was started with")
+            folder = Path(resume)
+            cfg = load_config(folder / "config.json")
+        else:
+            cfg = load_config(config, overrides)
+            folder = RunFolder.create(out or Path("runs"), cfg.run_name).root
+    except ExpertIterationError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"run folder: {folder}", flush=True)
+    for side, path in run(cfg, folder).items():
+        print(f"{side}: {path}")
+    return 0
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -382,27 +433,17 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import yaml
-
     p = argparse.ArgumentParser(
         prog="python -m training.expert_iteration", description=__doc__.split("\n")[0]
     )
     add_arguments(p)
     args = p.parse_args(argv)
-    overrides: dict[str, Any] = {}
-    for item in args.set:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            print(f"error: --set {item!r}: expected KEY=VALUE", file=sys.stderr)
-            return 2
-        overrides[key.strip()] = yaml.safe_load(value)
     try:
-        cfg = load_config(args.config, overrides)
+        cfg = load_config(args.config, _parse_sets(args.set))
     except ExpertIterationError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    paths = run(cfg, Path(args.out))
-    for side, path in paths.items():
+    for side, path in run(cfg, Path(args.out)).items():
         print(f"{side}: {path}")
     return 0
 

@@ -5,7 +5,8 @@
     ffo train --backend rllib --config configs/train_rllib.yaml --address auto --num-env-runners 32
     ffo train --resume runs/rllib-smoke-20261124-010000                  # either backend: continue a run
 
-A config file that says ``backend: rllib`` selects RLlib by itself.
+A config file that says ``backend: rllib`` selects RLlib by itself, and one that says ``method:
+expert_iteration`` the expert-iteration trainer (``training/expert_iteration.py``).
 """
 
 from __future__ import annotations
@@ -52,6 +53,10 @@ def run(args: argparse.Namespace) -> int:
 
     given_config = args.config != str(sb3.DEFAULT_CONFIG)
     args.config = str(config_file(args.config))
+    from training import expert_iteration as ei
+
+    if ei.config_method(args.resume or args.config) == ei.METHOD:  # `method: expert_iteration` (issue 39)
+        return ei.command(args.config, Path(args.out), args.resume, args.set)
     resumed = RunFolder(args.resume) if args.resume else None
     resumed_backend = resumed.backend() if resumed is not None else None
     backend = args.backend or resumed_backend or _config_backend(args.config) or "sb3"
