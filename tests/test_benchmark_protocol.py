@@ -174,6 +174,8 @@ def test_report_pools_runs_normalises_and_draws(reference_runs, tmp_path, capsys
     assert task["algorithms"]["expert"]["normalised"]["values"] == [1.0, 1.0]
     assert (tmp_path / "rep" / "ffo_german-endgame_v1.png").stat().st_size > 1000
     assert (tmp_path / "rep" / "performance_profile.png").exists()
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "| `expert` | 2 | 0 | 1.000 [1.000, 1.000] | 1.00 |" in md
 
 
 def _copy_with(src: Path, dst: Path, edit) -> None:

@@ -6,7 +6,9 @@
 
 Each job is ``ffo benchmark run --task T --algo A --track short --seeds K --out benchmarks/results/<T>/<A>``;
 a job already started is continued with ``--resume`` (a killed job loses at most one evaluation interval), a
-finished one is skipped. So this command can be killed and started again at any time. Each endgame task's
+finished one is skipped. So this command can be killed and started again at any time, and several may run
+side by side (``--only maskable_ppo`` in a second shell): a job being run by one is skipped by the others
+(``.<algo>.lock`` beside its folder). Each endgame task's
 reference rows and then its learners (5 seeds), then the full-game tasks' reference rows and learners
 (3 seeds).
 """
@@ -54,6 +56,31 @@ def state_of(folder: Path, seeds: int) -> str:
     return "complete" if done == seeds else f"{done}/{seeds} seeds complete"
 
 
+def _claim(lock: Path) -> bool:
+    """Take ``lock`` for this process (several of these commands may run side by side); a lock left by a
+    process that no longer exists is taken over."""
+    import os
+
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    for _ in range(2):
+        try:
+            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
+        except FileExistsError:
+            try:
+                pid = int(lock.read_text().strip() or 0)
+                os.kill(pid, 0)
+                return False  # alive
+            except (ValueError, ProcessLookupError, FileNotFoundError):
+                lock.unlink(missing_ok=True)
+                continue
+            except PermissionError:
+                return False
+        os.write(fd, str(os.getpid()).encode())
+        os.close(fd)
+        return True
+    return False
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m benchmarks.protocol.baselines", description=__doc__.splitlines()[0]
@@ -73,12 +100,19 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{task:28} {algo:16} {seeds} seeds: {state}", flush=True)
         if args.list or state == "complete":
             continue
+        lock = folder.parent / f".{algo}.lock"
+        if not _claim(lock):
+            print(f"  running in process {lock.read_text().strip()}: skipped", flush=True)
+            continue
         if state == "not started":
             argv_run = ["benchmark", "run", "--task", task, "--algo", algo, "--track", "short"]
             argv_run += ["--seeds", str(seeds), "--out", str(folder)]
         else:
             argv_run = ["benchmark", "run", "--resume", str(folder)]
-        code = ffo(argv_run)
+        try:
+            code = ffo(argv_run)
+        finally:
+            lock.unlink(missing_ok=True)
         if code != 0:
             print(f"job {task} {algo} ended with exit code {code}; going on with the next", flush=True)
     return 0

@@ -1,4 +1,5 @@
-"""``ffo benchmark report``: pool result files, compute the statistics, write ``report.json`` and plots.
+"""``ffo benchmark report``: pool result files, compute the statistics, write ``report.json``, ``report.md``
+(the tables) and plots.
 
 Pooling rules: results of one task are pooled only if they ran on the same task version and fingerprint
 (:mod:`benchmarks.protocol.tasks`); two versions of one task, or one id with two fingerprints, are refused
@@ -167,7 +168,50 @@ def make_report(paths: list[Path], out: Path, reps: int = 2000, seed: int = 0) -
     report["plots"] = _plots(report, normalised, out)
     report["text"] = "\n".join(lines) + "\n"
     atomic_write_text(out / "report.json", json.dumps(report, indent=1) + "\n")
+    atomic_write_text(out / "report.md", markdown(report))
     return report
+
+
+def markdown(report: dict[str, Any]) -> str:
+    """The report's tables in Markdown (one per task, then the aggregate), for a paper or a docs page."""
+    md = []
+    for task_id, t in report["tasks"].items():
+        unit = "mean Elo" if t["kind"] == "selfplay" else "win rate"
+        md.append(f"**`{task_id}`** (fingerprint `{t['fingerprint']}`)\n")
+        md.append(
+            f"| algorithm | runs | decisions | final {unit}: IQM [95% CI] | normalised IQM | wall s a run |"
+        )
+        md.append("|---|---:|---:|---|---:|---:|")
+        for key, a in t["algorithms"].items():
+            f = a["final"]
+            digits = 0 if t["kind"] == "selfplay" else 3
+            norm = f"{a['normalised']['iqm']:.2f}" if "normalised" in a else "–"
+            done = "" if a["complete"] else " (incomplete)"
+            md.append(
+                f"| `{key}`{done} | {a['runs']} | {a['decisions']:,.0f} | {f['iqm']:.{digits}f} "
+                f"[{f['lo']:.{digits}f}, {f['hi']:.{digits}f}] | {norm} | {a['wall_seconds']:,.0f} |"
+            )
+        md.append("")
+    agg = report["aggregate"]["normalised_final"]
+    if agg:
+        md.append("**Normalised final score over the benchmark tasks** (random 0, expert 1)\n")
+        md.append("| algorithm | tasks | IQM [95% CI] | median | mean | optimality gap |")
+        md.append("|---|---:|---|---:|---:|---:|")
+        for algo, r in agg.items():
+            iq = r["iqm"]
+            md.append(
+                f"| `{algo}` | {len(r['tasks'])} | {iq['value']:.2f} [{iq['lo']:.2f}, {iq['hi']:.2f}] | "
+                f"{r['median']['value']:.2f} | {r['mean']['value']:.2f} | {r['optimality_gap']['value']:.2f} |"
+            )
+        md.append("")
+    poi = report["aggregate"]["probability_of_improvement"]
+    if poi:
+        md.append("| claim | P(X > Y) [95% CI] | tasks |")
+        md.append("|---|---|---:|")
+        for k, v in poi.items():
+            md.append(f"| {k} | {v['value']:.2f} [{v['lo']:.2f}, {v['hi']:.2f}] | {len(v['tasks'])} |")
+        md.append("")
+    return "\n".join(md) + "\n"
 
 
 def _aggregate(
