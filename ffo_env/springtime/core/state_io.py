@@ -77,48 +77,184 @@ def state_from_json(text: str, game: Game | None = None) -> State:
     return state_from_dict(d, game)
 
 
-def _ints(name: str, v: object, n: int, lo: int, hi: int) -> None:
-    if not isinstance(v, list) or len(v) != n or any(type(x) is not int or not lo <= x <= hi for x in v):
-        raise StateError(f"{name}: expected {n} integers in [{lo}, {hi}], found {v!r}")
+class _Spec:
+    """Expected JSON shapes of the state's fields, with index ranges (built per game)."""
+
+    def __init__(self, nu: int, nl: int, nleaders: int) -> None:
+        self.nu, self.nl, self.nleaders = nu, nl, nleaders
+
+
+def _fail(name: str, what: str, found: object) -> StateError:
+    text = repr(found)
+    return StateError(f"{name}: expected {what}, found {text[:80]}")
+
+
+def _int(name: str, v: object, lo: int, hi: int) -> int:
+    if type(v) is not int or not lo <= v <= hi:
+        raise _fail(name, f"an integer in [{lo}, {hi}]", v)
+    return v
+
+
+def _bool(name: str, v: object) -> None:
+    if type(v) is not bool:
+        raise _fail(name, "true or false", v)
+
+
+def _str(name: str, v: object, allowed: tuple[str, ...] | None = None) -> None:
+    if not isinstance(v, str) or (allowed is not None and v not in allowed):
+        raise _fail(name, f"one of {allowed}" if allowed else "a string", v)
+
+
+def _list(name: str, v: object, n: int | None = None) -> list[Any]:
+    if not isinstance(v, list) or (n is not None and len(v) != n):
+        raise _fail(name, f"an array of {n} items" if n is not None else "an array", v)
+    return v
+
+
+def _ints(name: str, v: object, n: int | None, lo: int, hi: int) -> None:
+    for i, x in enumerate(_list(name, v, n)):
+        _int(f"{name}[{i}]", x, lo, hi)
 
 
 def _bools(name: str, v: object, n: int) -> None:
-    if not isinstance(v, list) or len(v) != n or any(type(x) is not bool for x in v):
-        raise StateError(f"{name}: expected {n} booleans, found {v!r}")
+    for i, x in enumerate(_list(name, v, n)):
+        _bool(f"{name}[{i}]", x)
+
+
+def _strs(name: str, v: object, n: int | None, allowed: tuple[str, ...]) -> None:
+    for i, x in enumerate(_list(name, v, n)):
+        _str(f"{name}[{i}]", x, allowed)
+
+
+def _dict(name: str, v: object) -> dict[str, Any]:
+    if not isinstance(v, dict):
+        raise _fail(name, "an object", v)
+    return v
+
+
+_AGS = ("", "R", "1", "2", "3", "4", "Be", "N", "A", "B", "C", "K", "W")
+_MODES = ("pass", "regroup", "redeploy", "assault")
+
+
+def _check_imp(imp: dict[str, Any], nu: int, nl: int) -> None:
+    """The impulse's working data (maneuver.py): every key it may hold, with its shape."""
+    units = (-1, nu - 1)
+    locs = (-1, nl - 1)
+    shapes: dict[str, tuple[str, Any]] = {
+        "side": ("int", (0, 1)),
+        "window": ("str", ("T1", "I")),
+        "mode": ("str", _MODES),
+        "multi": ("bool", None),
+        "moving": ("int", units),
+        "mf": ("int", (-20, 40)),
+        "steps": ("int", (0, 80)),
+        "origin": ("int", locs),
+        "began_contested": ("bool", None),
+        "advance": ("bool", None),
+        "plan_red": ("bool", None),
+        "event_side": ("int", (0, 1)),
+        "airdrop": ("int", locs),
+        "played": ("bools", 2),
+        "assault": ("strs", None),
+        "active": ("units", None),
+        "pending": ("units", None),
+        "moved": ("units", None),
+        "attacked": ("units", None),
+        "regrouped": ("units", None),
+        "dynamo": ("units", None),
+        "eligible": ("units", None),
+        "done": ("locs", None),
+        "mandatory": ("locs", None),
+        "cstart": ("locs", None),
+        "ag": ("strs", nu),
+        "entered": ("locs", nu),
+        "came": ("locs", nu),
+        "cross": ("cross", nu),
+        "entry_ag": ("strs", nl),
+    }
+    for key, v in imp.items():
+        name = f"imp.{key}"
+        if key not in shapes:
+            raise StateError(f"{name}: not a field of the impulse's working data")
+        kind, arg = shapes[key]
+        if kind == "int":
+            _int(name, v, *arg)
+        elif kind == "str":
+            _str(name, v, arg)
+        elif kind == "bool":
+            _bool(name, v)
+        elif kind == "bools":
+            _bools(name, v, arg)
+        elif kind == "strs":
+            _strs(name, v, arg, _AGS)
+        elif kind == "cross":
+            _strs(name, v, arg, ("", "O", "R", "M"))
+        elif kind == "units":
+            _ints(name, v, arg, 0, nu - 1)
+        else:
+            _ints(name, v, arg, -1, nl - 1)
+
+
+def _check_cmb(c: dict[str, Any], nu: int, nl: int) -> None:
+    for key in ("loc",):
+        _int(f"cmb.{key}", c.get(key), 0, nl - 1)
+    for key in ("att", "dfn"):
+        _int(f"cmb.{key}", c.get(key), 0, 1)
+    for key in ("lead_att", "lead_def"):
+        _int(f"cmb.{key}", c.get(key), -1, nu - 1)
+    for key in ("dr_att", "dr_def", "av", "dv"):
+        _int(f"cmb.{key}", c.get(key), -100, 100)
+    for key in ("mandatory", "cstart", "converted"):
+        _bool(f"cmb.{key}", c.get(key))
+    for key in ("air_att", "air_def"):
+        _str(f"cmb.{key}", c.get(key), ("", "DE0", "DE1", "FR", "GB"))
+    _str("cmb.result", c.get("result"), ("", "repulse", "stalemate", "success", "overrun"))
+    for key in ("parts", "defenders"):
+        _ints(f"cmb.{key}", c.get(key), None, 0, nu - 1)
+    if len(c) != 17:
+        raise _fail("cmb", "the 17 fields of a combat", sorted(c))
+
+
+def _check_ret(r: dict[str, Any], nu: int, nl: int) -> None:
+    if sorted(r) != ["cur", "segs", "unit", "visited"]:
+        raise _fail("ret", "the fields cur, segs, unit, visited", sorted(r))
+    _int("ret.unit", r["unit"], -1, nu - 1)
+    _int("ret.cur", r["cur"], -1, nl - 1)
+    _ints("ret.visited", r["visited"], None, 0, nl - 1)
+    for i, seg in enumerate(_list("ret.segs", r["segs"])):
+        seg = _list(f"ret.segs[{i}]", seg, 4)
+        _int(f"ret.segs[{i}][0]", seg[0], 0, 1)
+        _ints(f"ret.segs[{i}][1]", seg[1], None, 0, nu - 1)
+        _ints(f"ret.segs[{i}][2]", seg[2], None, 0, nu - 1)
+        _bool(f"ret.segs[{i}][3]", seg[3])
 
 
 def check_state(s: State) -> None:
-    """The invariants of a position (types, ranges, stacking, markers); raises :class:`StateError`."""
+    """The shape of every field and the invariants of a position; raises :class:`StateError`."""
     g = s.game
     nu, nl = g.n_units, g.n_locs
-    for f in (
-        "seed",
-        "dice_state",
-        "turn",
-        "box",
-        "morale",
-        "kleist_unit",
-        "kleist_turn",
-        "player",
-        "advantage",
-        "adv_used_by",
-        "morale_at_political",
-        "winner",
-    ):
-        if type(getattr(s, f)) is not int:
-            raise StateError(f"{f}: expected an integer, found {getattr(s, f)!r}")
-    if not 1 <= s.turn <= g.data.tables["turns"] or not 1 <= s.box <= g.data.tables["impulse_boxes"]:
-        raise StateError(f"turn/box: out of range ({s.turn}, {s.box})")
-    if s.phase not in PHASES:
-        raise StateError(f"phase: expected one of {PHASES}, found {s.phase!r}")
-    if s.decision not in DECISIONS:
-        raise StateError(f"decision: expected one of {DECISIONS}, found {s.decision!r}")
     from ffo_env.springtime.core.flow import STEPS
 
-    if s.cont not in STEPS:
-        raise StateError(f"cont: expected a step name, found {s.cont!r}")
-    if s.player not in (0, 1) or s.advantage not in (-1, 0, 1) or s.winner not in (-1, 0, 1):
-        raise StateError("player/advantage/winner: expected 0 or 1 (-1 for none)")
+    big = 2**64
+    _int("seed", s.seed, -big, big)
+    _int("dice_state", s.dice_state, 0, big - 1)
+    _int("turn", s.turn, 1, g.data.tables["turns"])
+    _int("box", s.box, 1, g.data.tables["impulse_boxes"])
+    _str("phase", s.phase, PHASES)
+    _str("cont", s.cont, tuple(STEPS))
+    _str("decision", s.decision, DECISIONS)
+    _int("player", s.player, 0, 1)
+    _int("kleist_unit", s.kleist_unit, -2, nu - 1)
+    _int("kleist_turn", s.kleist_turn, 0, g.data.tables["turns"])
+    _int("morale", s.morale, -(10**6), 10**6)
+    _int("morale_at_political", s.morale_at_political, -(10**6), 10**6)
+    _int("advantage", s.advantage, -1, 1)
+    _int("adv_used_by", s.adv_used_by, -1, 1)
+    _int("winner", s.winner, -1, 1)
+    _str("result", s.result, ("", "automatic", "operational", "allied"))
+    _str("refugees", s.refugees, ("none", "pending", "active"))
+    for f in ("open_city", "italy_at_war", "cc_flag", "german_air_full", "allied_air_full", "billotte"):
+        _bool(f, getattr(s, f))
     _ints("loc", s.loc, nu, -1, nl - 1)
     _ints("status", s.status, nu, OFF, GONE)
     _bools("reduced", s.reduced, nu)
@@ -128,6 +264,32 @@ def check_state(s: State) -> None:
     _ints("rp", s.rp, 2, 0, 10**6)
     _ints("held", s.held, 2, 0, 9)
     _ints("draws", s.draws, 2, 0, 9)
+    for f in ("container", "turn_track", "impulse_track"):
+        _ints(f, getattr(s, f), None, 1, 9)
+    _ints("setup_queue", s.setup_queue, None, 0, nu - 1)
+    _strs("air_used", s.air_used, None, ("DE0", "DE1", "FR", "GB"))
+    for side, ags in enumerate(_list("last_assault", s.last_assault, 2)):
+        _strs(f"last_assault[{side}]", ags, None, _AGS[1:])
+    for side, log in enumerate(_list("draw_log", s.draw_log, 2)):
+        for i, entry in enumerate(_list(f"draw_log[{side}]", log)):
+            _dict(f"draw_log[{side}][{i}]", entry)
+    for f in ("morale_log", "dice_log"):
+        for i, entry in enumerate(_list(f, getattr(s, f))):
+            _dict(f"{f}[{i}]", entry)
+    for i, h in enumerate(_list("history", s.history)):
+        _ints(f"history[{i}]", h, 3, 0, 10**6)
+    _check_imp(_dict("imp", s.imp), nu, nl)
+    ctx = _dict("refit_ctx", s.refit_ctx)
+    if set(ctx) - {"side", "unit", "full"}:
+        raise _fail("refit_ctx", "the fields side, unit, full", sorted(ctx))
+    _int("refit_ctx.side", ctx.get("side", 0), 0, 1)
+    _int("refit_ctx.unit", ctx.get("unit", 0), 0, nu - 1)
+    _bool("refit_ctx.full", ctx.get("full", False))
+    if s.cmb is not None:
+        _check_cmb(_dict("cmb", s.cmb), nu, nl)
+    if s.ret is not None:
+        _check_ret(_dict("ret", s.ret), nu, nl)
+    s.moved_units()
     for u in range(nu):
         if (s.status[u] == MAP) != (s.loc[u] >= 0):
             raise StateError(f"loc/status: unit {g.unit_ids[u]} is {s.status[u]} at {s.loc[u]}")
@@ -141,7 +303,7 @@ def check_state(s: State) -> None:
             for side in (0, 1):
                 if s.count(loc, side) > limit:
                     raise StateError(
-                        f"stacking: {side} has more than {limit} units in {g.loc_ids[loc]} (7.1)"
+                        f"stacking: side {side} has more than {limit} units in {g.loc_ids[loc]} (7.1)"
                     )
             if s.has(loc, 0) != s.has(loc, 1) and s.control[loc] != (0 if s.has(loc, 0) else 1):
                 raise StateError(
@@ -152,3 +314,29 @@ def check_state(s: State) -> None:
         raise StateError(f"events: the nine markers must each be in one place, found {sorted(markers)}")
     if s.phase == "over" and s.winner < 0:
         raise StateError("winner: a finished game has a winner")
+    needs_cmb = (
+        "participants",
+        "lead_att",
+        "lead_def",
+        "air_att",
+        "air_def",
+        "convert",
+        "retreat_pick",
+        "retreat_dest",
+    )
+    if s.decision in needs_cmb and s.cmb is None:
+        raise StateError(f"cmb: the decision {s.decision} needs a combat in progress")
+    if s.decision in ("retreat_pick", "retreat_dest") and (s.ret is None or not s.ret["segs"]):
+        raise StateError(f"ret: the decision {s.decision} needs a retreat in progress")
+    if s.decision == "setup_place" and not s.setup_queue:
+        raise StateError("setup_queue: the decision setup_place needs a unit to place")
+    if s.phase != "over":
+        if s.decision == "none":
+            raise StateError("decision: a saved position awaits a decision")
+        s._legal = None
+        try:
+            legal = s.legal_actions()
+        except (KeyError, IndexError, TypeError, ValueError, AttributeError, AssertionError) as e:
+            raise StateError(f"{s.decision}: the working data of the decision is malformed ({e!r})") from None
+        if not legal:
+            raise StateError(f"{s.decision}: no legal action in this position")
