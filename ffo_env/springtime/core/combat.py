@@ -32,9 +32,9 @@ def eligible(s: State, loc: int) -> list[int]:
     for u in imp["active"]:
         if s.status[u] != MAP or s.loc[u] != loc or u in imp["attacked"]:
             continue
-        if imp["entered"][u] == loc or (
-            loc in imp["cstart"] and u not in imp["moved"] and imp["moving"] != u
-        ):
+        # 9.1: units that began the impulse there and have not moved (the location was then Contested: a
+        # retreating enemy never enters a location held by the other side alone, S37), or that entered it
+        if imp["entered"][u] == loc or (u not in imp["moved"] and imp["moving"] != u):
             out.append(u)
     return out
 
@@ -58,7 +58,7 @@ def declare(s: State, loc: int) -> None:
         "att": att,
         "dfn": 1 - att,
         "parts": [],
-        "mandatory": not cstart,
+        "mandatory": loc in imp["mandatory"],
         "cstart": cstart,
         "lead_att": -1,
         "lead_def": -1,
@@ -72,11 +72,12 @@ def declare(s: State, loc: int) -> None:
         "defenders": [],
         "converted": False,
     }
-    if not cstart:
+    if s.cmb["mandatory"]:
         s.cmb["parts"] = [u for u in eligible(s, loc) if imp["entered"][u] == loc]  # 10.1: every entrant
-        s.ask("lead_att", att)
+    if [u for u in eligible(s, loc) if u not in s.cmb["parts"]]:
+        s.ask("participants", att)  # 10.2, 10.3, S31: any further eligible units may join
     else:
-        s.ask("participants", att)
+        s.ask("lead_att", att)
 
 
 def participants_legal(s: State) -> list[int]:
