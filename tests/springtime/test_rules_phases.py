@@ -203,6 +203,11 @@ def test_s59_visible_to_hides_the_opponents_marker() -> None:
         assert v["held"][side] == s.held[side] and v["held"][1 - side] == -1
         assert v["container"] == len(s.container) and "dice_state" not in v
     assert s.visible_to(0)["draw_log"] == s.draw_log[0]
+    # the index of the opponent's draw would reveal his marker (the container is sorted and public at start)
+    picks = [d for d in s.visible_to(0)["dice_log"] if "pick" in d]
+    assert [d["pick"] >= 0 for d in picks] == [d["for"].startswith("allied") for d in picks]
+    s.visible_to(1)["control"][0] = 0
+    assert s.control[0] == 1  # a copy
 
 
 def test_19_s55_plan_red_starts_turn_4_axis_impulse_6_with_kleist() -> None:

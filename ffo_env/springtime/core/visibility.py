@@ -7,8 +7,10 @@ discarded marker, and so the container's contents (a viewer sees its count and c
 
 from __future__ import annotations
 
+import copy
 from typing import TYPE_CHECKING, Any
 
+from ffo_env.springtime.core.data import SIDE_NAMES
 from ffo_env.springtime.core.state import FIELDS
 
 if TYPE_CHECKING:
@@ -26,10 +28,16 @@ def visible_to(s: State, side: int) -> dict[str, Any]:
     """The position as ``side`` sees it: a dict of the state's fields with the hidden ones redacted.
 
     ``held`` becomes ``[own marker, -1 if the opponent holds one else 0]`` ordered by side;
-    ``container`` becomes its count; ``draw_log`` keeps only the viewer's own log; ``dice_state`` (the
-    generator, which would reveal future rolls and draws) is dropped.
+    ``container`` becomes its count; ``draw_log`` keeps only the viewer's own log; the other side's draws in
+    ``dice_log`` lose their index (``pick`` -1); ``dice_state`` (the generator, which would reveal future
+    rolls and draws) is dropped. The result is a copy: changing it changes nothing in the state.
     """
-    out: dict[str, Any] = {f: getattr(s, f) for f in FIELDS if f not in HIDDEN_FIELDS}
+    out: dict[str, Any] = copy.deepcopy({f: getattr(s, f) for f in FIELDS if f not in HIDDEN_FIELDS})
+    # a draw's index into the sorted container would tell the opponent which marker was drawn
+    own = SIDE_NAMES[side]
+    for entry in out["dice_log"]:
+        if "pick" in entry and not str(entry.get("for", "")).startswith(own):
+            entry["pick"] = -1
     held = [0, 0]
     held[side] = s.held[side]
     held[1 - side] = -1 if s.held[1 - side] else 0
