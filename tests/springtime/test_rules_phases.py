@@ -225,3 +225,18 @@ def test_s55_p1_plan_red_taken_as_the_turn_5_draw() -> None:
     assert (s.decision, s.current_agent) == ("plan_red_take", "german")
     act(s, "yes")
     assert s.held[1] == ev.PLAN_RED and s.draws[1] == 1
+
+
+def test_13_2_4_s42_s43_judged_supply_equals_the_trace_of_every_unit() -> None:
+    import random as _random
+
+    g = Game()
+    for seed in range(6):
+        s = g.new_initial_state(seed)
+        rng = _random.Random(seed)
+        for _ in range(150 + 40 * seed):
+            if s.is_terminal():
+                break
+            s.apply_action(rng.choice(s.legal_actions()))
+        s.judge_supply()
+        assert all(s.oos[u] == (not s.in_supply(u)) for u in s.on_map())

@@ -77,11 +77,12 @@ def redeploy_origins(s: State) -> list[int]:
     side = s.active
     if side == ALLIED and s.refugees == "active":
         return []  # S19 Refugees
-    out = []
-    for loc in range(s.game.n_locs):
-        if any(redeployable(s, u) and _first_step_exists(s, u, loc) for u in s.units_at(loc, side)):
-            out.append(loc)
-    return out
+    out = set()
+    for u in s.on_map(side):
+        loc = s.loc[u]
+        if loc not in out and redeployable(s, u) and _first_step_exists(s, u, loc):
+            out.add(loc)
+    return sorted(out)
 
 
 def _first_step_exists(s: State, u: int, origin: int) -> bool:
