@@ -115,6 +115,7 @@ def _copy(tmp_path: Path) -> Path:
         ("scenarios.yaml", '    FR-2A: "17"', '    FR-2A: "99"', "campaign.units.FR-2A"),
         ("scenarios.yaml", '    DE-16A: "11"', '    DE-16A: "16"', "at most 5 units a side per Area"),
         ("tables.yaml", "version: sfh", "version: xx", "tables.yaml: version"),
+        ("tables.yaml", "flip_inf: 1", "flip_inf: 0", "refit_costs.flip_inf: expected an integer in [1, 50]"),
     ],
 )
 def test_bad_data_names_file_and_key(tmp_path: Path, file: str, old: str, new: str, message: str) -> None:

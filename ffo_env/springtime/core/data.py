@@ -355,7 +355,8 @@ def _tables(doc: dict[str, Any]) -> dict[str, Any]:
         missing = [x for x in keys if x not in sec]
         if missing:
             raise _fail(f, k, f"keys {list(keys)}", f"missing {missing}")
-        out[k] = {x: _int(f, f"{k}.{x}", sec[x], -50, 50) for x in keys}
+        lo = 1 if k == "refit_costs" else -50  # a free refit would never end the Refit Phase
+        out[k] = {x: _int(f, f"{k}.{x}", sec[x], lo, 50) for x in keys}
     air = _section(f, doc, "air")
     out["air"] = {}
     for nat in ("DE", "FR", "GB"):
