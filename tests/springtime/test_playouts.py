@@ -120,3 +120,19 @@ def test_s53_many_random_playouts(name: str) -> None:
     for seed in range(100):
         s, _ = random_game(GAMES[name], 1000 + seed, checks=seed < 10)
         assert s.winner in (0, 1)
+
+
+def test_8_2_s53_check_action_names_the_problem_and_changes_nothing() -> None:
+    s = GAMES["campaign"].new_initial_state(0)
+    before = state_to_json(s)
+    legal = s.legal_actions()
+    assert s.check_action(legal[0]) == legal[0]
+    with pytest.raises(TypeError, match="not an integer"):
+        s.check_action("3")
+    with pytest.raises(TypeError):
+        s.check_action(True)
+    with pytest.raises(IllegalActionError, match="outside the action space"):
+        s.check_action(N_ACTIONS)
+    with pytest.raises(IllegalActionError, match="is not legal for german at kleist"):
+        s.check_action(next(a for a in range(N_ACTIONS) if a not in legal))
+    assert state_to_json(s) == before

@@ -346,8 +346,9 @@ class State:
             mask[a] = 1
         return mask
 
-    def apply_action(self, action: object) -> None:
-        """Make the current decision; an illegal action raises :class:`IllegalActionError` and changes nothing."""
+    def check_action(self, action: object) -> int:
+        """``action`` as an int if it is legal now; else the error :meth:`apply_action` would raise
+        (``TypeError`` for a non-integer, :class:`IllegalActionError` otherwise). Never changes the state."""
         a = self._checked(action)
         if self.phase == "over":
             raise IllegalActionError("the game is over; no action is legal")
@@ -359,7 +360,11 @@ class State:
                 f" {self.decision} (turn {self.turn}, {self.phase}); legal: "
                 f"{[self.action_to_string(x) for x in legal[:8]]}"
             )
-        self._do(a, auto=False)
+        return a
+
+    def apply_action(self, action: object) -> None:
+        """Make the current decision; an illegal action raises :class:`IllegalActionError` and changes nothing."""
+        self._do(self.check_action(action), auto=False)
         self._run()
 
     def _checked(self, action: object) -> int:
