@@ -18,12 +18,6 @@ kleist: DE-XIX
 """
 
 
-def _to_lead_def(s_text: str, *moves: str) -> object:
-    s = position(s_text, NO_SKIP)
-    play_texts(s, "assault K", *moves)
-    return s
-
-
 def test_10_4_2_10_4_3_worked_example_of_c7_4() -> None:
     """Guderian (Kleist) leads Reinhardt and Wietersheim across the Meuse into 17, reduced air both sides:
     AV 8 + 2 + 2 + 2 = 14; the 2nd Army (Huntziger) with reduced French air: DV 4 + 2 + 1 + 1 + 2 = 10."""

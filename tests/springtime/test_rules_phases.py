@@ -240,3 +240,13 @@ def test_13_2_4_s42_s43_judged_supply_equals_the_trace_of_every_unit() -> None:
             s.apply_action(rng.choice(s.legal_actions()))
         s.judge_supply()
         assert all(s.oos[u] == (not s.in_supply(u)) for u in s.on_map())
+
+
+def test_s59_possible_markers_as_a_player_knows_them() -> None:
+    from ffo_env.springtime.core.visibility import possible_markers
+
+    s = position(
+        "turn 3 box 1 advantage none\nallied: FR-8A@20\naxis: DE-1A@2\nheld: allied 4 axis 9\nplayed: 1 2"
+    )
+    assert possible_markers(s, 0) == [3, 5, 6, 7, 8, 9]  # the Axis marker is among them, unknown to him
+    assert possible_markers(s, 1) == [3, 4, 5, 6, 7, 8]

@@ -20,10 +20,6 @@ if TYPE_CHECKING:
 HIDDEN_FIELDS = ("held", "container", "draw_log", "dice_state")
 
 
-def own_marker(s: State, side: int) -> int:
-    return s.held[side]
-
-
 def visible_to(s: State, side: int) -> dict[str, Any]:
     """The position as ``side`` sees it: a dict of the state's fields with the hidden ones redacted.
 
