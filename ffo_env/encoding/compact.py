@@ -40,8 +40,8 @@ The unit columns left out (``own``, ``german``, ``type``, ``group``, ``cf_full``
 could use. The decision's unit is the unit row with ``ctx_unit`` = 1 and the legal unit actions are
 the rows with ``legal`` = 1, so ``legal_hex``, ``units[:, legal]`` and ``legal_special`` together are
 the action mask. Left out of the decision context: ``dest_mp`` (the MP spent to reach each destination:
-it follows from the positions) and ``dest_vp`` (refugee VP lost on the way: 46 of 1,741 random move
-decisions had one); the structured observation has both.
+mostly a matter of distance; the moving unit's MP are in the globals) and ``dest_vp`` (refugee VP lost on the way: 46 of the 1,741 destination
+choices of six random games had one); the structured observation has both.
 
 Unit columns ``(24,)``
 ----------------------
@@ -89,8 +89,8 @@ index    name                scale  per coarse cell (from the encoder's plane of
                                     enemy_revealed_cf)`` per hex
 =======  ==================  =====  ==================================================================
 
-:func:`describe` names the feature at any offset (``describe(layout, 1611)`` -> ``"legal_hex: hex 0101
-(action 1)"``, say); :meth:`CompactLayout.unflatten` splits a vector into its blocks. Bounds (the env's
+:func:`describe` names the feature at any offset (``describe(layout, 1611)`` -> ``"legal_hex: hex 1419
+(action 350)"``, the first land hex); :meth:`CompactLayout.unflatten` splits a vector into its blocks. Bounds (the env's
 ``Box``): globals in [-4, 4] as the encoder's, the rest in [0, 1] except the board's counts (up to the
 cell's land hexes for markers, ``U / 8`` for units, ``U * 16 / 32`` for CF).
 """
