@@ -31,7 +31,6 @@ import argparse
 import csv
 import io
 import json
-import math
 import multiprocessing as mp
 import os
 import statistics
@@ -43,6 +42,7 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
+from agents.paired import wilson_interval
 from agents.registry import agent_sides, is_agent_name
 from ffo_env.atomic import new_unique_dir
 from ffo_env.core.game import ENGINE_VERSION, SETUP_MODES
@@ -52,20 +52,6 @@ from ffo_env.envs.aec import make_game
 AgentSpec = str | Callable[..., Any]
 
 VP_KINDS = ("evacuation", "german_losses", "cities", "naval", "refugees", "british_51")
-
-
-# ------------------------------------------------------------------ statistics
-
-
-def wilson_interval(wins: float, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """95 % Wilson score interval of a binomial proportion (``(0, 1)`` for ``n == 0``)."""
-    if n <= 0:
-        return 0.0, 1.0
-    p = wins / n
-    den = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 # ------------------------------------------------------------------ games
@@ -410,6 +396,14 @@ def _read_plan(path: Path) -> dict[str, Any]:
         if key not in plan or not ok(plan[key]):
             raise TournamentExists(f"{path}: {key}: expected {expected}, got {plan.get(key)!r}")
     return plan
+
+
+def read_games(out_dir: str | Path) -> list[dict[str, Any]]:
+    """The finished games of the tournament in ``out_dir`` (its ``games.jsonl``), each with its pairing number,
+    in pairing and game order: what a command built on a tournament (``ffo compare``) reads its rows from."""
+    out_dir = Path(out_dir)
+    plan = _read_plan(out_dir / TOURNAMENT_FILE)
+    return _read_log(out_dir / GAMES_LOG, plan)
 
 
 def _is_int(v: Any) -> bool:

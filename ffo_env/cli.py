@@ -203,6 +203,7 @@ def _use_data(data: str | None) -> None:
 _PLUGINS = (
     ("eval", "agents.harness", "run a tournament between agents and write results (JSON/CSV)"),
     ("ladder", "agents.ladder", "rate agents (both sides) from a round robin: one Elo table with intervals"),
+    ("compare", "agents.compare", "is agent B stronger than A on one side? paired games on the same seeds"),
     (
         "train",
         "training.train_command",

@@ -1,0 +1,152 @@
+"""``ffo compare``: is agent B stronger than agent A on one side? A paired comparison on the same seeds.
+
+    ffo compare --side french --a pretrained --b policy:runs/<run>/policies/french.pt --opponent expert \\
+        --games 400 --out runs/compare-french
+    ffo compare --resume runs/compare-french        # a killed comparison plays only its missing games
+
+A and B each play ``--games`` games of ``--side`` against ``--opponent``, game ``i`` of both on seed
+``--seed + i`` (the same setup, dice stream and opponent seed: :mod:`agents.harness`), in one tournament with
+its workers, progress bar, journal and resume. The statistics (:mod:`agents.paired`): each win rate with its
+95 % Wilson interval, the difference with the exact McNemar test on the seeds won by only one of the two, and
+the paired VP difference with its standard error. Written to ``--out``: ``compare.json``, ``compare.md``, and
+the tournament's own files (``results.json``, ``games.csv``, ``games.jsonl``, ...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from agents.paired import Outcome, paired_comparison, summary_text
+from agents.registry import agent_sides, is_agent_name
+from ffo_env.atomic import atomic_write_text, new_unique_dir
+from ffo_env.core.sides import SIDE_NAMES
+
+COMPARE_JSON = "compare.json"
+COMPARE_MD = "compare.md"
+
+
+def pairings_of(side: str, a: str, b: str, opponent: str) -> list[tuple[str, str]]:
+    """The tournament's two (french, german) pairings: A, then B, on ``side`` against ``opponent``."""
+    if side == "french":
+        return [(a, opponent), (b, opponent)]
+    return [(opponent, a), (opponent, b)]
+
+
+def outcomes(rows: list[dict[str, Any]], pairing: int, side: str) -> dict[int, Outcome]:
+    """The game seed -> outcome of ``side`` in the tournament rows of one pairing."""
+    return {
+        int(r["seed"]): Outcome(r["winner"] == side, float(r["vp"])) for r in rows if r["pairing"] == pairing
+    }
+
+
+def compare_from_plan(plan_pairings: list[list[str]]) -> tuple[str, str, str, str]:
+    """``(side, a, b, opponent)`` of a comparison's tournament, from its two pairings (the opponent is the agent
+    both pairings share on the other side)."""
+    if len(plan_pairings) != 2:
+        raise ValueError("not a comparison: its tournament does not have exactly two pairings")
+    (f1, g1), (f2, g2) = plan_pairings
+    if g1 == g2 and f1 != f2:
+        return "french", f1, f2, g1
+    if f1 == f2 and g1 != g2:
+        return "german", g1, g2, f1
+    raise ValueError("not a comparison: its two pairings do not share an opponent")
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    from agents.harness import add_run_arguments
+
+    p.add_argument("--side", choices=SIDE_NAMES, help="the side A and B play")
+    p.add_argument("--a", metavar="AGENT", help="agent A, the baseline (e.g. pretrained)")
+    p.add_argument("--b", metavar="AGENT", help="agent B, the candidate (e.g. policy:PATH)")
+    p.add_argument("--opponent", metavar="AGENT", help="the agent both play against (e.g. expert)")
+    add_run_arguments(
+        p,
+        what="comparison",
+        games=400,
+        seed_help="seed of the first game; game i of A and of B uses seed+i",
+        out_help="output folder (default: a new runs/compare-<timestamp>)",
+        resume_help="continue the killed comparison in DIR: its agents, games and seed come from DIR",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    from agents import harness
+
+    if args.resume:
+        if args.force or (args.out is not None and Path(args.out) != Path(args.resume)):
+            raise ValueError(
+                "--resume DIR continues the comparison in DIR as it was started: no --out or --force"
+            )
+        if any(getattr(args, k) for k in ("side", "a", "b", "opponent")):
+            raise ValueError(
+                "--resume DIR takes the side and the agents from DIR: drop --side, --a, --b, --opponent"
+            )
+        args.save_records, args.html = 0, False
+        harness._resume_args(args)
+        side, a, b, opponent = compare_from_plan([list(p) for p in args.pairing_list])
+    else:
+        missing = [f"--{k}" for k in ("side", "a", "b", "opponent") if not getattr(args, k)]
+        if missing:
+            raise ValueError(f"give {', '.join(missing)} (or --resume DIR)")
+        side, a, b, opponent = args.side, args.a.strip(), args.b.strip(), args.opponent.strip()
+        if a == b:
+            raise ValueError(f"--a and --b are both {a!r}: compare two different agents")
+        for option, name in (("--a", a), ("--b", b), ("--opponent", opponent)):
+            if not is_agent_name(name):
+                from agents.registry import AGENT_NAMES
+
+                raise ValueError(
+                    f"{option}: unknown agent {name!r}; known agents: {', '.join(AGENT_NAMES)}, policy:PATH"
+                )
+        other = "german" if side == "french" else "french"
+        for option, name, plays in (("--a", a, side), ("--b", b, side), ("--opponent", opponent, other)):
+            if plays not in agent_sides(name):
+                raise ValueError(f"{option} {name!r} cannot play the {plays} side")
+    if args.games < 1 or args.workers < 1:
+        raise ValueError(f"--games and --workers must be >= 1, got {args.games} and {args.workers}")
+    out = (
+        Path(args.out)
+        if args.out is not None
+        else new_unique_dir("runs", f"compare-{time.strftime('%Y%m%d-%H%M%S')}")
+    )
+    harness.run_tournament(
+        pairings_of(side, a, b, opponent),
+        games=args.games,
+        seed=args.seed,
+        workers=args.workers,
+        setup=args.setup,
+        out=out,
+        progress=not args.no_progress,
+        cli_args={"command": "compare", "side": side, "a": a, "b": b, "opponent": opponent},
+        resume=bool(args.resume),
+        overwrite=args.force,
+    )
+    rows = harness.read_games(out)
+    result = paired_comparison(outcomes(rows, 0, side), outcomes(rows, 1, side), side, (a, b))
+    result = {
+        "opponent": opponent,
+        **result,
+        "setup": args.setup,
+        "command": getattr(args, "command_line", None) or sys.argv,
+    }
+    atomic_write_text(out / COMPARE_JSON, json.dumps(result, indent=1) + "\n")
+    text = summary_text(result)
+    atomic_write_text(out / COMPARE_MD, text)
+    print(text)
+    print(f"written to {out}/ ({COMPARE_JSON}, {COMPARE_MD}, and the tournament's results.json, games.csv)")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m agents.compare", description=__doc__.strip().splitlines()[0])
+    add_arguments(p)
+    return run(p.parse_args(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
