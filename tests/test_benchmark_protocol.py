@@ -300,3 +300,14 @@ def test_self_play_task_rates_both_sides_against_the_frozen_ladder(tmp_path, cap
     assert run["seed_0"]["step_0"]["score"][0] == pytest.approx(
         (ev["elo"]["french"]["elo"] + ev["elo"]["german"]["elo"]) / 2
     )
+
+
+def test_iqm_and_probability_of_improvement_agree_with_scipy_as_rliable_computes_them():
+    st = pytest.importorskip("scipy.stats")
+    rng = np.random.default_rng(0)
+    for runs in (3, 4, 5, 10):
+        x = rng.random((runs, 3))  # rliable's (num_runs x num_tasks)
+        assert math.isclose(stats.iqm([x[:, j] for j in range(3)]), st.trim_mean(x, 0.25, axis=None))
+    x, y = rng.integers(0, 4, 6).astype(float), rng.integers(0, 4, 5).astype(float)  # with ties
+    u = st.mannwhitneyu(x, y, alternative="greater").statistic / (x.size * y.size)
+    assert math.isclose(stats.probability_of_improvement([x], [y], reps=100)[0], u)

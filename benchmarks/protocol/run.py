@@ -111,9 +111,30 @@ def _opponent_factory(task: Task, side: str, learners: dict[str, Learner]) -> An
 
     other = Side.of(side).other.agent
     if task.kind == "selfplay":
-        return lambda rank: learners[other].agent()  # the other side's current policy
+        return lambda rank: _Live(learners, other)  # the other side's current policy
     name = str(task.opponent)
     return lambda rank: make_agent(name, other, seed=rank)
+
+
+class _Live:
+    """Self-play's opponent: the other side's learner as it is now (looked up when it first plays, since the
+    two learners are made one after the other)."""
+
+    name = "self-play"
+
+    def __init__(self, learners: dict[str, Learner], side: str) -> None:
+        self.learners = learners
+        self.side = side
+        self._agent: Any = None
+
+    def reset(self, seed: int | None = None) -> None:
+        if self._agent is not None and hasattr(self._agent, "reset"):
+            self._agent.reset(seed)
+
+    def act_state(self, state: Any) -> int:
+        if self._agent is None:
+            self._agent = self.learners[self.side].agent()
+        return int(self._agent.act_state(state))
 
 
 def _learners(task: Task, spec: AlgoSpec, seed: int, budget: int, workdir: Path) -> dict[str, Learner]:
@@ -263,7 +284,6 @@ def execute(folder: Path, plan: dict[str, Any], progress_bar: bool = True) -> di
     """Run every seed of ``plan`` in ``folder`` (continuing what is there), with a progress bar and ETA."""
     from tqdm import tqdm
 
-    spec = get_algo(plan["algorithm"])
     total = len(plan["seeds"]) * len(plan["targets"])
     bar = tqdm(total=total, desc=f"{plan['task']} {plan['algorithm']}", unit="eval", disable=not progress_bar)
 
@@ -279,9 +299,7 @@ def execute(folder: Path, plan: dict[str, Any], progress_bar: bool = True) -> di
             run_seed(folder, plan, seed, on_point=on_point)
     finally:
         bar.close()
-    doc = write_results(folder, plan)
-    del spec
-    return doc
+    return write_results(folder, plan)
 
 
 def _rows_done(folder: Path, seed: int) -> int:
