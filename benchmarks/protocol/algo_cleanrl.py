@@ -261,10 +261,12 @@ class CleanRLLearner(Learner):
         import torch
 
         buf = io.BytesIO()
-        torch.save(
-            {"net": self.net.state_dict(), "opt": self.opt.state_dict(), "steps": torch.tensor(self.steps)},
-            buf,
-        )
+        payload = {
+            "net": self.net.state_dict(),
+            "opt": self.opt.state_dict(),
+            "steps": torch.tensor(self.steps),
+        }
+        torch.save(payload, buf)
         atomic_write_bytes(folder / f"{self.ctx.side}-cleanrl.pt", buf.getvalue())
 
     def load(self, folder: Path) -> None:
