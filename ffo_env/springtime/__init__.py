@@ -42,8 +42,8 @@ retreats, Heroic Defense, Soldier On — go to that side):
 - End Phase: ``end_event``, ``end_discard``, ``withdraw`` (optional 18.1).
 
 A campaign game of random legal play is ~380 decisions (100 games took 12.1 s on a 2-core machine at
-load average 16, 2026-11-26); a decision with one
-legal action is applied by the engine (``RulesOptions.skip_forced``) and recorded as automatic.
+load average 16, 2026-11-26); a decision with one legal action is applied by the engine
+(``RulesOptions.skip_forced``) and recorded as automatic.
 
 **Hidden information** lives in the Event markers only (S59): the identity of a held marker (known to its
 holder), of every discarded marker, hence the container's contents. ``State.visible_to(side)``
