@@ -82,18 +82,18 @@ def pool(paths: list[Path]) -> dict[str, Any]:
 
 
 def _curve(runs: list[dict[str, Any]], reps: int, seed: int) -> list[dict[str, Any]]:
-    """IQM and interval at each evaluation point the runs share."""
+    """IQM and interval at each evaluation point, over the runs that have reached it (``runs`` says how many)."""
     steps = [step_rows(r) for r in runs]
-    n = min(len(s) for s in steps)
     out = []
-    for j in range(n):
-        scores = np.array([s[j][1]["score"][0] for s in steps])
+    for j in range(max(len(s) for s in steps)):
+        have = [s[j][1] for s in steps if len(s) > j]
+        scores = np.array([row["score"][0] for row in have])
         point, lo, hi = stats.interval([scores], reps=reps, seed=seed)
         out.append(
             {
                 "point": j,
-                "decisions": float(np.mean([s[j][1]["step_count"] for s in steps])),
-                "wall_seconds": float(np.mean([s[j][1]["wall_seconds"] for s in steps])),
+                "decisions": float(np.mean([row["step_count"] for row in have])),
+                "wall_seconds": float(np.mean([row["wall_seconds"] for row in have])),
                 "iqm": point,
                 "lo": lo,
                 "hi": hi,
@@ -120,9 +120,13 @@ def make_report(paths: list[Path], out: Path, reps: int = 2000, seed: int = 0) -
         entry = pooled[task_id]
         task = TASKS.get(task_id)
         rows = entry["rows"]
-        finals = {k: np.array([_final(r) for _, r in v]) for k, v in rows.items()}
-        ref_lo = float(finals["random"].mean()) if "random" in finals else None
-        ref_hi = float(finals["expert"].mean()) if "expert" in finals else None
+        # final scores: complete runs only (a run still under way has no final score yet)
+        finals = {
+            k: np.array([_final(r) for _, r in v if r["run_meta"].get("complete", False)])
+            for k, v in rows.items()
+        }
+        ref_lo = float(finals["random"].mean()) if finals.get("random", np.array([])).size else None
+        ref_hi = float(finals["expert"].mean()) if finals.get("expert", np.array([])).size else None
         can_norm = task is not None and task.kind != "selfplay" and ref_lo is not None and ref_hi is not None
         can_norm = can_norm and ref_hi != ref_lo
         t_out: dict[str, Any] = {
@@ -136,20 +140,28 @@ def make_report(paths: list[Path], out: Path, reps: int = 2000, seed: int = 0) -
         lines.append(f"{task_id} (fingerprint {entry['fingerprint']})")
         for key in sorted(rows):
             runs = [r for _, r in rows[key]]
+            done = [r for r in runs if r["run_meta"].get("complete", False)]
             vals = finals[key]
-            point, lo, hi = stats.interval([vals], reps=reps, seed=seed)
             a_out: dict[str, Any] = {
-                "runs": len(runs),
-                "seeds": [r["run_meta"]["seed"] for r in runs],
+                "runs": len(done),
+                "runs_in_progress": len(runs) - len(done),
+                "seeds": [r["run_meta"]["seed"] for r in done],
                 "budget": runs[0]["run_meta"]["budget"],
                 "final_scores": vals.tolist(),
-                "final": {"iqm": point, "lo": lo, "hi": hi, "mean": float(vals.mean())},
-                "wall_seconds": float(np.mean([step_rows(r)[-1][1]["wall_seconds"] for r in runs])),
-                "decisions": float(np.mean([step_rows(r)[-1][1]["step_count"] for r in runs])),
-                "complete": all(r["run_meta"].get("complete", False) for r in runs),
+                "final": None,
+                "wall_seconds": float(np.mean([step_rows(r)[-1][1]["wall_seconds"] for r in done or runs])),
+                "decisions": float(np.mean([step_rows(r)[-1][1]["step_count"] for r in done or runs])),
+                "complete": len(done) == len(runs),
                 "curve": _curve(runs, reps, seed),
             }
-            if can_norm and ref_lo is not None and ref_hi is not None:
+            text = f"  {key:24} runs {len(done):2}"
+            if vals.size:
+                point, lo, hi = stats.interval([vals], reps=reps, seed=seed)
+                a_out["final"] = {"iqm": point, "lo": lo, "hi": hi, "mean": float(vals.mean())}
+                text += f"  final IQM {point:8.3f} [{lo:8.3f}, {hi:8.3f}]"
+            else:
+                text += "  no complete run yet" + " " * 25
+            if vals.size and can_norm and ref_lo is not None and ref_hi is not None:
                 norm = (vals - ref_lo) / (ref_hi - ref_lo)
                 npoint, nlo, nhi = stats.interval([norm], reps=reps, seed=seed)
                 a_out["normalised"] = {"iqm": npoint, "lo": nlo, "hi": nhi, "values": norm.tolist()}
@@ -157,9 +169,9 @@ def make_report(paths: list[Path], out: Path, reps: int = 2000, seed: int = 0) -
                     normalised.setdefault(key, {})[task_id] = norm
             t_out["algorithms"][key] = a_out
             lines.append(
-                f"  {key:24} runs {len(runs):2}  final IQM {point:8.3f} [{lo:8.3f}, {hi:8.3f}]  "
-                f"{a_out['decisions']:>11,.0f} decisions  {a_out['wall_seconds']:>8,.0f} s"
-                + ("" if a_out["complete"] else "  (incomplete)")
+                text
+                + f"  {a_out['decisions']:>11,.0f} decisions  {a_out['wall_seconds']:>8,.0f} s"
+                + ("" if a_out["complete"] else f"  ({a_out['runs_in_progress']} in progress)")
             )
         report["tasks"][task_id] = t_out
         report["inputs"].extend({"file": f, "meta": m} for f, m in entry["meta"].items())
@@ -186,10 +198,13 @@ def markdown(report: dict[str, Any]) -> str:
             f = a["final"]
             digits = 0 if t["kind"] == "selfplay" else 3
             norm = f"{a['normalised']['iqm']:.2f}" if "normalised" in a else "–"
-            done = "" if a["complete"] else " (incomplete)"
+            final = (
+                "–" if f is None else f"{f['iqm']:.{digits}f} [{f['lo']:.{digits}f}, {f['hi']:.{digits}f}]"
+            )
+            more = "" if a["complete"] else f" (+{a['runs_in_progress']} in progress)"
             md.append(
-                f"| `{key}`{done} | {a['runs']} | {a['decisions']:,.0f} | {f['iqm']:.{digits}f} "
-                f"[{f['lo']:.{digits}f}, {f['hi']:.{digits}f}] | {norm} | {a['wall_seconds']:,.0f} |"
+                f"| `{key}` | {a['runs']}{more} | {a['decisions']:,.0f} | {final} | {norm} | "
+                f"{a['wall_seconds']:,.0f} |"
             )
         md.append("")
     agg = report["aggregate"]["normalised_final"]
