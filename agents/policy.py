@@ -20,7 +20,8 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from collections.abc import Iterator
+import math
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -138,26 +139,51 @@ def _check_network(net: dict[str, Any], meta_path: Path) -> None:
         )
 
 
-def _meta_parameter_count(build: Any) -> int | None:
-    """About how many parameters ``build()`` has, constructed on torch's ``meta`` device (no memory); None if
-    the network cannot be built there (then the width bounds of :func:`_check_network` are the only guard)."""
+class NoOptimizer:
+    """The ``optimizer`` of a loaded policy: it plays, it does not learn (``ffo train`` builds its own model and
+    copies the weights in; :func:`training.imitation.fit` makes its own optimizer)."""
+
+    def __init__(self, params: Any, **_kwargs: Any) -> None:
+        del params
+
+    def __getattr__(self, name: str) -> Any:
+        raise AttributeError(
+            f"a policy loaded by agents.policy.load_policy has no optimizer ({name!r}); build a model with "
+            "training.model.build_model and load the policy's state_dict into it to train it"
+        )
+
+
+class _TooLarge(Exception):
+    """Raised inside the network's construction when it asks for more than its budget of elements."""
+
+
+def _build_within(build: Callable[[], Any], limit: int) -> Any:
+    """``build()``, refused with :class:`_TooLarge` before any ``torch.empty`` (how ``nn.Linear`` and ``nn.Conv2d``
+    allocate their weights) would take the elements it has asked for in all past ``limit``: a crafted metadata
+    file cannot make the loader allocate gigabytes. One construction, on the real device (the earlier guard
+    built the network a second time on torch's ``meta`` device, which also imported torch._dynamo and sympy:
+    ~1.5 s of a policy's load)."""
     import torch
+    from torch.overrides import TorchFunctionMode
 
-    try:
-        import torch.fx.experimental._config as fx_config
+    class Budget(TorchFunctionMode):
+        used = 0
 
-        # the extractor selects planes with nonzero() on constants: on meta all count as selected, so the
-        # figure is an upper estimate (exact shapes are checked when the real network loads the weights)
-        with (
-            fx_config.patch(  # type: ignore[attr-defined]
-                meta_nonzero_assume_all_nonzero=True
-            ),
-            torch.device("meta"),
-        ):
-            policy = build()
-        return sum(int(p.numel()) for p in policy.parameters())
-    except Exception:  # an older torch or a network that needs real data to build: fall back to the bounds
-        return None
+        def __torch_function__(
+            self, func: Any, types: Any, args: tuple[Any, ...] = (), kwargs: dict[str, Any] | None = None
+        ) -> Any:
+            kwargs = kwargs or {}
+            if func is torch.empty:
+                size = kwargs.get(
+                    "size", args[0] if len(args) == 1 and not isinstance(args[0], int) else args
+                )
+                self.used += math.prod(int(n) for n in size)
+                if self.used > limit:
+                    raise _TooLarge(self.used)
+            return func(*args, **kwargs)
+
+    with Budget():
+        return build()
 
 
 @contextmanager
@@ -313,11 +339,17 @@ def load_policy(
     if not isinstance(state_dict, dict) or not all(isinstance(v, torch.Tensor) for v in state_dict.values()):
         raise PolicyLoadError(f"{pt}: expected a mapping of parameter names to tensors")
 
+    # every weight comes from the file: no training initialisation (HexPolicy's inference_only) and no
+    # optimizer (torch's first one imports torch._dynamo: ~1.5 s)
+    fast: dict[str, Any] = {"inference_only": True} if cls is HexPolicy else {"ortho_init": False}
+    fast["optimizer_class"] = NoOptimizer
+
     def build() -> Any:
         return cls(
             obs_space,
             act_space,
             lr_schedule=lambda _: 0.0,
+            **fast,
             net_arch=net["net_arch"],
             features_extractor_class=HexFeatures,
             features_extractor_kwargs={
@@ -327,15 +359,15 @@ def load_policy(
             },
         )
 
-    estimate = _meta_parameter_count(build)
     in_file = sum(int(v.numel()) for v in state_dict.values())
-    if estimate is not None and estimate > 2 * in_file + 1_000_000:
-        # sized on torch's meta device, without allocating: a crafted metadata file cannot ask for gigabytes
+    try:
+        with torch.random.fork_rng(devices=[]):  # loading a policy leaves torch's random stream as it was
+            policy = _build_within(build, 2 * in_file + 1_000_000)
+    except _TooLarge as e:
         raise PolicyLoadError(
-            f"{meta_path}: describes a network of about {estimate:,} parameters, but {pt.name} "
+            f"{meta_path}: describes a network of more than {e.args[0]:,} parameters, but {pt.name} "
             f"holds {in_file:,} values; the two files do not belong together"
-        )
-    policy = build()
+        ) from None
     try:
         policy.load_state_dict(state_dict)
     except (RuntimeError, KeyError, TypeError) as e:

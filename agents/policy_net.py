@@ -626,7 +626,16 @@ class InverseCdfCategorical(MaskableCategoricalDistribution):
 
 
 class HexPolicy(MaskableMultiInputActorCriticPolicy):
-    """MaskablePPO policy with the pointer heads (needs ``HexFeatures(spatial > 0)`` and ``net_arch.pi == []``)."""
+    """MaskablePPO policy with the pointer heads (needs ``HexFeatures(spatial > 0)`` and ``net_arch.pi == []``).
+
+    ``inference_only=True`` (what :func:`agents.policy.load_policy` builds, whose weights all come from the file)
+    builds the same modules without initialising them for training: SB3's ``_build`` first makes a default
+    action head (a ``features x actions`` linear layer, ~6 M weights) that this class replaces, and gives it an
+    orthogonal initialisation, a QR factorisation that cost seconds of every policy load."""
+
+    def __init__(self, *args: Any, inference_only: bool = False, **kwargs: Any) -> None:
+        object.__setattr__(self, "_inference_only", inference_only)  # read by _build, during super().__init__
+        super().__init__(*args, **kwargs)
 
     def _build_mlp_extractor(self) -> None:
         fe = self.features_extractor
@@ -640,11 +649,20 @@ class HexPolicy(MaskableMultiInputActorCriticPolicy):
         self.mlp_extractor = SummaryCritic(fe.features_dim, fe.summary_dim, list(arch.get("vf", [])))  # type: ignore[assignment]
 
     def _build(self, lr_schedule: Any) -> None:
-        super()._build(lr_schedule)
+        if self._inference_only:  # the modules of SB3's _build below, left as constructed (no discarded head)
+            self._build_mlp_extractor()
+            self.value_net = nn.Linear(self.mlp_extractor.latent_dim_vf, 1)
+        else:
+            super()._build(lr_schedule)
         fe = self.features_extractor
         assert isinstance(fe, HexFeatures)
         self.action_dist = InverseCdfCategorical(int(self.action_space.n))
         self.action_net = HexActionHead(fe.n_hex, fe.n_units, fe.summary_dim, int(self.action_space.n))
+        if self._inference_only:
+            self.optimizer = self.optimizer_class(
+                self.parameters(), lr=lr_schedule(1), **self.optimizer_kwargs
+            )
+            return
         for m in [*self.action_net.modules(), fe.hex_logit]:
             if isinstance(m, nn.Linear):
                 nn.init.orthogonal_(m.weight, gain=0.01)
