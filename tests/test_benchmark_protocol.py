@@ -311,3 +311,15 @@ def test_iqm_and_probability_of_improvement_agree_with_scipy_as_rliable_computes
     x, y = rng.integers(0, 4, 6).astype(float), rng.integers(0, 4, 5).astype(float)  # with ties
     u = st.mannwhitneyu(x, y, alternative="greater").statistic / (x.size * y.size)
     assert math.isclose(stats.probability_of_improvement([x], [y], reps=100)[0], u)
+
+
+def test_resume_refuses_a_damaged_progress_file_and_changes_nothing(reference_runs, tmp_path, capsys):
+    import shutil
+
+    run = tmp_path / "run"
+    shutil.copytree(reference_runs / "random", run)
+    (run / "seed-1" / "progress.json").write_text('{"rows": [')
+    before = (run / "results.json").read_bytes()
+    code, _, err = _ffo(capsys, "benchmark", "run", "--resume", str(run), "--no-progress")
+    assert code == 2 and "seed-1" in err and "damaged" in err and err.count("\n") == 1
+    assert (run / "results.json").read_bytes() == before
