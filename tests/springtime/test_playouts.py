@@ -53,6 +53,7 @@ def test_s53_random_playouts_end_with_a_winner(name: str) -> None:
     for seed in range(2):
         s, _ = random_game(GAMES[name], seed, checks=True)
         assert s.is_terminal() and s.winner in (0, 1) and sorted(s.returns()) == [-1.0, 1.0]
+        assert s.current_player == -1 and s.current_agent == ("french", "german")[s.current_side]
         assert s.legal_actions() == []
 
 

@@ -250,6 +250,11 @@ class State:
         return -1 if self.is_terminal() else self.player
 
     @property
+    def current_side(self) -> int:
+        """The side asked to decide (0 Allied, 1 Axis), as France Fights On's ``State.current_side``."""
+        return self.player
+
+    @property
     def current_agent(self) -> str:
         return AGENTS[self.player]
 
