@@ -1,4 +1,4 @@
-"""``ffo compare``: is agent B stronger than agent A on one side? A paired comparison on the same seeds.
+"""Is agent B stronger than agent A on one side? Paired games against one opponent on the same seeds.
 
     ffo compare --side french --a pretrained --b policy:runs/<run>/policies/french.pt --opponent expert \\
         --games 400 --out runs/compare-french
