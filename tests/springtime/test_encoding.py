@@ -10,7 +10,6 @@ import numpy as np
 from ffo_env.springtime import encoding as E
 from ffo_env.springtime.core.game import Game
 
-
 _GAME = Game()
 
 
