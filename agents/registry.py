@@ -139,9 +139,14 @@ for _cfg in available_configs():
 def make_agent(name: str, side: str, seed: int | None = None, **kwargs: Any) -> Any:
     """Build the agent called ``name`` to play ``side`` (``"french"`` or ``"german"``).
 
-    ``policy:PATH`` loads a trained policy (``agents.policy.load_policy``)."""
+    ``policy:PATH`` loads a trained policy (``agents.policy.load_policy``). ``game="springtime"`` builds a
+    bot of Springtime for Hitler instead (:func:`agents.springtime.make_agent`)."""
     if side not in SIDE_NAMES:
         raise ValueError(f"side must be 'french' or 'german', got {side!r}")
+    if kwargs.pop("game", "ffo") == "springtime":  # issue 41: the bots of the second game
+        from agents.springtime import make_agent as make_springtime_agent
+
+        return make_springtime_agent(name, side, seed)
     if name.startswith("policy:"):
         # a trained policy file: "policy:runs/<run>/policies/french.pt"
         from agents.flat_policy import is_flat_policy, load_flat_policy

@@ -16,6 +16,11 @@ id                             environment
 ``ffo_env/German-compact-v0``  the same for Germany
 =============================  ======================================================================
 
+Springtime for Hitler (issue 41, :mod:`ffo_env.springtime.env`): ``ffo_env/Springtime-French-v0`` and
+``ffo_env/Springtime-German-v0`` (observation ``Dict(observation, action_mask)``), and the
+``-flat-v0`` twins (the 1-D float32 ``Box`` of :mod:`ffo_env.springtime.encoding`; the mask from
+``action_masks()`` and ``info["action_mask"]``); ``opponent`` names a bot of :mod:`agents.springtime`.
+
 Keyword arguments of ``gymnasium.make`` go to :class:`~ffo_env.envs.single_agent.FFOSingleAgentEnv`:
 ``opponent`` (any agent name of :func:`agents.make_agent`, e.g. ``"heuristic"``, ``"policy:PATH"``,
 or an agent object), ``observation_format``, ``reward``, ``setup``, ``rules``, ``illegal_action``,
@@ -36,6 +41,15 @@ ENV_IDS = (
 )
 # the entry point resolves agent names, which belong to the layer above the environments
 ENTRY_POINT = "agents.gym_entry:make_single_agent_env"
+# Springtime for Hitler (issue 41): ffo_env.springtime.env.SpringtimeSingleAgentEnv; the plain ids give
+# Dict(observation, action_mask), the flat ids the 1-D float32 Box only (mask from action_masks())
+SPRINGTIME_ENV_IDS = (
+    "ffo_env/Springtime-French-v0",
+    "ffo_env/Springtime-German-v0",
+    "ffo_env/Springtime-French-flat-v0",
+    "ffo_env/Springtime-German-flat-v0",
+)
+SPRINGTIME_ENTRY_POINT = "agents.springtime.gym_entry:make_springtime_env"
 
 
 def register_envs() -> None:
@@ -50,5 +64,15 @@ def register_envs() -> None:
         gymnasium.register(
             id=env_id,
             entry_point=ENTRY_POINT,
+            kwargs={"side": side, "observation_format": fmt, "opponent": "random"},
+        )
+    for env_id in SPRINGTIME_ENV_IDS:
+        if env_id in gymnasium.registry:
+            continue
+        side = "french" if "-French-" in env_id else "german"
+        fmt = "flat" if "-flat-" in env_id else "dict"
+        gymnasium.register(
+            id=env_id,
+            entry_point=SPRINGTIME_ENTRY_POINT,
             kwargs={"side": side, "observation_format": fmt, "opponent": "random"},
         )

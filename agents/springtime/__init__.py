@@ -1,0 +1,28 @@
+"""Bots of Springtime for Hitler (issue 41): ``make_agent(name, side, seed=...)``.
+
+Names: ``random``, ``pass``. Every bot implements ``act_state(state) -> int``
+and reads only what its side may see (``State.visible_to``, S59) besides the legal actions.
+``agents.registry.make_agent(name, side, seed=..., game="springtime")`` forwards here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.springtime.simple import PassAgent, RandomAgent
+
+__all__ = ["AGENT_NAMES", "make_agent"]
+
+AGENT_NAMES = ("random", "pass")
+SIDES = ("french", "german")
+
+
+def make_agent(name: str, side: str, seed: int | None = None) -> Any:
+    """The Springtime bot ``name`` playing ``side`` (``"french"`` = Allied, ``"german"`` = Axis)."""
+    if side not in SIDES:
+        raise ValueError(f"side must be 'french' or 'german', got {side!r}")
+    if name == "random":
+        return RandomAgent(seed)
+    if name == "pass":
+        return PassAgent(seed)
+    raise ValueError(f"unknown Springtime agent {name!r}; known agents: {', '.join(AGENT_NAMES)}")

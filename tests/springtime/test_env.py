@@ -1,0 +1,122 @@
+"""The Springtime environments: PettingZoo and gymnasium contracts, illegal actions, the registered ids."""
+
+from __future__ import annotations
+
+import gymnasium
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, seed_test
+from stable_baselines3.common.env_checker import check_env as sb3_check_env
+
+import ffo_env  # noqa: F401 - registers the ids
+from ffo_env import springtime_v0
+from ffo_env.envs.registration import SPRINGTIME_ENV_IDS
+from ffo_env.springtime.core.actions import N_ACTIONS, IllegalActionError
+from ffo_env.springtime.encoding import OBS_SIZE
+
+
+def test_pettingzoo_api() -> None:
+    api_test(springtime_v0.env(), num_cycles=60)
+
+
+def test_pettingzoo_api_plan_red_with_options() -> None:
+    api_test(springtime_v0.env(scenario="plan_red", rules={"airdrops": True}), num_cycles=30)
+
+
+def test_pettingzoo_parallel_api() -> None:
+    parallel_api_test(springtime_v0.parallel_env(), num_cycles=60)
+
+
+def test_pettingzoo_seed() -> None:
+    seed_test(springtime_v0.env, num_cycles=15)
+    parallel_seed_test(springtime_v0.parallel_env, num_cycles=15)
+
+
+def test_observation_and_mask_shapes() -> None:
+    e = springtime_v0.env()
+    e.reset(seed=3)
+    agent = e.agent_selection
+    obs = e.observe(agent)
+    assert obs["observation"].shape == (OBS_SIZE,) and obs["observation"].dtype == np.float32
+    assert obs["action_mask"].shape == (N_ACTIONS,)
+    assert list(np.flatnonzero(obs["action_mask"])) == e.unwrapped.game_state.legal_actions()
+    other = "german" if agent == "french" else "french"
+    assert not e.observe(other)["action_mask"].any()
+
+
+def _illegal(e) -> int:
+    legal = set(e.unwrapped.game_state.legal_actions())
+    return next(a for a in range(N_ACTIONS) if a not in legal)
+
+
+def test_illegal_action_penalty_ends_game_and_leaves_core_state_unchanged() -> None:
+    e = springtime_v0.env()
+    e.reset(seed=5)
+    before = e.unwrapped.game_state.to_dict()
+    offender = e.agent_selection
+    e.step(_illegal(e))
+    assert e.unwrapped.game_state.to_dict() == before
+    other = "german" if offender == "french" else "french"
+    assert e.rewards == {offender: -1.0, other: 1.0}
+    assert all(e.terminations.values())
+    assert e.infos[offender]["offender"] == offender
+
+
+@pytest.mark.parametrize("bad", [1.0, "0", None, -1, N_ACTIONS])
+def test_illegal_action_raise_mode(bad: object) -> None:
+    e = springtime_v0.env(illegal_action="raise")
+    e.reset(seed=5)
+    before = e.unwrapped.game_state.to_dict()
+    with pytest.raises(IllegalActionError):
+        e.step(bad)
+    with pytest.raises(IllegalActionError):
+        e.step(_illegal(e))
+    assert e.unwrapped.game_state.to_dict() == before
+
+
+def test_max_steps_truncates() -> None:
+    e = springtime_v0.env(max_steps=5)
+    e.reset(seed=1)
+    for _ in range(5):
+        e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
+    assert all(e.truncations.values())
+
+
+def test_render_ansi() -> None:
+    e = springtime_v0.env(render_mode="ansi")
+    e.reset(seed=0)
+    assert "morale" in e.render()
+
+
+@pytest.mark.parametrize("env_id", SPRINGTIME_ENV_IDS)
+def test_gymnasium_and_sb3_check_env(env_id: str) -> None:
+    e = gymnasium.make(env_id)
+    check_env(e.unwrapped, skip_render_check=True)
+    sb3_check_env(e.unwrapped)
+    obs, info = e.reset(seed=0)
+    mask = e.unwrapped.action_masks()
+    assert mask.any() and np.array_equal(mask, info["action_mask"])
+
+
+def test_single_agent_illegal_action_leaves_state_unchanged() -> None:
+    e = gymnasium.make("ffo_env/Springtime-German-flat-v0").unwrapped
+    e.reset(seed=2)
+    before = e.game_state.to_dict()
+    bad = int(np.flatnonzero(e.action_masks() == 0)[0])
+    _, reward, terminated, _, info = e.step(bad)
+    assert (reward, terminated) == (-1.0, True) and "reason" in info
+    assert e.game_state.to_dict() == before
+
+
+def test_single_agent_plays_a_game_to_the_end_against_the_pass_bot() -> None:
+    e = gymnasium.make("ffo_env/Springtime-French-flat-v0", opponent="pass").unwrapped
+    e.reset(seed=4)
+    rng = np.random.default_rng(4)
+    done = False
+    reward = 0.0
+    while not done:
+        legal = np.flatnonzero(e.action_masks())
+        _, reward, done, trunc, _ = e.step(int(rng.choice(legal)))
+        assert not trunc
+    assert reward in (-1.0, 1.0)
