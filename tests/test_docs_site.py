@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import subprocess
 import sys
 from html.parser import HTMLParser
@@ -181,3 +182,19 @@ def test_every_page_of_the_guide_folder_is_on_the_site(site: Path) -> None:
     assert all((site / "guide" / f"{name}.html").is_file() for name in pages)
     index = (site / "guide" / "index.html").read_text(encoding="utf-8")
     assert all(f'href="{name}.html"' in index for name in pages if name != "index")
+
+
+def test_the_readme_is_short_and_names_the_build_and_test_commands() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    assert len(readme.splitlines()) <= 250
+    assert BUILD_COMMAND in readme and "bash .ci/run" in readme
+    assert BUILD_COMMAND.replace("python -m", ".venv/bin/python -m") in (ROOT / ".ci" / "run").read_text()
+
+
+def test_the_readme_links_to_files_that_exist() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    targets = re.findall(r"\]\(([^)\s]+)\)", readme)
+    local = [t.split("#")[0] for t in targets if not urlsplit(t).scheme and not t.startswith("#")]
+    assert local, "the README links to no page of the documentation"
+    missing = [t for t in local if t and not (ROOT / t).exists()]
+    assert not missing, f"README links to files that do not exist: {missing}"

@@ -181,6 +181,11 @@ def test_every_tutorial_has_code_that_is_run() -> None:
     assert not untested, f"tutorials without a <!-- docs-test: run --> block: {untested}"
 
 
+def test_the_readme_examples_are_run() -> None:
+    langs = [b.lang for b in PAGES.get("README.md", [])]
+    assert langs.count("python") >= 2, "the README's PettingZoo and Gymnasium examples must be marked to run"
+
+
 def test_markers_are_read_and_a_failing_block_fails(tmp_path: Path) -> None:
     text = (
         'intro\n\n<!-- docs-test: run; replace "--games 40" "--games 1"; slow -->\n```bash\n'
