@@ -1,6 +1,6 @@
 """Bots of Springtime for Hitler (issue 41): ``make_agent(name, side, seed=...)``.
 
-Names: ``random``, ``pass``. Every bot implements ``act_state(state) -> int``
+Names: ``random``, ``pass``, ``heuristic`` (one per side, :mod:`agents.springtime.heuristic`). Every bot implements ``act_state(state) -> int``
 and reads only what its side may see (``State.visible_to``, S59) besides the legal actions.
 ``agents.registry.make_agent(name, side, seed=..., game="springtime")`` forwards here.
 """
@@ -13,7 +13,7 @@ from agents.springtime.simple import PassAgent, RandomAgent
 
 __all__ = ["AGENT_NAMES", "make_agent"]
 
-AGENT_NAMES = ("random", "pass")
+AGENT_NAMES = ("random", "pass", "heuristic")
 SIDES = ("french", "german")
 
 
@@ -25,4 +25,8 @@ def make_agent(name: str, side: str, seed: int | None = None) -> Any:
         return RandomAgent(seed)
     if name == "pass":
         return PassAgent(seed)
+    if name == "heuristic":
+        from agents.springtime.heuristic import HeuristicAgent
+
+        return HeuristicAgent(SIDES.index(side), seed)
     raise ValueError(f"unknown Springtime agent {name!r}; known agents: {', '.join(AGENT_NAMES)}")
