@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -25,7 +26,7 @@ SEARCHED = ("attack_target", "evacuate", "german_order")
 
 
 @lru_cache(maxsize=2)
-def _policy(side: str):  # type: ignore[no-untyped-def]
+def _policy(side: str) -> Any:
     return load_pretrained(side)
 
 
