@@ -2,8 +2,10 @@
 
 The Axis wins by Morale or by linking Paris and three supply zones to the east (16.1, S47); the Allies
 win by lasting (16.3). So the Axis bot attacks with everything and drives towards Paris and the supply
-zones; the Allied bot defends: strongest lead defender, air support, retreats towards Paris, and Passes
-rather than spend its units on attacks. Both read only public facts (the map, units, strengths,
+zones; the Allied bot counterattacks with every Army Group it may, holds its ground rather than retreat
+when the retreat is its choice, leads with its strongest unit, uses air support and falls back towards
+Paris. (Variants tried on 40 heuristic-vs-heuristic games, seeds 0-39, Allied wins: passing 0, regroup
+0, assault 0, never stopping a move 0; holding ground 8, holding + regroup 10, holding + assault 20.) Both read only public facts (the map, units, strengths,
 Leaders) and the legal actions, never a hidden Event marker (S59).
 """
 
@@ -67,12 +69,9 @@ class HeuristicAgent:
         axis = self.side == AXIS
         dist = distance_to_objectives(s.game)
         if dec == "declare":
-            if A.ASSAULT <= a < A.REDEPLOY:  # more Army Groups, more attacks
-                n = bin(a - A.ASSAULT).count("1")
-                return 10.0 + n if axis else -5.0 + n
-            if a == A.PASS:
-                return 0.0 if axis else 5.0
-            return -1.0
+            if A.ASSAULT <= a < A.REDEPLOY:  # more Army Groups, more attacks (Allied counterattacks too)
+                return 10.0 + bin(a - A.ASSAULT).count("1")
+            return 0.0 if a == A.PASS else -1.0
         if dec == "act":
             if A.COMBAT <= a < A.UNIT:  # resolve combat where we are strongest
                 loc = a - A.COMBAT
@@ -95,8 +94,8 @@ class HeuristicAgent:
             return float(_strength(s, a - A.UNIT))
         if dec in ("participants", "event_units", "regroup_pick", "redeploy_pick"):
             return 1.0 if a != A.NO else 0.0
-        if dec == "retreat_pick":
-            return 1.0 if a != A.NO else 0.0
+        if dec == "retreat_pick":  # the Allies hold their ground unless made to retreat (10.5.1)
+            return (1.0 if a != A.NO else 0.0) if axis else (1.0 if a == A.NO else 0.0)
         if dec in ("air_att", "air_def", "soldier_on", "event", "convert", "regroup_k"):
             return 1.0 if a == A.YES else 0.0
         if dec == "refit":  # full rebuilds first, then reduced, then flips; done last
