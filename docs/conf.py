@@ -76,14 +76,14 @@ suppress_warnings = ["myst.header", "ref.python"]
 
 def layout_spec_markdown() -> str:
     """The observation spec of ffo_env/encoding/layout.py's docstring, as MyST: its sections become headings
-    of level 3 and their RST bodies (tables, notes) are kept as RST. Read with ``ast``, not imported."""
+    of level 4 and their RST bodies (tables, notes) are kept as RST. Read with ``ast``, not imported."""
     tree = ast.parse((ROOT / "ffo_env" / "encoding" / "layout.py").read_text(encoding="utf-8"))
     lines = (ast.get_docstring(tree) or "").splitlines()
     heads = [i for i in range(len(lines) - 1) if lines[i].strip() and re.fullmatch(r"-{3,}", lines[i + 1])]
     out = []
     for n, i in enumerate(heads):
         body = lines[i + 2 : heads[n + 1] if n + 1 < len(heads) else len(lines)]
-        out += [f"### {lines[i].replace('``', '`')}", "", "```{eval-rst}", *body, "```", ""]
+        out += [f"#### {lines[i].replace('``', '`')}", "", "```{eval-rst}", *body, "```", ""]
     return "\n".join(out)
 
 
