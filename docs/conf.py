@@ -90,6 +90,8 @@ def layout_spec_markdown() -> str:
 def _insert_generated(app: Any, docname: str, source: list[str]) -> None:
     if "<!-- observation-spec -->" in source[0]:
         source[0] = source[0].replace("<!-- observation-spec -->", layout_spec_markdown())
+        # the page is read again when the spec's module changes, also in an incremental build
+        app.env.note_dependency(str(ROOT / "ffo_env" / "encoding" / "layout.py"))
 
 
 def setup(app: Any) -> None:
