@@ -75,7 +75,7 @@ def test_evaluate_cli_refuses_a_bad_count(capsys: pytest.CaptureFixture[str]) ->
 @pytest.mark.slow
 @pytest.mark.parametrize(("french", "german"), [("heuristic", "random"), ("random", "heuristic")])
 def test_heuristic_clears_the_bar_of_95_percent_over_seeds_0_to_199(french: str, german: str) -> None:
-    """Issue 41's bar, measured as in docs/guide/springtime_env.md (about 20 s a side on 2 cores)."""
+    """Issue 41's bar, measured as in docs/environments/springtime_for_hitler.md (about 20 s a side on 2 cores)."""
     r = evaluate(french, german, games=200, first_seed=0)
     wins = r["french_wins"] if french == "heuristic" else r["german_wins"]
     assert wins >= 190, r
