@@ -209,7 +209,7 @@ class PolicyAgent:
     restored after, so the rest of the process keeps its own setting); ``None`` leaves torch's setting.
     One observation at a time is too little work to share between threads: with torch's default (one
     thread per core) two policy agents in processes side by side on 2 cores were several times slower
-    each (README, *Training*, "Policies load as opponents")."""
+    each (``docs/results/training.md``, "Policies load as opponents")."""
 
     def __init__(
         self,

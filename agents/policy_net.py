@@ -25,7 +25,7 @@ Features (``HexFeatures``, version 3), with ``k = channels``; nothing is compute
     summary = [board summary, Linear(globals -> 64) ReLU, mean and max of the unit encodings]
     features = [hexes (hex-major) and prior, unit features, summary]                 (spatial = s > 0)
 
-Why this shape (measured, see the README's ablation): the first version ran a U-Net with 3x3
+Why this shape (measured: ``docs/experiments/2026-11-23-network-v3-speed.md``): the first version ran a U-Net with 3x3
 convolutions at full resolution (~20 ms a sample for the backward pass on one CPU thread); version 2
 evaluated its layers at the legal hexes only but still converted and pooled all 71 x 1560 plane
 bytes of every sample and gathered 3x3 windows over all planes; version 3 touches only the non-zero

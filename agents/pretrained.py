@@ -3,7 +3,8 @@
 ``agents/pretrained_policies/<side>.pt`` + ``<side>.json`` are ordinary policy files
 (:mod:`agents.policy`: a weights-only ``state_dict`` and its metadata), written by
 ``ffo release RUN_DIR`` from a finished ``ffo train --config configs/train_release.yaml`` run. The
-metadata's ``extra.release`` holds what the model card in the README reports: the training command,
+metadata's ``extra.release`` holds what the model card (``MODEL_CARD.md`` beside them, and
+``docs/results/model_card.md``) reports: the training command,
 config and seed, the wall time of each stage and the final evaluation's win rates with 95 % Wilson
 intervals.
 

@@ -503,7 +503,7 @@ def refresh_values(policy: Any, buf: Any, data: dict[str, np.ndarray], chunk: in
 
     Why: the advantages (GAE, lambda 0.95 over 64 steps) and the critic's targets lean on the critic, which
     moves more in an update than the policy does (PPO's approx KL ~1e-4 an update); the in-process loop has
-    the current critic's values, and so does this. Measured (README, *Pipelined rollouts*): a little better
+    the current critic's values, and so does this. Measured (``docs/results/training.md``, *Pipelined rollouts*): a little better
     per sample, ~8 % of the pipelined samples/s. The log-probabilities stay those of the sampling policy,
     which PPO's ratio needs."""
     import torch

@@ -19,7 +19,7 @@ DATA_ROOT = Path(__file__).resolve().parent.parent / "data"
 DATA_VERSIONS = ("reconstruction-v1", "reconstruction-v2", "reconstruction-v3")
 """The shipped data versions, oldest first; each is a folder of :data:`DATA_ROOT`."""
 DEFAULT_DATA = "reconstruction-v3"
-"""The version played unless ``$FFO_DATA`` or ``--data`` chooses another: the balanced one (README)."""
+"""The version played unless ``$FFO_DATA`` or ``--data`` chooses another: the balanced one (``docs/guide/game_data.md``)."""
 DATA_ENV = "FFO_DATA"
 DATA_FILES = ("map.csv", "units.yaml", "tables.yaml", "setup_fixed.yaml")
 
