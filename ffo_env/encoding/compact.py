@@ -97,7 +97,6 @@ cell's land hexes for markers, ``U / 8`` for units, ``U * 16 / 32`` for CF).
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import numpy as np
@@ -119,7 +118,7 @@ from ffo_env.encoding.layout import (
     UNIT_GROUPS,
     expand_names,
 )
-from ffo_env.encoding.observation import FLAT, ObservationEncoder, encoder_for
+from ffo_env.encoding.observation import FLAT, ObservationEncoder, PerGameCache, encoder_for
 
 __all__ = [
     "BLOCKS",
@@ -400,18 +399,9 @@ class CompactEncoder:
         return out
 
 
-_ENCODERS: OrderedDict[int, tuple[Game, CompactEncoder]] = OrderedDict()
-_MAX_ENCODERS = 8
+_ENCODERS: PerGameCache[CompactEncoder] = PerGameCache(CompactEncoder)
 
 
 def compact_encoder_for(game: Game) -> CompactEncoder:
     """The (cached) compact encoder of ``game`` (the last few games, as :func:`encoder_for`)."""
-    hit = _ENCODERS.get(id(game))
-    if hit is not None and hit[0] is game:
-        _ENCODERS.move_to_end(id(game))
-        return hit[1]
-    enc = CompactEncoder(game)
-    _ENCODERS[id(game)] = (game, enc)  # the game is held, so its id cannot be reused while cached
-    while len(_ENCODERS) > _MAX_ENCODERS:
-        _ENCODERS.popitem(last=False)
-    return enc
+    return _ENCODERS.get(game)

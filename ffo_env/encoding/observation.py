@@ -8,8 +8,9 @@ specified in :mod:`ffo_env.encoding.layout`, whose names this module re-exports.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from operator import attrgetter, itemgetter
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -968,23 +969,39 @@ class ObservationEncoder:
         return m
 
 
-# A bounded LRU, not a WeakKeyDictionary: an encoder keeps its game alive (it reads it on every
-# encode), so weak keys were never released and every env created kept ~0.4 MiB for good.
-_ENCODERS: OrderedDict[int, tuple[Game, ObservationEncoder]] = OrderedDict()
-_MAX_ENCODERS = 8
+T = TypeVar("T")
+
+
+class PerGameCache(Generic[T]):
+    """One object built per ``Game`` (an encoder and its static planes), for the last few games.
+
+    A bounded LRU, not a WeakKeyDictionary: an encoder keeps its game alive (it reads it on every
+    encode), so weak keys were never released and every env created kept ~0.4 MiB for good.
+    """
+
+    def __init__(self, build: Callable[[Game], T], size: int = 8) -> None:
+        self._build = build
+        self._size = size
+        self._items: OrderedDict[int, tuple[Game, T]] = OrderedDict()
+
+    def get(self, game: Game) -> T:
+        hit = self._items.get(id(game))
+        if hit is not None and hit[0] is game:
+            self._items.move_to_end(id(game))
+            return hit[1]
+        item = self._build(game)
+        self._items[id(game)] = (game, item)  # the game is held, so its id cannot be reused while cached
+        while len(self._items) > self._size:
+            self._items.popitem(last=False)
+        return item
+
+
+_ENCODERS: PerGameCache[ObservationEncoder] = PerGameCache(ObservationEncoder)
 
 
 def encoder_for(game: Game) -> ObservationEncoder:
     """The (cached) encoder of ``game``: static planes are computed once per game (the last few games)."""
-    hit = _ENCODERS.get(id(game))
-    if hit is not None and hit[0] is game:
-        _ENCODERS.move_to_end(id(game))
-        return hit[1]
-    enc = ObservationEncoder(game)
-    _ENCODERS[id(game)] = (game, enc)  # the game is held, so its id cannot be reused while cached
-    while len(_ENCODERS) > _MAX_ENCODERS:
-        _ENCODERS.popitem(last=False)
-    return enc
+    return _ENCODERS.get(game)
 
 
 def encode(state: State, viewer: int | Side, omniscient: bool = False) -> dict[str, np.ndarray]:
