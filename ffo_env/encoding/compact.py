@@ -116,6 +116,7 @@ from ffo_env.encoding.layout import (
     PLANE_INDEX,
     UNIT_FEATURE_INDEX,
     UNIT_GROUPS,
+    block_at,
     expand_names,
 )
 from ffo_env.encoding.observation import FLAT, ObservationEncoder, PerGameCache, encoder_for
@@ -211,13 +212,7 @@ class CompactLayout:
 
     def block_of(self, offset: int) -> tuple[str, tuple[int, ...]]:
         """The block holding ``offset`` and the index within that block's shape."""
-        if not 0 <= offset < self.size:
-            raise ValueError(f"offset must be in [0, {self.size}), got {offset}")
-        for name in reversed(BLOCKS):
-            if offset >= self.offsets[name]:
-                idx = np.unravel_index(offset - self.offsets[name], self.shapes[name])
-                return name, tuple(int(i) for i in idx)
-        raise AssertionError("unreachable")  # pragma: no cover
+        return block_at(BLOCKS, self.offsets, self.shapes, self.size, offset)
 
     def describe(self, offset: int) -> str:
         """What the compact vector holds at ``offset``, in words."""

@@ -319,6 +319,24 @@ UNIT_GROUPS: tuple[tuple[str, int, str], ...] = (
 )
 
 
+def block_at(
+    order: tuple[str, ...],
+    offsets: dict[str, int],
+    shapes: dict[str, tuple[int, ...]],
+    size: int,
+    offset: int,
+) -> tuple[str, tuple[int, ...]]:
+    """The block of a 1-D observation (blocks ``order`` laid end to end at ``offsets``) holding ``offset``,
+    and the index within that block's shape; the flat and the compact layouts both name entries so."""
+    if not 0 <= offset < size:
+        raise ValueError(f"offset must be in [0, {size}), got {offset}")
+    for name in reversed(order):
+        if offset >= offsets[name]:
+            idx = np.unravel_index(offset - offsets[name], shapes[name])
+            return name, tuple(int(i) for i in idx)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
 def _offsets(groups: tuple[tuple[Any, ...], ...]) -> tuple[dict[str, int], int]:
     out: dict[str, int] = {}
     k = 0

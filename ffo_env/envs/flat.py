@@ -28,6 +28,7 @@ import numpy as np
 from gymnasium import spaces
 
 from ffo_env.core.game import Game
+from ffo_env.encoding.layout import block_at
 from ffo_env.encoding.observation import GLOBAL_GROUPS, PLANE_GROUPS, UNIT_GROUPS, expand_names
 from ffo_env.envs.spaces import observation_dict_space
 
@@ -73,13 +74,7 @@ class FlatLayout:
 
     def block_of(self, offset: int) -> tuple[str, tuple[int, ...]]:
         """The block holding ``offset`` and the index within that block's shape."""
-        if not 0 <= offset < self.size:
-            raise ValueError(f"offset must be in [0, {self.size}), got {offset}")
-        for name in reversed(BLOCKS):
-            if offset >= self.offsets[name]:
-                idx = np.unravel_index(offset - self.offsets[name], self.shapes[name])
-                return name, tuple(int(i) for i in idx)
-        raise AssertionError("unreachable")  # pragma: no cover
+        return block_at(BLOCKS, self.offsets, self.shapes, self.size, offset)
 
 
 _LAYOUTS: dict[int, FlatLayout] = {}
