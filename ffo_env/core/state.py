@@ -152,6 +152,12 @@ class State:
         return self.player
 
     @property
+    def current_player(self) -> int:
+        """0 (``french``) or 1 (``german``): the side to decide, as every game of the suite names it
+        (:class:`ffo_env.games.GameState`)."""
+        return int(self.player)
+
+    @property
     def current_agent(self) -> str:
         return self.player.agent
 

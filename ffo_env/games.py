@@ -1,0 +1,241 @@
+"""The games of the suite behind one small interface (issue 41): what every command, wrapper and tool
+asks of a game, so that none of them imports a game's modules by name.
+
+A game is picked by name (``--game ffo`` / ``--game springtime`` on the command line, ``game=`` in code)
+and described by a :class:`GameInfo`. Its states all offer the :class:`GameState` protocol, the same in
+both games: ``legal_actions()``, ``legal_action_mask()``, ``check_action(a)``, ``apply_action(a)``,
+``current_player`` (0 = ``french``, 1 = ``german`` in every game of the suite), ``is_terminal()``,
+``returns()``, ``clone()``, ``to_dict()``, ``action_to_string(a)``, ``decision_string()``, ``seed``.
+
+What differs between games lives in the game's own package and is reached through the functions of
+:class:`GameInfo`, which import it only when called (``import ffo_env.games`` imports no game):
+
+- ``new_state(seed, scenario=None, options=None)``: a fresh game (``options`` a mapping of the game's
+  ``RulesOptions`` fields; ``scenario`` the game's scenario name, or None for its default);
+- ``state_from_dict(d)`` / ``state_to_dict(s)``: saved states, checked on load;
+- ``recorder(state)``: a ``Recorder`` that plays the state forward (``.apply(a)``, ``.state``) and writes
+  each decision with its text, ``.record()`` the game record; ``replay(record)`` (verifies every decision, die and field a viewer shows and
+  raises ``ValueError`` naming the first divergence), ``load_record(path)`` / ``save_record(rec, path)``;
+- ``aec_env(**kw)`` / ``parallel_env(**kw)``: the PettingZoo environments; ``gym_ids[side]`` the
+  Gymnasium ids (structured and ``-flat``).
+
+The agents of a game are named in the layer above (:func:`agents.registry.make_agent` with ``game=``).
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+SIDES = ("french", "german")  # the agents of every game of the suite (issue 41)
+DEFAULT_GAME = "ffo"
+
+
+@runtime_checkable
+class GameState(Protocol):
+    """What the shared machinery (harness, wrappers, viewer, tools) may ask of a state of any game."""
+
+    seed: int
+
+    @property
+    def current_player(self) -> int: ...
+
+    def legal_actions(self) -> list[int]: ...
+
+    def legal_action_mask(self) -> Any: ...
+
+    def check_action(self, action: object) -> int: ...
+
+    def apply_action(self, action: int) -> None: ...
+
+    def is_terminal(self) -> bool: ...
+
+    def returns(self) -> list[float]: ...
+
+    def clone(self) -> Any: ...
+
+    def to_dict(self) -> dict[str, Any]: ...
+
+    def action_to_string(self, a: int) -> str: ...
+
+    def decision_string(self) -> str: ...
+
+
+def _attr(path: str) -> Any:
+    """``"pkg.module:name"`` -> the object, imported on first use."""
+    module, _, name = path.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """One game of the suite: its name, title and where its parts live (imported lazily)."""
+
+    name: str
+    title: str
+    rulebook: str  # the shared seed file the rules core implements
+    n_actions: int
+    scenarios: tuple[str, ...]
+    _new_state: str
+    _state_from_dict: str
+    _recorder: str
+    _replay: str
+    _load_record: str
+    _save_record: str
+    _aec_env: str
+    _parallel_env: str
+    gym_ids: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def new_state(
+        self, seed: int = 0, scenario: str | None = None, options: Mapping[str, Any] | None = None
+    ) -> GameState:
+        state: GameState = _attr(self._new_state)(seed, scenario, dict(options or {}))
+        return state
+
+    def state_from_dict(self, d: object) -> GameState:
+        state: GameState = _attr(self._state_from_dict)(d)
+        return state
+
+    def state_to_dict(self, state: GameState) -> dict[str, Any]:
+        return state.to_dict()
+
+    def recorder(self, state: GameState) -> Any:
+        """The game's ``Recorder`` over ``state``: ``.apply(a)``, ``.state``, ``.record()``."""
+        return _attr(self._recorder)(state)
+
+    def replay(self, record: object) -> GameState:
+        state: GameState = _attr(self._replay)(record)
+        return state
+
+    def load_record(self, path: str | Path) -> dict[str, Any]:
+        rec: dict[str, Any] = _attr(self._load_record)(path)
+        return rec
+
+    def save_record(self, record: dict[str, Any], path: str | Path) -> None:
+        _attr(self._save_record)(record, path)
+
+    def aec_env(self, **kwargs: Any) -> Any:
+        return _attr(self._aec_env)(**kwargs)
+
+    def parallel_env(self, **kwargs: Any) -> Any:
+        return _attr(self._parallel_env)(**kwargs)
+
+    def random_playout(self, seed: int, max_decisions: int = 100_000) -> GameState:
+        """A game of uniform random legal play from ``seed`` (the same generator for every game)."""
+        rng = np.random.default_rng(seed)
+        state = self.new_state(seed)
+        for _ in range(max_decisions):
+            if state.is_terminal():
+                break
+            legal = state.legal_actions()
+            state.apply_action(legal[int(rng.integers(len(legal)))])
+        return state
+
+
+# --- adapters: one call shape for both games' constructors and record functions --------------------
+
+
+def _ffo_new_state(seed: int, scenario: str | None, options: dict[str, Any]) -> Any:
+    from ffo_env.core.game import Game, RulesOptions
+    from ffo_env.core.scenario import default_scenario, scenario_for
+
+    sc = default_scenario() if scenario is None else scenario_for(scenario)
+    return Game(scenario=sc, options=RulesOptions.from_dict(options)).new_initial_state(seed)
+
+
+def _ffo_state_from_dict(d: object) -> Any:
+    from ffo_env.core.game import Game
+    from ffo_env.core.state import State
+
+    if not isinstance(d, dict):
+        raise ValueError(f"a saved state must be a JSON object, found {type(d).__name__}")
+    return State.from_dict(Game(), d)
+
+
+def _ffo_replay(record: object) -> Any:
+    from ffo_env.core.record import check_record_shape, replay
+
+    check_record_shape(record)
+    assert isinstance(record, dict)
+    return replay(record)
+
+
+def _springtime_new_state(seed: int, scenario: str | None, options: dict[str, Any]) -> Any:
+    from ffo_env.springtime.core.game import Game, RulesOptions
+
+    return Game(scenario=scenario or "campaign", options=RulesOptions.from_dict(options)).new_initial_state(
+        seed
+    )
+
+
+def _springtime_save_record(record: dict[str, Any], path: str | Path) -> None:
+    from ffo_env.springtime.core.record import write_record
+
+    write_record(path, record)
+
+
+GAMES: dict[str, GameInfo] = {
+    "ffo": GameInfo(
+        name="ffo",
+        title="France Fights On",
+        rulebook="000 (World at War #39)",
+        n_actions=0,  # depends on the scenario's unit count: Game().num_distinct_actions
+        scenarios=("v3",),
+        _new_state="ffo_env.games:_ffo_new_state",
+        _state_from_dict="ffo_env.games:_ffo_state_from_dict",
+        _recorder="ffo_env.core.record:Recorder",
+        _replay="ffo_env.games:_ffo_replay",
+        _load_record="ffo_env.core.record:load_record",
+        _save_record="ffo_env.core.record:save_record",
+        _aec_env="ffo_env.envs.aec:env",
+        _parallel_env="ffo_env.envs.aec:parallel_env",
+        gym_ids={
+            "french": ("ffo_env/French-v0", "ffo_env/French-flat-v0", "ffo_env/French-compact-v0"),
+            "german": ("ffo_env/German-v0", "ffo_env/German-flat-v0", "ffo_env/German-compact-v0"),
+        },
+    ),
+    "springtime": GameInfo(
+        name="springtime",
+        title="Springtime for Hitler",
+        rulebook="002 (M. Rinella, 2016)",
+        n_actions=294,
+        scenarios=("campaign", "plan_red"),
+        _new_state="ffo_env.games:_springtime_new_state",
+        _state_from_dict="ffo_env.springtime.core.state_io:state_from_dict",
+        _recorder="ffo_env.springtime.core.record:Recorder",
+        _replay="ffo_env.springtime.core.record:replay",
+        _load_record="ffo_env.springtime.core.record:read_record",
+        _save_record="ffo_env.games:_springtime_save_record",
+        _aec_env="ffo_env.springtime.env:env",
+        _parallel_env="ffo_env.springtime.env:parallel_env",
+        gym_ids={
+            "french": ("ffo_env/Springtime-French-v0", "ffo_env/Springtime-French-flat-v0"),
+            "german": ("ffo_env/Springtime-German-v0", "ffo_env/Springtime-German-flat-v0"),
+        },
+    ),
+}
+GAME_NAMES = tuple(GAMES)
+
+
+def game_info(name: str) -> GameInfo:
+    """The game called ``name`` (``ffo`` or ``springtime``); any other name is one clear error."""
+    try:
+        return GAMES[name]
+    except KeyError:
+        raise ValueError(f"unknown game {name!r}; the games of the suite: {', '.join(GAME_NAMES)}") from None
+
+
+def add_game_option(parser: Any, help_suffix: str = "") -> None:
+    """``--game {ffo,springtime}`` on a command (default ``ffo``, France Fights On)."""
+    parser.add_argument(
+        "--game",
+        choices=GAME_NAMES,
+        default=DEFAULT_GAME,
+        help=f"which game of the suite: ffo (France Fights On, the default) or springtime (Springtime for "
+        f"Hitler){help_suffix}",
+    )

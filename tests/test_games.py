@@ -1,0 +1,60 @@
+"""The suite's game interface (issue 41): both games answer the same calls (ffo_env.games)."""
+
+from __future__ import annotations
+
+import copy
+import random
+
+import pytest
+
+from ffo_env.games import GAME_NAMES, GameState, game_info
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_state_of_every_game_offers_the_game_state_protocol(name: str) -> None:
+    state = game_info(name).new_state(5)
+    assert isinstance(state, GameState)
+    assert state.current_player in (0, 1)
+    legal = state.legal_actions()
+    assert legal and all(state.legal_action_mask()[a] for a in legal)
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_recorder_record_replays_and_a_forged_text_is_refused(name: str) -> None:
+    info = game_info(name)
+    rec = info.recorder(info.new_state(11))
+    rng = random.Random(11)
+    for _ in range(60):  # a prefix is enough: replay checks each decision as it goes
+        if rec.state.is_terminal():
+            break
+        rec.apply(rng.choice(rec.state.legal_actions()))
+    record = rec.record()
+    replayed = info.replay(copy.deepcopy(record))
+    assert info.state_to_dict(replayed) == info.state_to_dict(rec.state)
+    agent_made = next(i for i, d in enumerate(record["decisions"]) if not d["auto"])
+    record["decisions"][agent_made]["text"] = "forged"
+    with pytest.raises(ValueError):
+        info.replay(record)
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_saved_state_round_trips_through_the_interface(name: str) -> None:
+    info = game_info(name)
+    state = info.new_state(2)
+    for a in state.legal_actions()[:1]:
+        state.apply_action(a)
+    again = info.state_from_dict(info.state_to_dict(state))
+    assert again.legal_actions() == state.legal_actions()
+    assert again.current_player == state.current_player
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_aec_env_of_every_game_has_the_agents_french_and_german(name: str) -> None:
+    env = game_info(name).aec_env()
+    env.reset(seed=3)
+    assert env.possible_agents == ["french", "german"]
+
+
+def test_unknown_game_is_one_clear_error() -> None:
+    with pytest.raises(ValueError, match="unknown game 'chess'; the games of the suite: ffo, springtime"):
+        game_info("chess")
