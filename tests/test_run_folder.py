@@ -160,7 +160,7 @@ def test_a_config_that_is_not_a_mapping_is_refused_and_backend_reads_as_none(tmp
 
 # the training modules that write or read run folders through RunFolder (a new training method adds its own)
 RUN_FOLDER_USERS = ("train", "train_command", "imitation", "checkpoint", "release", "rllib_train", "model")
-RUN_FOLDER_USERS += ("pipeline", "envs", "planes", "config", "opponents")
+RUN_FOLDER_USERS += ("pipeline", "envs", "planes", "config", "opponents", "expert_iteration")
 
 
 def test_no_training_module_but_run_folder_spells_a_layout_name() -> None:

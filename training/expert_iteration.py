@@ -14,15 +14,17 @@ Each iteration, for each side trained:
    decisions counted ``changed_weight`` times, starting from the previous student.
 
 No bot labels a decision: the scripted bots only play the rollouts' continuations and the opponents.
-Outputs in ``out``: ``config.json`` (resolved), ``progress.json`` (per iteration: games, the search's win
-rate and counts, fit losses, seconds), ``students/<side>_it<i>.pt`` after each iteration (a finished
-iteration is not redone: rerunning the command resumes), ``policies/<side>.pt`` (the last student).
+Outputs in the run folder (:class:`training.run_folder.RunFolder`, the layout every ``ffo train`` method
+shares): ``config.yaml`` (resolved, with ``method: expert_iteration``), ``command.txt``, ``seed.txt``,
+``versions.json``, ``progress.json`` (per side, per iteration: games, the search's win rate and counts, fit
+losses, seconds), the stage folders ``students/<side>_it<i>.pt`` and ``data/<side>_it<i>.npz`` after each
+iteration (a finished iteration is not redone: resuming the run continues it), ``policies/<side>.pt`` (the
+last student).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import multiprocessing as mp
 import random
 import sys
@@ -33,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from ffo_env.atomic import atomic_write_text
+from training.run_folder import RunFolder, RunFolderError
 from training.search_teacher import TeacherSettings
 
 OBS_KEYS = ("planes", "globals", "units")
@@ -280,7 +282,11 @@ def fit_student(
     return {"loss_pi": losses["loss_pi"], "samples": int(len(idx)), "changed": int(changed.sum())}
 
 
-def train_side(cfg: ExpertIterationConfig, side: str, out: Path, progress: dict[str, Any]) -> Path:
+STUDENTS = "students"  # stage folders of this method (RunFolder.stage_dir)
+DATA = "data"
+
+
+def train_side(cfg: ExpertIterationConfig, side: str, folder: RunFolder, progress: dict[str, Any]) -> Path:
     """All iterations for ``side``; returns the last student's ``.pt``."""
     import torch
 
@@ -291,8 +297,8 @@ def train_side(cfg: ExpertIterationConfig, side: str, out: Path, progress: dict[
     rows = progress.setdefault(side, [])
     parts: list[dict[str, np.ndarray]] = []
     for it in range(cfg.iterations):
-        pt = out / "students" / f"{side}_it{it}.pt"
-        data_file = out / "data" / f"{side}_it{it}.npz"
+        pt = folder.stage_dir(STUDENTS) / f"{side}_it{it}.pt"
+        data_file = folder.stage_dir(DATA) / f"{side}_it{it}.npz"
         if pt.exists() and data_file.exists() and any(r["iteration"] == it for r in rows):
             with np.load(data_file, allow_pickle=False) as z:
                 parts.append({k: z[k] for k in z.files})
@@ -332,14 +338,14 @@ def train_side(cfg: ExpertIterationConfig, side: str, out: Path, progress: dict[
             "game_rows": games,
         }
         rows.append(row)
-        atomic_write_text(out / "progress.json", json.dumps(progress, indent=1) + "\n")
+        folder.write_json(folder.progress_path, progress)
         print(
             f"expert iteration {side} {it + 1}/{cfg.iterations}: {len(games)} games, policy+search won {wins}, "
             f"searched {row['searched']} decisions and changed {row['changed']}; fit on {losses.get('samples', 0)} "
             f"samples (loss {losses['loss_pi']:.3f}); {t_play:.0f} s playing + {t_fit:.0f} s fitting",
             flush=True,
         )
-    final = out / "policies" / f"{side}.pt"
+    final = folder.policy(side)
     agent = _load(student, side)
     export_policy(
         _Export(agent.policy),
@@ -363,21 +369,28 @@ def _save_npz(path: Path, parts: list[dict[str, np.ndarray]]) -> None:
     atomic_write_bytes(path, buf.getvalue())
 
 
-def run(cfg: ExpertIterationConfig, out: Path) -> dict[str, Path]:
-    out.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out / "config.json", json.dumps({"method": METHOD, **asdict(cfg)}, indent=1) + "\n")
-    prog_path = out / "progress.json"
-    progress: dict[str, Any] = json.loads(prog_path.read_text(encoding="utf-8")) if prog_path.exists() else {}
-    return {side: train_side(cfg, side, out, progress) for side in cfg.sides}
+def run(cfg: ExpertIterationConfig, out: Path, argv: list[str] | None = None) -> dict[str, Path]:
+    """Start or continue the run in the folder ``out``: what each start writes (config, command, seed,
+    versions), then every side's iterations not done yet."""
+    folder = RunFolder(out)
+    folder.root.mkdir(parents=True, exist_ok=True)
+    folder.record_start({"method": METHOD, **asdict(cfg)}, cfg.seed, argv)
+    folder.policies.mkdir(exist_ok=True)
+    progress: dict[str, Any] = (
+        folder.read_json(folder.progress_path, "the run's progress") if folder.progress_path.exists() else {}
+    )
+    if not isinstance(progress, dict):
+        raise ExpertIterationError(f"{folder.progress_path}: expected a mapping of side -> iterations")
+    return {side: train_side(cfg, side, folder, progress) for side in cfg.sides}
 
 
 def config_method(path: str | Path) -> str | None:
-    """The ``method`` key of a run file or of a run folder's ``config.json`` (None: absent or unreadable)."""
+    """The ``method`` key of a run file or of a run folder's ``config.yaml`` (None: absent or unreadable)."""
     import yaml
 
     p = Path(path)
     if p.is_dir():
-        p = p / "config.json"
+        p = RunFolder(p).config_path
     try:
         raw = yaml.safe_load(p.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, yaml.YAMLError):
@@ -399,15 +412,16 @@ def _parse_sets(items: list[str]) -> dict[str, Any]:
 
 def command(config: str, out: Path | None, resume: str | None, sets: list[str]) -> int:
     """Start a run in a new folder under ``out`` (named ``<run_name>-<timestamp>``), or resume ``resume``."""
-    from training.run_folder import RunFolder
-
     try:
         overrides = _parse_sets(sets)
         if resume is not None:
             if overrides:
                 raise ExpertIterationError("--set: a resumed run keeps the config it was started with")
-            folder = Path(resume)
-            cfg = load_config(folder / "config.json")
+            try:
+                folder = RunFolder.locate(resume).root
+            except RunFolderError as e:
+                raise ExpertIterationError(str(e)) from e
+            cfg = load_config(RunFolder(folder).config_path)
         else:
             cfg = load_config(config, overrides)
             folder = RunFolder.create(out or Path("runs"), cfg.run_name).root
