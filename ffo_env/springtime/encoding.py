@@ -1,8 +1,10 @@
 """Observation encoding of Springtime for Hitler: one flat float32 vector per viewer.
 
-Computed only from :meth:`State.visible_to(side) <ffo_env.springtime.core.state.State.visible_to>`, the
-core's redacted view (S59): the encoder never reads a hidden field, so the other side's held, drawn or
-discarded Event markers cannot leak into an observation. Every value lies in ``[0, 1]`` (counts and
+Computed only from the core's redacted view (S59, :mod:`ffo_env.springtime.core.visibility`): the encoder
+never reads a hidden field, so the other side's held, drawn or discarded Event markers cannot leak into an
+observation. :func:`encode` asks the core for the entries it reads (``ENCODED_KEYS``, through
+``visible_fields``) rather than the whole copied view of ``State.visible_to``, whose logs grow with the game;
+``encode_view(game, state.visible_to(side))`` gives the same vector (a test compares the two). Every value lies in ``[0, 1]`` (counts and
 Combat Values are scaled, see the feature lists below).
 
 Blocks, in order (``LAYOUT``; ``block_slices()`` gives each block's slice; a test checks this table
@@ -28,6 +30,7 @@ Total ``OBS_SIZE`` = 1351. Units of the opponent during a secret free setup (18.
 
 from __future__ import annotations
 
+import weakref
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -35,12 +38,22 @@ import numpy as np
 from ffo_env.springtime.core.actions import ALL_AGS, N_LOC, N_UNIT
 from ffo_env.springtime.core.data import ALLIED, AXIS
 from ffo_env.springtime.core.state import DECISIONS, ELIM, GONE, MAP, OFF
+from ffo_env.springtime.core.visibility import visible_fields
 
 if TYPE_CHECKING:
     from ffo_env.springtime.core.game import Game
     from ffo_env.springtime.core.state import State
 
-__all__ = ["AREA_FEATURES", "LAYOUT", "OBS_SIZE", "UNIT_FEATURES", "block_slices", "encode", "encode_view"]
+__all__ = [
+    "AREA_FEATURES",
+    "ENCODED_KEYS",
+    "LAYOUT",
+    "OBS_SIZE",
+    "UNIT_FEATURES",
+    "block_slices",
+    "encode",
+    "encode_view",
+]
 
 _SIDE_FEATURES = ("units", "armor", "cv", "reduced", "oos", "leaders")
 AREA_FEATURES = (
@@ -115,6 +128,41 @@ _DEC = {d: i for i, d in enumerate(DECISIONS)}
 _CV, _COUNT, _MORALE, _RP = 10.0, 6.0, 60.0, 30.0
 
 
+_FLAGS = ("open_city", "italy_at_war", "cc_flag", "german_air_full", "allied_air_full", "billotte")
+# the entries of a view that encode_view reads (a view without one of them is a KeyError there)
+ENCODED_KEYS = (
+    "viewer",
+    "imp",
+    "cmb",
+    "ret",
+    "control",
+    "kleist_unit",
+    "status",
+    "loc",
+    "reduced",
+    "oos",
+    "flipped",
+    "turn",
+    "box",
+    "phase",
+    "morale",
+    "morale_at_political",
+    "rp",
+    "advantage",
+    "adv_used_by",
+    *_FLAGS,
+    "refugees",
+    "air_used",
+    "turn_track",
+    "impulse_track",
+    "held",
+    "container",
+    "draws",
+    "decision",
+    "player",
+)
+
+
 def block_slices() -> dict[str, slice]:
     out, at = {}, 0
     for name, n in LAYOUT:
@@ -123,20 +171,61 @@ def block_slices() -> dict[str, slice]:
     return out
 
 
+_SL = block_slices()
+
+
 def encode(state: State, side: int) -> np.ndarray:
     """The observation of ``side`` (0 Allied / ``french``, 1 Axis / ``german``) of ``state``."""
-    return encode_view(state.game, state.visible_to(side))
+    return encode_view(state.game, visible_fields(state, side, ENCODED_KEYS))
 
 
 def _c(x: float) -> float:
     return min(max(x, 0.0), 1.0)
 
 
+class _Static:
+    """What the encoder needs of a game's data, as arrays built once per game (the map and the counters
+    never change during a game)."""
+
+    def __init__(self, game: Game) -> None:
+        d = game.data
+        self.area = np.zeros((N_LOC, len(AREA_FEATURES)), dtype=np.float32)
+        for i, loc in enumerate(d.locations):
+            self.area[i, _AF["tem"]] = _c(loc.tem / 3.0)
+            for name in ("port", "maginot", "paris", "east", "supply_zone"):
+                self.area[i, _AF[name]] = getattr(loc, name)
+        self.unit = np.zeros((N_UNIT, len(UNIT_FEATURES)), dtype=np.float32)
+        self.unit[:, _UF["axis"]] = [spec.side == AXIS for spec in d.units]
+        self.unit[:, _UF["armor"]] = [spec.armor for spec in d.units]
+        self.axis = np.array([spec.side == AXIS for spec in d.units])
+        self.armor = np.array([float(spec.armor) for spec in d.units])
+        self.cv_full = np.array([float(spec.cv_full) for spec in d.units])
+        self.cv_reduced = np.array([float(spec.cv_reduced) for spec in d.units])
+        self.leader_of = np.array(game.leader_of, dtype=np.int64)
+        self.kleist = game.kleist
+        # a Leader's Combat Rating by [leader, flipped]; index -1 (no Leader) rates 0
+        self.rating = np.zeros((len(d.leaders) + 1, 2))
+        for ld in d.leaders:
+            self.rating[ld.index] = (ld.front, ld.flipped)
+
+
+_STATIC: weakref.WeakKeyDictionary[Game, _Static] = weakref.WeakKeyDictionary()
+
+
+def _static(game: Game) -> _Static:
+    st = _STATIC.get(game)
+    if st is None:
+        st = _STATIC[game] = _Static(game)
+    return st
+
+
 def encode_view(game: Game, v: dict[str, Any]) -> np.ndarray:
-    """Encode a redacted view (the dict of ``visible_to``); reads nothing else of the position."""
+    """Encode a redacted view (the dict of ``visible_to``, or its ``ENCODED_KEYS`` entries); reads nothing
+    else of the position."""
     obs = np.zeros(OBS_SIZE, dtype=np.float32)
-    sl = block_slices()
+    sl = _SL
     d = game.data
+    g = _static(game)
     side = int(v["viewer"])
     imp = v["imp"] or {}
     cmb = v["cmb"] or {}
@@ -144,61 +233,56 @@ def encode_view(game: Game, v: dict[str, Any]) -> np.ndarray:
 
     area = obs[sl["areas"]].reshape(N_LOC, len(AREA_FEATURES))
     unit = obs[sl["units"]].reshape(N_UNIT, len(UNIT_FEATURES))
-    for i, loc in enumerate(d.locations):
-        area[i, _AF["axis_control"]] = float(v["control"][i] == AXIS)
-        area[i, _AF["tem"]] = _c(loc.tem / 3.0)
-        area[i, _AF["port"]] = loc.port
-        area[i, _AF["maginot"]] = loc.maginot
-        area[i, _AF["paris"]] = loc.paris
-        area[i, _AF["east"]] = loc.east
-        area[i, _AF["supply_zone"]] = loc.supply_zone
+    area[:] = g.area
+    area[:, _AF["axis_control"]] = np.asarray(v["control"]) == AXIS
     if cmb.get("loc", -1) >= 0:
         area[cmb["loc"], _AF["combat_here"]] = 1.0
 
+    st = np.asarray(v["status"], dtype=np.int64)
+    where = np.asarray(v["loc"], dtype=np.int64)
+    red = np.asarray(v["reduced"], dtype=bool)
+    oos = np.asarray(v["oos"], dtype=bool)
+    cv = np.where(red, g.cv_reduced, g.cv_full)
+    lead = g.leader_of.copy()
     kleist_unit = v["kleist_unit"]
-    in_combat = set(cmb.get("parts", [])) | {cmb.get("lead_att", -1), cmb.get("lead_def", -1)}
+    if 0 <= kleist_unit < N_UNIT and g.kleist >= 0:  # S9, S10: Kleist leads the unit he joined
+        lead[kleist_unit] = g.kleist
+    flipped = np.asarray([*v["flipped"], False], dtype=np.int64)  # the last row: no Leader
+    rating = g.rating[lead, flipped[lead]]
+
+    unit[:] = g.unit
+    unit[:, _UF["status_off"]] = (st == OFF) | (st == -1)  # -1: hidden by a secret free setup (S59 (e))
+    unit[:, _UF["status_map"]] = st == MAP
+    unit[:, _UF["status_elim"]] = st == ELIM
+    unit[:, _UF["status_gone"]] = st == GONE
+    unit[:, _UF["reduced"]] = red
+    unit[:, _UF["oos"]] = oos
+    unit[:, _UF["cv"]] = np.clip(cv / _CV, 0.0, 1.0)
+    unit[:, _UF["leader"]] = np.clip(rating / 3.0, 0.0, 1.0)
+    if imp.get("moving", -1) >= 0:
+        unit[imp["moving"], _UF["moving"]] = 1.0
     moved = set(imp.get("moved", [])) | set(imp.get("attacked", []))
-    for u, spec in enumerate(d.units):
-        st, where = v["status"][u], v["loc"][u]
-        red, oos = bool(v["reduced"][u]), bool(v["oos"][u])
-        cv = spec.cv_reduced if red else spec.cv_full
-        lead = game.leader_of[u]
-        if u == kleist_unit and game.kleist >= 0:  # S9, S10: Kleist leads the unit he joined
-            lead = game.kleist
-        rating = 0
-        if lead >= 0:
-            ld = d.leaders[lead]
-            rating = ld.flipped if v["flipped"][lead] else ld.front
-        row = unit[u]
-        row[_UF["axis"]] = spec.side == AXIS
-        row[_UF["armor"]] = spec.armor
-        for name, code in (
-            ("status_off", OFF),
-            ("status_map", MAP),
-            ("status_elim", ELIM),
-            ("status_gone", GONE),
+    unit[sorted(moved), _UF["moved_or_attacked"]] = 1.0
+    in_combat = set(cmb.get("parts", [])) | {cmb.get("lead_att", -1), cmb.get("lead_def", -1)}
+    unit[sorted(u for u in in_combat if u >= 0), _UF["in_combat"]] = 1.0
+    if ret.get("unit", -1) >= 0:
+        unit[ret["unit"], _UF["retreating"]] = 1.0
+    on_map = (st == MAP) & (where >= 0)
+    unit[on_map, _UF["loc"]] = (where[on_map] + 1) / N_LOC
+    # each side's stacks, summed unit by unit in unit order (np.add.at, float32: the sums are exact
+    # the same as adding one unit at a time)
+    for is_axis, prefix in ((False, "allied_"), (True, "axis_")):
+        mine = on_map & (g.axis == is_axis)
+        at = where[mine]
+        for feature, values in (
+            ("units", np.full(len(at), 1.0 / _COUNT)),
+            ("armor", g.armor[mine] / _COUNT),
+            ("cv", cv[mine] / (_CV * _COUNT)),
+            ("reduced", red[mine] / _COUNT),
+            ("oos", oos[mine] / _COUNT),
+            ("leaders", (rating[mine] > 0) / _COUNT),
         ):
-            row[_UF[name]] = st == code
-        if st == -1:  # hidden by a secret free setup: shown as not yet in play
-            row[_UF["status_off"]] = 1.0
-        row[_UF["reduced"]] = red
-        row[_UF["oos"]] = oos
-        row[_UF["cv"]] = _c(cv / _CV)
-        row[_UF["leader"]] = _c(rating / 3.0)
-        row[_UF["moving"]] = imp.get("moving", -1) == u
-        row[_UF["moved_or_attacked"]] = u in moved
-        row[_UF["in_combat"]] = u in in_combat
-        row[_UF["retreating"]] = ret.get("unit", -1) == u
-        if st == MAP and where >= 0:
-            row[_UF["loc"]] = (where + 1) / N_LOC
-            prefix = "axis_" if spec.side == AXIS else "allied_"
-            a = area[where]
-            a[_AF[prefix + "units"]] += 1.0 / _COUNT
-            a[_AF[prefix + "armor"]] += float(spec.armor) / _COUNT
-            a[_AF[prefix + "cv"]] += cv / (_CV * _COUNT)
-            a[_AF[prefix + "reduced"]] += float(red) / _COUNT
-            a[_AF[prefix + "oos"]] += float(oos) / _COUNT
-            a[_AF[prefix + "leaders"]] += float(rating > 0) / _COUNT
+            np.add.at(area[:, _AF[prefix + feature]], at, values.astype(np.float32))
     np.clip(area, 0.0, 1.0, out=area)
 
     t = obs[sl["tracks"]]
@@ -215,7 +299,7 @@ def encode_view(game: Game, v: dict[str, Any]) -> np.ndarray:
     t[_TF["advantage_axis"]] = v["advantage"] == AXIS
     t[_TF["adv_used"]] = v["adv_used_by"] >= 0
     t[_TF["active_axis"]] = v["box"] % 2 == 0  # rule 6.2: even boxes are Axis impulses
-    for flag in ("open_city", "italy_at_war", "cc_flag", "german_air_full", "allied_air_full", "billotte"):
+    for flag in _FLAGS:
         t[_TF[flag]] = bool(v[flag])
     t[_TF["refugees_pending"]] = v["refugees"] == "pending"
     t[_TF["refugees_active"]] = v["refugees"] == "active"
