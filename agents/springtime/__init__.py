@@ -1,6 +1,7 @@
 """Bots of Springtime for Hitler (issue 41): ``make_agent(name, side, seed=...)``.
 
-Names: ``random``, ``pass``, ``heuristic`` (one per side, :mod:`agents.springtime.heuristic`). Every bot implements ``act_state(state) -> int``
+Names: ``random``, ``pass``, ``heuristic`` (one per side, :mod:`agents.springtime.heuristic`), ``expert``
+(one per side, :mod:`agents.springtime.expert`). Every bot implements ``act_state(state) -> int``
 and reads only what its side may see (``State.visible_to``, S59) besides the legal actions.
 ``agents.registry.make_agent(name, side, seed=..., game="springtime")`` forwards here.
 """
@@ -13,7 +14,7 @@ from agents.springtime.simple import PassAgent, RandomAgent
 
 __all__ = ["AGENT_NAMES", "make_agent"]
 
-AGENT_NAMES = ("random", "pass", "heuristic")
+AGENT_NAMES = ("random", "pass", "heuristic", "expert")
 SIDES = ("french", "german")
 
 
@@ -29,4 +30,8 @@ def make_agent(name: str, side: str, seed: int | None = None) -> Any:
         from agents.springtime.heuristic import HeuristicAgent
 
         return HeuristicAgent(SIDES.index(side), seed)
+    if name == "expert":
+        from agents.springtime.expert import ExpertAgent
+
+        return ExpertAgent(SIDES.index(side), seed)
     raise ValueError(f"unknown Springtime agent {name!r}; known agents: {', '.join(AGENT_NAMES)}")
