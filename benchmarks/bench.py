@@ -7,6 +7,11 @@ under the same random legal play, interleaved with the France Fights On AEC env 
 repeat (the ratio is taken per repeat), so the ratio to them holds on a noisy machine.
 The load average before and after the run is part of the report.
 
+The second game of the suite, Springtime for Hitler, is measured in the same run (rows ``Springtime``):
+random play on its rules core, its AEC env (``springtime_v0.env()``, observation and mask every step,
+interleaved with the France Fights On env and the peers) and its Gymnasium flat env
+(``ffo_env/Springtime-French-flat-v0``, random German); ``--skip-springtime`` leaves them out.
+
     ffo bench                     # everything, prints a table, writes bench.json
     ffo bench --quick             # 1 s x 2 repeats, no training figure
     python benchmarks/bench.py --quick --out /tmp/bench.json
@@ -22,7 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.env_speed import PEERS, aec_random, core_random, single_agent_random
+from benchmarks.env_speed import PEERS, aec_random, core_random, single_agent_random, suite_core_random
 from benchmarks.profiling import profile_aec, step_breakdown
 from benchmarks.report import FORMAT, VERSION, _loadavg, _machine, _versions, format_table, run_bench
 from benchmarks.timing import _pin_one_core, _unpin
@@ -44,6 +49,7 @@ __all__ = [
     "run_bench",
     "single_agent_random",
     "step_breakdown",
+    "suite_core_random",
     "train_samples",
 ]
 
@@ -66,6 +72,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--skip-train", action="store_true", help="skip the MaskablePPO and imitation-fit samples/s figures"
     )
     p.add_argument("--skip-peers", action="store_true", help="skip chess_v6 / connect_four_v3")
+    p.add_argument(
+        "--skip-springtime", action="store_true", help="skip the Springtime for Hitler figures (second game)"
+    )
     p.add_argument(
         "--train-config",
         default=None,
@@ -112,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
             args.skip_peers,
             args.train_config,
             memory_steps=args.memory_steps,
+            skip_springtime=args.skip_springtime,
         )
     if args.profile is not None or args.profile_only:
         path = Path(args.profile) if args.profile else out.with_suffix(".profile.txt")

@@ -1,4 +1,5 @@
-"""Random legal play on the rules core, the AEC env, PettingZoo peers and the single-agent wrapper."""
+"""Random legal play on the rules core, the AEC env, PettingZoo peers and the single-agent wrapper, for
+France Fights On and (through the suite's game interface, :mod:`ffo_env.games`) Springtime for Hitler."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from ffo_env.core.game import Game, RulesOptions
+from ffo_env.games import game_info
 
 
 def core_random(seconds: float, seed0: int = 0) -> tuple[dict[str, int], float]:
@@ -28,6 +30,28 @@ def core_random(seconds: float, seed0: int = 0) -> tuple[dict[str, int], float]:
             games += 1
             seed += 1
             s = game.new_initial_state(seed)
+            continue
+        legal = s.legal_actions()
+        s.apply_action(legal[rng.randrange(len(legal))])
+        decisions += 1
+    return {"decisions": decisions, "games": games}, time.perf_counter() - t0
+
+
+def suite_core_random(game: str, seconds: float, seed0: int = 0) -> tuple[dict[str, int], float]:
+    """:func:`core_random` for any game of the suite (``game_info(game).new_state``, default scenario and
+    rules): (decisions, games) in ``seconds``."""
+    info = game_info(game)
+    rng = random.Random(seed0)
+    decisions = 0
+    games = 0
+    seed = seed0
+    s = info.new_state(seed)
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        if s.is_terminal():
+            games += 1
+            seed += 1
+            s = info.new_state(seed)
             continue
         legal = s.legal_actions()
         s.apply_action(legal[rng.randrange(len(legal))])
@@ -86,6 +110,10 @@ def _c4_env() -> Any:
     return connect_four_v3.env()
 
 
+def _springtime_env() -> Any:
+    return game_info("springtime").aec_env()
+
+
 PEERS: dict[str, Callable[[], Any]] = {"chess_v6": _chess_env, "connect_four_v3": _c4_env}
 
 
@@ -105,4 +133,27 @@ def single_agent_random(seconds: float, seed: int = 0, observation_format: str =
         steps += 1
         if term or trunc:
             env.reset()
+    return steps, time.perf_counter() - t0
+
+
+def gym_id_random(env_id: str, seconds: float, seed: int = 0) -> tuple[int, float]:
+    """Learner steps of a registered Gymnasium id through ``gymnasium.make`` (its default opponent;
+    the opponent's decisions are extra and not counted), the legal actions from ``action_masks()``."""
+    import gymnasium as gym
+
+    import ffo_env  # noqa: F401 - registers the ids
+
+    env = gym.make(env_id)
+    masks = env.unwrapped.action_masks  # type: ignore[attr-defined]
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    steps = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        legal = np.flatnonzero(masks())
+        _obs, _r, term, trunc, _info = env.step(int(legal[rng.integers(legal.size)]))
+        steps += 1
+        if term or trunc:
+            env.reset()
+    env.close()
     return steps, time.perf_counter() - t0

@@ -12,7 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.env_memory import env_churn_rss_mib
-from benchmarks.env_speed import PEERS, _ffo_env, _ffo_raw_env, aec_random, core_random, single_agent_random
+from benchmarks.env_speed import (
+    PEERS,
+    _ffo_env,
+    _ffo_raw_env,
+    _springtime_env,
+    aec_random,
+    core_random,
+    gym_id_random,
+    single_agent_random,
+    suite_core_random,
+)
 from benchmarks.timing import _interleaved, _pin_one_core, _repeat, _stats, _unpin
 from benchmarks.traced_memory import memory
 from benchmarks.training_speed import (
@@ -22,7 +32,9 @@ from benchmarks.training_speed import (
     train_samples_pipelined,
 )
 
-FORMAT, VERSION = "ffo-bench", 3
+# version 4: the Springtime for Hitler figures (springtime_*), every version-3 field unchanged
+FORMAT, VERSION = "ffo-bench", 4
+SPRINGTIME_FLAT_ID = "ffo_env/Springtime-French-flat-v0"
 
 
 def _versions() -> dict[str, str]:
@@ -80,6 +92,7 @@ def run_bench(
     progress: bool = True,
     memory_steps: int = 300,
     pin: bool = True,
+    skip_springtime: bool = False,
 ) -> dict[str, Any]:
     """All figures; returns the JSON-ready report (see :func:`format_table`)."""
     load_before = _loadavg()
@@ -103,10 +116,25 @@ def run_bench(
 
         results["core_decisions_per_s"] = _repeat(core_fn, seconds, repeats, warmup)
         results["core_games_per_s"] = _stats([c["games"] / dt for c, dt in core_runs[-repeats:]])
+        if not skip_springtime:
+            say("Springtime for Hitler core: random play ...")
+            sfh_runs: list[tuple[dict[str, int], float]] = []
+
+            def sfh_core_fn(sec: float) -> tuple[int, float]:
+                counts, dt = suite_core_random("springtime", sec)
+                sfh_runs.append((counts, dt))
+                return counts["decisions"], dt
+
+            results["springtime_core_decisions_per_s"] = _repeat(sfh_core_fn, seconds, repeats, warmup)
+            results["springtime_core_games_per_s"] = _stats(
+                [c["games"] / dt for c, dt in sfh_runs[-repeats:]]
+            )
         figures: dict[str, Callable[[float], tuple[int, float]]] = {
             "aec": lambda s: aec_random(_ffo_env, s),
             "aec_raw": lambda s: aec_random(_ffo_raw_env, s),
         }
+        if not skip_springtime:
+            figures["springtime_aec"] = lambda s: aec_random(_springtime_env, s)
         peers_ok: list[str] = []
         if not skip_peers:
             for name, make in PEERS.items():
@@ -117,21 +145,32 @@ def run_bench(
                     continue
                 figures[name] = (lambda mk: lambda s: aec_random(mk, s))(make)
                 peers_ok.append(name)
-        say(f"AEC env with observations and masks, interleaved with {', '.join(peers_ok) or 'no peers'} ...")
+        others = [*(["Springtime"] if not skip_springtime else []), *peers_ok]
+        say(f"AEC env with observations and masks, interleaved with {', '.join(others) or 'no peers'} ...")
         rates = _interleaved(figures, seconds, repeats, warmup)
         results["aec_steps_per_s"] = _stats(rates["aec"])
         results["aec_raw_steps_per_s"] = _stats(rates["aec_raw"])
+        if not skip_springtime:
+            results["springtime_aec_steps_per_s"] = _stats(rates["springtime_aec"])
         for name in peers_ok:
             results[f"{name}_steps_per_s"] = _stats(rates[name])
-            ratios = [a / p for a, p in zip(rates["aec"], rates[name], strict=True) if p > 0]
-            results[f"ratio_aec_to_{name}"] = statistics.median(ratios)
-            results[f"ratio_aec_to_{name}_spread"] = [min(ratios), max(ratios)]
+            for env_key, prefix in (("aec", ""), ("springtime_aec", "springtime_")):
+                if env_key not in rates:
+                    continue
+                ratios = [a / p for a, p in zip(rates[env_key], rates[name], strict=True) if p > 0]
+                results[f"ratio_{prefix}aec_to_{name}"] = statistics.median(ratios)
+                results[f"ratio_{prefix}aec_to_{name}_spread"] = [min(ratios), max(ratios)]
         say("single-agent wrapper ...")
         results["single_agent_steps_per_s"] = _repeat(single_agent_random, seconds, repeats, warmup)
         say("single-agent wrapper, compact observation ...")
         results["single_agent_compact_steps_per_s"] = _repeat(
             lambda s: single_agent_random(s, observation_format="compact"), seconds, repeats, warmup
         )
+        if not skip_springtime:
+            say(f"Springtime for Hitler Gymnasium env ({SPRINGTIME_FLAT_ID}, random opponent) ...")
+            results["springtime_flat_steps_per_s"] = _repeat(
+                lambda s: gym_id_random(SPRINGTIME_FLAT_ID, s), seconds, repeats, warmup
+            )
         say("memory ...")
         results["memory_mib"] = {
             "one_env": memory(1, memory_steps),
@@ -188,6 +227,10 @@ def format_table(report: dict[str, Any]) -> str:
     rate("AEC raw_env steps/s (obs + mask)", "aec_raw_steps_per_s")
     rate("single-agent wrapper steps/s", "single_agent_steps_per_s")
     rate("single-agent wrapper steps/s, compact obs", "single_agent_compact_steps_per_s")
+    rate("Springtime core decisions/s (random play)", "springtime_core_decisions_per_s")
+    rate("Springtime core full games/s", "springtime_core_games_per_s", ".2f")
+    rate("Springtime AEC env() steps/s (obs + mask)", "springtime_aec_steps_per_s")
+    rate("Springtime Gymnasium flat env steps/s", "springtime_flat_steps_per_s")
     rate("chess_v6 steps/s (same run)", "chess_v6_steps_per_s")
     rate("connect_four_v3 steps/s (same run)", "connect_four_v3_steps_per_s")
     w = max(len(x[0]) for x in rows)
@@ -197,6 +240,11 @@ def format_table(report: dict[str, Any]) -> str:
         if k in r:
             lo, hi = r[f"{k}_spread"]
             lines.append(f"AEC / {peer} = {r[k]:.2f}x (per repeat {lo:.2f}-{hi:.2f})")
+    for peer in PEERS:
+        k = f"ratio_springtime_aec_to_{peer}"
+        if k in r:
+            lo, hi = r[f"{k}_spread"]
+            lines.append(f"Springtime AEC / {peer} = {r[k]:.2f}x (per repeat {lo:.2f}-{hi:.2f})")
     if "memory_mib" in r:
         m = r["memory_mib"]
         lines.append(

@@ -20,6 +20,11 @@ RATES = (
     "aec_raw_steps_per_s",
     "single_agent_steps_per_s",
     "single_agent_compact_steps_per_s",
+    # the second game of the suite, Springtime for Hitler, in the same run (report version 4)
+    "springtime_core_decisions_per_s",
+    "springtime_core_games_per_s",
+    "springtime_aec_steps_per_s",
+    "springtime_flat_steps_per_s",
 )
 
 
@@ -67,9 +72,12 @@ def test_quick_bench_report_structure(tmp_path):
             continue  # optional peer not installed
         _check_rate(v)
         assert r[f"ratio_aec_to_{peer}"] > 0 and len(r[f"ratio_aec_to_{peer}_spread"]) == 2
+        assert r[f"ratio_springtime_aec_to_{peer}"] > 0
+    assert r["springtime_aec_steps_per_s"]["median"] > 0 and r["springtime_flat_steps_per_s"]["median"] > 0
     assert "train" not in r  # --quick skips the training figure
     table = bench.format_table(report)
     assert "AEC env() steps/s" in table and "load average" in table
+    assert "Springtime AEC env() steps/s" in table and "Springtime Gymnasium flat env steps/s" in table
 
 
 def test_profile_writes_a_breakdown(tmp_path):
