@@ -12,6 +12,7 @@ from typing import Any
 
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.actions import ActionLayout
+from ffo_env.core.mapdata import ColoredRow
 from ffo_env.core.scenario import Scenario, Side, UnitSpec, default_scenario
 from ffo_env.core.search import MapTables, build_tables
 from ffo_env.core.state import State
@@ -103,6 +104,10 @@ class Game:
     unit_free_stacking: tuple[bool, ...] = field(init=False)
     unit_panzer: tuple[bool, ...] = field(init=False)
     passable_bits: tuple[int, int] = field(init=False)  # not forbidden, per side, as int bitsets
+    initial_control: bytes = field(init=False)  # controller of each hex at the start (rule 3.7)
+    port_home: tuple[tuple[int, int], ...] = field(
+        init=False
+    )  # (unit, its port's hex) per garrison (rule 3.3)
 
     def __post_init__(self) -> None:
         set_ = object.__setattr__
@@ -174,4 +179,7 @@ def _derive(scenario: Scenario) -> dict[str, Any]:
         "unit_free_stacking": tuple(bool(u.free_stacking) for u in units),
         "unit_panzer": tuple(bool(u.is_panzer) for u in units),
         "passable_bits": tuple(sum(1 << i for i in range(hg.N_HEX) if not f[i]) for f in (fr, de)),
+        # rule 3.7: all hexes French except the green and yellow rows
+        "initial_control": bytes(1 if r in (ColoredRow.GREEN, ColoredRow.YELLOW) else 0 for r in mt.row),
+        "port_home": tuple((u.index, scenario.map.hex_of_city(u.port)) for u in units if u.port),
     }

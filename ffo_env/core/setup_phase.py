@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ffo_env.core import hexgrid as hg
 from ffo_env.core.phases import RESERVE, Decision
 from ffo_env.core.setup_rules import SETUP_KINDS
 from ffo_env.core.setup_rules import setup_hexes as rules_setup_hexes
@@ -18,9 +19,8 @@ GERMAN = Side.GERMAN
 
 def enter_setup_french(s: State) -> bool:
     sc = s.game.scenario
-    for u in sc.units:
-        if u.port:
-            s._place(u.index, sc.map.hex_of_city(u.port))  # rule 3.3: garrisons in their ports
+    for unit, h in s.game.port_home:
+        s._place(unit, h)  # rule 3.3: garrisons in their ports (scenario order)
     mode = s.game.options.setup
     if mode == "fixed":
         for u in sc.units:
@@ -74,14 +74,26 @@ def random_setup(s: State, side: Side) -> None:
     # fortress corps first so that their two hexes are never taken by the 51st's choice
     pending.sort(key=lambda u: (s.units[u].type != "fortress", s.units[u].free_stacking))
     n_first = sum(1 for u in pending if s.units[u].type == "fortress")
+    # the stack counts of rules 6.2, 6.3 (what State._counted answers), kept up to date as units are placed
+    # here rather than recounted for every candidate hex of every unit: same answers, a fraction of the time
+    count = [0] * hg.N_HEX
+    for h in s.stacks:
+        count[h] = s._counted(h)
+    free = s.game.unit_free_stacking
+    mt = s.game.tables
+    limit = s.game.scenario.tables.setup_stack_limit
+    units = s.units
     while pending:
         # R2/R3: the order of placement decides the stack order, so it is drawn too
         # (fortress corps first, so the 51st never takes one of their two hexes)
         k = s._pick(n_first, "random setup: unit") if n_first else s._pick(len(pending), "random setup: unit")
         n_first = max(0, n_first - 1)
         u = pending.pop(k)
-        hexes = setup_hexes(s, u)
-        s._place(u, hexes[s._pick(len(hexes), f"random setup: hex of {s.units[u].id}")])
+        hexes = rules_setup_hexes(units[u], mt.red, mt.green, limit, count.__getitem__)
+        h = hexes[s._pick(len(hexes), f"random setup: hex of {units[u].id}")]
+        s._place(u, h)
+        if not free[u]:
+            count[h] += 1
 
 
 def legal_setup_unit(s: State) -> list[int]:

@@ -105,13 +105,8 @@ class State:
         self.entered_map = [False] * n  # rule 9.5: west-group unit has left the yellow row
         self.entry_ready = [False] * n  # R34: rolled in, no free hex yet
         self.stacks: dict[int, list[int]] = {}
-        nh = hg.N_HEX
-        mt = game.tables
-        # rule 3.7: all hexes French except the green and yellow rows
-        self.control = bytearray(
-            1 if mt.row[i] in (ColoredRow.GREEN, ColoredRow.YELLOW) else 0 for i in range(nh)
-        )
-        self.ever_german = bytearray(nh)  # rule 7.8, 11.7, R20
+        self.control = bytearray(game.initial_control)  # rule 3.7: French but the green and yellow rows
+        self.ever_german = bytearray(hg.N_HEX)  # rule 7.8, 11.7, R20
         self.refugees: dict[int, bool] = {}  # hex -> flipped this phase (rule 10.4)
         self.revealed: tuple[set[int], set[int]] = (set(), set())  # rule 3.6, R3
         self.vp = 0

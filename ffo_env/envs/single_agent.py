@@ -131,6 +131,8 @@ class FFOSingleAgentEnv(gym.Env):
         self.game_state: State | None = None
         self._over = False  # ended on an illegal action (the core state is not terminal then)
         self._stats: dict[str, int] = {}
+        # (state, history length, dice state, observation) of the last observation returned (_obs_unchanged)
+        self._last_obs: tuple[State, int, int, np.ndarray] | None = None
 
     @property
     def state(self) -> State | None:
@@ -212,7 +214,7 @@ class FFOSingleAgentEnv(gym.Env):
             info["reason"] = reason
             info["winner"] = AGENTS[1 - self.learner]
             info["episode_stats"] = {**self._episode(s), "winner": AGENTS[1 - self.learner]}
-            return self._obs(), self.penalty, True, False, info
+            return self._obs_unchanged(), self.penalty, True, False, info
         self._stats["learner_steps"] += 1
         self._play_opponent()
         reward = 0.0
@@ -270,13 +272,29 @@ class FFOSingleAgentEnv(gym.Env):
             self._stats["opponent_steps"] += 1
 
     def _obs(self) -> Any:
-        assert self.state is not None
+        s = self.state
+        assert s is not None
         if self._compact is not None:
-            return self._compact.encode(self.state, self.learner, self.omniscient)
-        obs = self.encoder.encode(self.state, self.learner, self.omniscient)
+            obs = self._compact.encode(s, self.learner, self.omniscient)
+            # kept (a private copy: the caller may write into the one returned) for _obs_unchanged
+            self._last_obs = (s, len(s.history), s.dice.state, obs.copy())
+            return obs
+        arrays = self.encoder.encode(s, self.learner, self.omniscient)
         if self.observation_format == "flat":
-            return self._flat.flatten(obs)
-        return obs
+            return self._flat.flatten(arrays)
+        return arrays
+
+    def _obs_unchanged(self) -> Any:
+        """The observation after an illegal action. The core left the state as it was (illegal actions never
+        change it), so with the compact format it is a copy of the last one returned when nothing has played
+        since (same state object, history and dice); otherwise it is encoded again. Stock scripts without
+        masks (the compact format's users) make many illegal actions, and encoding is most of such a step."""
+        s = self.state
+        assert s is not None
+        last = self._last_obs
+        if last is None or last[0] is not s or last[1] != len(s.history) or last[2] != s.dice.state:
+            return self._obs()
+        return last[3].copy()
 
     def _info(self) -> dict[str, Any]:
         s = self.state
