@@ -98,7 +98,25 @@ def test_run_folder_has_everything(run_dir: Path) -> None:
         assert meta["side"] == side and meta["env"] == "france_fights_on_v0"
     assert any((run_dir / "tb").rglob("events.out.tfevents*"))
     results = json.loads((run_dir / "eval" / "results.json").read_text())
-    assert len(results["pairings"]) == 2
+    assert len(results["pairings"]) == 4  # each side's final policy and the policy its RL stage started from
+
+
+def test_evaluation_says_what_the_rl_stage_added_on_the_same_seeds(run_dir: Path) -> None:
+    # issue 39 item 3: the start policy (the imitation result) and the final one play the same seeds
+    doc = json.loads((run_dir / "eval" / "rl_stage.json").read_text())
+    results = json.loads((run_dir / "eval" / "results.json").read_text())
+    assert [(c["side"], c["opponent"]) for c in doc["comparisons"]] == [
+        ("french", "random"),
+        ("german", "random"),
+    ]
+    for c in doc["comparisons"]:
+        side = c["side"]
+        assert c["a"]["name"] == f"start ({side}_pretrain)" and c["b"]["name"] == "after RL"
+        assert c["games"] == 1 and c["rl_samples"] >= 64
+        final, start = (p for p in results["pairings"] if f"{side}.pt" in p[side] or "pretrain" in p[side])
+        assert "policies" in final[side] and f"{side}_pretrain" in start[side]
+        assert final["seeds"] == start["seeds"]
+    assert (run_dir / "eval" / "rl_stage.md").read_text().startswith("# Paired comparison")
 
 
 def test_pretraining_leaves_its_report_and_a_snapshot(run_dir: Path) -> None:

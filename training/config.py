@@ -77,6 +77,9 @@ class EvalConfig:
     games: int = 40  # per opponent and side
     opponents: list[str] = field(default_factory=lambda: ["random", "heuristic"])
     workers: int = 2
+    # also play the policy the RL stage started from (the imitation result or init_policy) on the same seeds,
+    # so that the evaluation says what the RL stage added (eval/rl_stage.json, a paired comparison; issue 39)
+    compare_start: bool = True
 
 
 @dataclass
@@ -252,6 +255,8 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
         raise bad(
             "eval.games" if ev.games < 1 else "eval.workers", "an integer >= 1", min(ev.games, ev.workers)
         )
+    if not isinstance(ev.compare_start, bool):
+        raise bad("eval.compare_start", "true or false", ev.compare_start)
     for name in ev.opponents:
         if not is_agent_name(name):
             raise bad("eval.opponents", "agent names (see 'ffo eval --help') or policy:PATH", name)

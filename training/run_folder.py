@@ -12,7 +12,8 @@
 - ``snapshots/<side>_<tag>.pt`` + ``.json`` frozen policies that join the opponent pool (tag ``pretrain``,
   ``init`` or ``r<round>``);
 - ``policies/<side>.pt`` + ``.json`` the final policies (``agents.policy.load_policy``);
-- ``tb/`` TensorBoard logs; ``eval/`` the final evaluation (the tournament's ``results.json``, CSVs, journal);
+- ``tb/`` TensorBoard logs; ``eval/`` the final evaluation (the tournament's ``results.json``, CSVs, journal;
+  ``rl_stage.json`` / ``.md``: the policies before and after the RL stage on the same seeds);
 - ``pretrain/<side>.json`` the imitation stage's report, ``pretrain/<side>_student.pt`` its last student;
 - RLlib runs also: ``command.json``, ``metrics.csv``, ``results.json``.
 
@@ -47,6 +48,7 @@ TENSORBOARD = "tb"
 EVAL = "eval"
 PRETRAIN = "pretrain"
 RESULTS = "results.json"
+RL_STAGE = "rl_stage.json"
 # the folders a run of the SB3 backend makes when it starts
 SB3_FOLDERS = (CHECKPOINTS, SNAPSHOTS, POLICIES, TENSORBOARD, EVAL)
 # what `ffo_env.versions` records: the packages a run's numbers depend on
@@ -173,6 +175,12 @@ class RunFolder:
     @property
     def eval_results(self) -> Path:
         return self.eval_dir / RESULTS
+
+    @property
+    def rl_stage_report(self) -> Path:
+        """``eval/rl_stage.json``: each side's final policy against the policy its RL stage started from, on the
+        evaluation's seeds (``eval.compare_start``); ``rl_stage.md`` beside it is the same as text."""
+        return self.eval_dir / RL_STAGE
 
     def stage_dir(self, stage: str) -> Path:
         """The folder of a training stage's own outputs (``pretrain``; a new method names its own), refused

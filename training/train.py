@@ -38,6 +38,7 @@ from typing import Any
 
 import yaml
 
+from ffo_env.atomic import atomic_write_text
 from ffo_env.core.sides import Side
 from training.checkpoint import (
     CheckpointError,
@@ -345,17 +346,38 @@ def _add_seconds(progress: dict[str, Any], key: str, started: float) -> None:
     seconds[key] = round(time.perf_counter() - started, 1)
 
 
+def start_policies(run: RunFolder) -> dict[str, Path]:
+    """The policy each side's RL stage started from: its first snapshot when that is the imitation result
+    (``pretrain``) or ``init_policy`` (``init``); a side trained from scratch has none."""
+    if not run.progress_path.exists():
+        return {}
+    progress = run.read_progress()
+    start: dict[str, Path] = {}
+    for side, snaps in progress["snapshots"].items():
+        if snaps and Path(snaps[0]).stem in (f"{side}_pretrain", f"{side}_init"):
+            start[side] = run.resolve(snaps[0])
+    return start
+
+
 def evaluate(cfg: TrainConfig, run_dir: Path | RunFolder, progress_bar: bool = True) -> dict[str, Any]:
-    """The final evaluation of the trained policies against the scripted bots (through the harness)."""
+    """The final evaluation of the trained policies against the scripted bots (through the harness). With
+    ``eval.compare_start``, the policy the RL stage started from plays the same seeds against the same
+    opponents, and ``eval/rl_stage.json`` / ``.md`` hold the paired comparison (what RL added)."""
     from agents.harness import run_tournament
 
     run = run_dir if isinstance(run_dir, RunFolder) else RunFolder(run_dir)
+    start = start_policies(run) if cfg.eval.compare_start and cfg.rounds > 0 else {}
     pairings = []
+    compared: list[tuple[str, str, int, int]] = []  # side, opponent, pairing of the start, of the final
     for side in cfg.sides:
         me = f"policy:{run.policy(side)}"
         for opp in cfg.eval.opponents:
             pairings.append((me, opp) if side == "french" else (opp, me))
-    return run_tournament(
+            if side in start:
+                before = f"policy:{start[side]}"
+                pairings.append((before, opp) if side == "french" else (opp, before))
+                compared.append((side, opp, len(pairings) - 1, len(pairings) - 2))
+    report = run_tournament(
         pairings=pairings,
         games=cfg.eval.games,
         seed=cfg.seed + 10_000,
@@ -364,6 +386,49 @@ def evaluate(cfg: TrainConfig, run_dir: Path | RunFolder, progress_bar: bool = T
         out=run.eval_dir,
         progress=progress_bar,
     )
+    if compared:
+        write_rl_stage(run, cfg, start, compared)
+    return report
+
+
+def write_rl_stage(
+    run: RunFolder, cfg: TrainConfig, start: dict[str, Path], compared: list[tuple[str, str, int, int]]
+) -> dict[str, Any]:
+    """Paired comparisons (same seeds, same opponent) of each side's final policy (B) against the policy its
+    RL stage started from (A), from the evaluation tournament's games."""
+    from agents.compare import outcomes
+    from agents.harness import read_games
+    from agents.paired import paired_comparison, summary_text
+
+    rows = read_games(run.eval_dir)
+    progress = run.read_progress()
+    results = []
+    for side, opp, before, after in compared:
+        result = paired_comparison(
+            outcomes(rows, before, side),
+            outcomes(rows, after, side),
+            side,
+            (f"start ({start[side].stem})", "after RL"),
+        )
+        results.append({"opponent": opp, "rl_samples": int(progress["timesteps"].get(side, 0)), **result})
+    doc = {"run": run.name, "rounds": cfg.rounds, "comparisons": results}
+    run.write_json(run.rl_stage_report, doc)
+    atomic_write_text(run.rl_stage_report.with_suffix(".md"), "\n".join(summary_text(r) for r in results))
+    return doc
+
+
+def rl_stage_table(doc: dict[str, Any]) -> str:
+    """One line per side and opponent: the start policy and the final one on the same seeds."""
+    lines = ["What the RL stage added (same seeds, same opponent; B = after RL, A = its start):"]
+    for r in doc["comparisons"]:
+        a, b, d = r["a"], r["b"], r["win_rate_difference"]
+        lines.append(
+            f"  {r['side']:<6} vs {r['opponent']:<10} start {a['wins']}/{r['games']} -> after RL "
+            f"{b['wins']}/{r['games']} ({d['b_minus_a']:+.2f}; seeds won by B only {d['seeds_won_by_b_only']}, "
+            f"by A only {d['seeds_won_by_a_only']}, exact McNemar p = {d['mcnemar_exact_p']:.3g}; "
+            f"{r['rl_samples']} RL samples)"
+        )
+    return "\n".join(lines)
 
 
 def new_run_dir(out: Path, name: str) -> Path:
@@ -438,6 +503,8 @@ def run(args: argparse.Namespace) -> int:
 
         report = evaluate(cfg, run, progress_bar=not args.no_progress)
         print(format_table(report))
+        if run.rl_stage_report.exists():
+            print(rl_stage_table(run.read_json(run.rl_stage_report, "the RL stage comparison")))
         print(f"evaluation written to {run.eval_dir} (results.json, pairings.csv, games.csv, ratings.csv)")
     return 0
 
