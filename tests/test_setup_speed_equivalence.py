@@ -11,7 +11,7 @@ fail if any of that builds a different position:
   before the speed-up (commit 58d5164);
 - for 40 seeds, the full state dict against one built with the slow reference setup below (every
   candidate hex counted with ``State._counted``, the rule's own count);
-- the per-game tables against their definitions from the map;
+- the per-game tables against their definitions from the map, the dice log's phase names;
 - the compact env's observation after an illegal action (reused, not encoded again) against a fresh one.
 
 The fixture is written only on request, from a trusted engine::
@@ -38,7 +38,7 @@ from ffo_env.core.game import Game, RulesOptions
 from ffo_env.core.mapdata import ColoredRow
 from ffo_env.core.scenario import scenario_for
 from ffo_env.core.sides import Side
-from ffo_env.core.state import State
+from ffo_env.core.state import _PHASE_NAMES, Phase, State
 from ffo_env.envs.single_agent import FFOSingleAgentEnv
 
 FIXTURE = Path(__file__).parent / "fixtures" / "initial_states.json"
@@ -115,6 +115,10 @@ def test_3_3_3_7_per_game_start_tables_match_the_map() -> None:
     s = game.new_initial_state(3)
     s.control[0] ^= 1  # a state's control is its own copy, never the game's table
     assert game.new_initial_state(3).control[0] == game.initial_control[0]
+
+
+def test_r37_dice_log_phase_names_are_the_phases_names() -> None:
+    assert [_PHASE_NAMES[p] for p in Phase] == [p.name for p in Phase]
 
 
 def test_compact_observation_after_an_illegal_action_is_the_fresh_one() -> None:

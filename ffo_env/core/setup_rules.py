@@ -35,12 +35,12 @@ def setup_hexes(
             if spec.type == "fortress":
                 return [h for h in east if counted(h) < limit]
             return east
-        cand = [h for h in red if h not in east]
-    else:
-        cand = list(green)
+        if spec.free_stacking:
+            return [h for h in red if h not in east]  # rule 6.3
+        return [h for h in red if h not in east and counted(h) < limit]  # rule 6.2
     if spec.free_stacking:
-        return cand  # rule 6.3
-    return [h for h in cand if counted(h) < limit]  # rule 6.2
+        return list(green)  # rule 6.3
+    return [h for h in green if counted(h) < limit]  # rule 6.2
 
 
 def check_fixed_setup(scenario: Scenario, source: Path | str) -> None:

@@ -71,6 +71,9 @@ __all__ = ["DEAD", "EVACUATED", "ON_MAP", "RESERVE", "STATUS_NAMES", "Decision",
 
 FRENCH = Side.FRENCH
 GERMAN = Side.GERMAN
+# the phase names the dice log writes, by phase number (Enum.name is a slow descriptor, and a reset's
+# random setup logs a hundred draws)
+_PHASE_NAMES = tuple(p.name for p in sorted(Phase))
 
 
 class State:
@@ -453,7 +456,13 @@ class State:
     def _roll(self, purpose: str) -> int:
         v = self.dice.roll()
         self.dice_log.append(
-            {"i": len(self.dice_log), "die": v, "for": purpose, "turn": self.turn, "phase": self.phase.name}
+            {
+                "i": len(self.dice_log),
+                "die": v,
+                "for": purpose,
+                "turn": self.turn,
+                "phase": _PHASE_NAMES[self.phase],
+            }
         )
         self.last_dice.append(v)
         if len(self.last_dice) > 8:
@@ -470,7 +479,7 @@ class State:
                 "of": n,
                 "for": purpose,
                 "turn": self.turn,
-                "phase": self.phase.name,
+                "phase": _PHASE_NAMES[self.phase],
             }
         )
         return v
