@@ -10,6 +10,9 @@ its workers, progress bar, journal and resume. The statistics (:mod:`agents.pair
 95 % Wilson interval, the difference with the exact McNemar test on the seeds won by only one of the two, and
 the paired VP difference with its standard error. Written to ``--out``: ``compare.json``, ``compare.md``, and
 the tournament's own files (``results.json``, ``games.csv``, ``games.jsonl``, ...).
+
+``--game springtime`` compares bots of Springtime for Hitler; that game has no VP, so the paired score
+difference is that of the final French Morale (``compare.json`` names the game and the score).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.paired import Outcome, paired_comparison, summary_text
-from agents.registry import agent_sides, is_agent_name
+from agents.registry import agent_sides
 from ffo_env.atomic import atomic_write_text, new_unique_dir
 from ffo_env.core.sides import SIDE_NAMES
 
@@ -38,9 +41,12 @@ def pairings_of(side: str, a: str, b: str, opponent: str) -> list[tuple[str, str
 
 
 def outcomes(rows: list[dict[str, Any]], pairing: int, side: str) -> dict[int, Outcome]:
-    """The game seed -> outcome of ``side`` in the tournament rows of one pairing."""
+    """The game seed -> outcome of ``side`` in the tournament rows of one pairing (the score is the French VP,
+    or in a game without VP such as Springtime for Hitler the final French Morale)."""
     return {
-        int(r["seed"]): Outcome(r["winner"] == side, float(r["vp"])) for r in rows if r["pairing"] == pairing
+        int(r["seed"]): Outcome(r["winner"] == side, float(r["vp"] if "vp" in r else r["morale"]))
+        for r in rows
+        if r["pairing"] == pairing
     }
 
 
@@ -96,13 +102,10 @@ def run(args: argparse.Namespace) -> int:
         side, a, b, opponent = args.side, args.a.strip(), args.b.strip(), args.opponent.strip()
         if a == b:
             raise ValueError(f"--a and --b are both {a!r}: compare two different agents")
+        harness.check_game_options(argparse.Namespace(game=args.game, setup=args.setup))
         for option, name in (("--a", a), ("--b", b), ("--opponent", opponent)):
-            if not is_agent_name(name):
-                from agents.registry import AGENT_NAMES
-
-                raise ValueError(
-                    f"{option}: unknown agent {name!r}; known agents: {', '.join(AGENT_NAMES)}, policy:PATH"
-                )
+            if not harness.is_game_agent_name(name, args.game):
+                raise ValueError(f"{option}: {harness.unknown_agent(name, args.game)}")
         other = "german" if side == "french" else "french"
         for option, name, plays in (("--a", a, side), ("--b", b, side), ("--opponent", opponent, other)):
             if plays not in agent_sides(name):
@@ -125,17 +128,21 @@ def run(args: argparse.Namespace) -> int:
         cli_args={"command": "compare", "side": side, "a": a, "b": b, "opponent": opponent},
         resume=bool(args.resume),
         overwrite=args.force,
+        game=args.game,
     )
     rows = harness.read_games(out)
     result = paired_comparison(outcomes(rows, 0, side), outcomes(rows, 1, side), side, (a, b))
     result = {
         "opponent": opponent,
         **result,
+        **({} if args.game == "ffo" else {"game": args.game, "score": "final French Morale (no VP)"}),
         "setup": args.setup,
         "command": getattr(args, "command_line", None) or sys.argv,
     }
     atomic_write_text(out / COMPARE_JSON, json.dumps(result, indent=1) + "\n")
     text = summary_text(result)
+    if args.game != "ffo":  # paired.summary_text says VP: in this game the score is the French Morale
+        text = f"Game: {args.game}; 'VP' below is the final French Morale (this game has no VP).\n\n{text}"
     atomic_write_text(out / COMPARE_MD, text)
     print(text)
     print(f"written to {out}/ ({COMPARE_JSON}, {COMPARE_MD}, and the tournament's results.json, games.csv)")

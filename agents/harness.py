@@ -16,6 +16,12 @@ recorded seeds, in parallel worker processes, and writes to ``--out``:
   the games still missing. Without ``--out``, each tournament gets a new folder ``runs/eval-<timestamp>``;
   an ``--out`` that already holds a tournament is refused unless ``--resume`` or ``--force``.
 
+``--game springtime`` plays Springtime for Hitler instead of France Fights On (the default, ``--game ffo``)
+through the suite's game interface (:mod:`ffo_env.games`) and its bots (``make_agent(..., game=...)``): a
+game's row then has its result and final French Morale in place of the VP columns, ``--setup`` and
+``--html`` are France Fights On's only, and the tournament folder records its game (``tournament.json``
+and ``results.json`` name it; resuming it with another ``--game`` is refused).
+
 Game ``i`` of every pairing uses seed ``--seed + i`` (the agents get
 ``2*seed+1`` and ``2*seed+2``), so results do not depend on the number of
 workers. ``--record-seed S`` replays the single game with seed S of the first
@@ -48,6 +54,7 @@ from ffo_env.atomic import new_unique_dir
 from ffo_env.core.game import ENGINE_VERSION, SETUP_MODES
 from ffo_env.core.sides import SIDE_NAMES, Side
 from ffo_env.envs.aec import make_game
+from ffo_env.games import DEFAULT_GAME, GAME_NAMES, add_game_option, game_info
 
 AgentSpec = str | Callable[..., Any]
 
@@ -69,14 +76,56 @@ class GameSpec:
     setup: str
     record_dir: str | None
     html: bool = False  # also write the HTML replay viewer beside the record
+    game: str = DEFAULT_GAME  # the game of the suite (ffo_env.games)
 
 
-def _make(spec: AgentSpec, side: str, seed: int) -> Any:
+def _make(spec: AgentSpec, side: str, seed: int, game: str = DEFAULT_GAME) -> Any:
     if isinstance(spec, str):
         from agents.registry import make_agent
 
+        if game != DEFAULT_GAME:
+            return make_agent(spec, side, seed=seed, game=game)
         return make_agent(spec, side, seed=seed)
     return spec(side, seed)
+
+
+def game_agent_names(game: str) -> tuple[str, ...]:
+    """The agent names of ``game`` (France Fights On's: the registry's; another game's: its own package's)."""
+    if game == DEFAULT_GAME:
+        from agents.registry import AGENT_NAMES
+
+        return tuple(AGENT_NAMES)
+    game_info(game)  # an unknown game is one clear error
+    from agents.springtime import AGENT_NAMES as SPRINGTIME_AGENTS
+
+    return tuple(SPRINGTIME_AGENTS)
+
+
+def is_game_agent_name(name: object, game: str = DEFAULT_GAME) -> bool:
+    """A name an agent of ``game`` has, or ``policy:PATH`` (whether PATH loads is checked when it is made)."""
+    if game == DEFAULT_GAME:
+        return is_agent_name(name)
+    if not isinstance(name, str):
+        return False
+    return name in game_agent_names(game) or (name.startswith("policy:") and len(name) > len("policy:"))
+
+
+def unknown_agent(name: str, game: str) -> ValueError:
+    """The error for an agent name ``game`` does not have."""
+    where = "" if game == DEFAULT_GAME else f" of {game}"
+    return ValueError(
+        f"unknown agent{where} {name!r}; known agents: {', '.join(game_agent_names(game))}, policy:PATH"
+    )
+
+
+def game_versions(game: str, setup: str = "random") -> tuple[str, str]:
+    """``(engine, data version)`` of the games a tournament of ``game`` plays (R37: a resumed tournament plays
+    the same data)."""
+    if game == DEFAULT_GAME:
+        return ENGINE_VERSION, make_game(setup).scenario.version
+    info = game_info(game)
+    rec = info.recorder(info.new_state(0)).record()  # a record names the engine and data it was played with
+    return str(rec["engine"]), str(rec["data"])
 
 
 def agent_seed(game_seed: int, side: str) -> int:
@@ -87,6 +136,8 @@ def agent_seed(game_seed: int, side: str) -> int:
 
 def play_game(g: GameSpec) -> dict[str, Any]:
     """Play one game; return its result row (and write its record if asked)."""
+    if g.game != DEFAULT_GAME:
+        return _play_suite_game(g)
     from ffo_env.core.record import Recorder, save_record
 
     game = make_game(g.setup)
@@ -139,6 +190,53 @@ def play_game(g: GameSpec) -> dict[str, Any]:
     return row
 
 
+def _play_suite_game(g: GameSpec) -> dict[str, Any]:
+    """Play one game of another game of the suite through :mod:`ffo_env.games`; its row has the result and the
+    final French Morale where France Fights On's has VP."""
+    info = game_info(g.game)
+    state: Any = info.new_state(g.seed)
+    agents = {side: _make(spec, side, agent_seed(g.seed, side), g.game) for side, spec in _sides(g)}
+    for a in agents.values():
+        if hasattr(a, "reset"):
+            a.reset(None)
+    rec = info.recorder(state) if g.record_dir else None
+    t0 = time.perf_counter()
+    while not state.is_terminal():
+        a = agents[SIDE_NAMES[state.current_player]].act_state(state)
+        if rec is not None:
+            rec.apply(a)
+        else:
+            state.apply_action(a)
+    dt = time.perf_counter() - t0
+    history = state.history
+    row: dict[str, Any] = {
+        "pairing": g.pairing,
+        "game": g.index,
+        "seed": g.seed,
+        "french": g.french_name,
+        "german": g.german_name,
+        "winner": SIDE_NAMES[state.winner],
+        "result": getattr(state, "result", ""),
+        "morale": getattr(state, "morale", None),
+        "turn": state.turn,
+        "decisions": len(history),
+        "agent_decisions": sum(1 for _s, _a, auto in history if not auto),
+        "seconds": round(dt, 4),
+    }
+    if rec is not None and g.record_dir:
+        path = (
+            Path(g.record_dir)
+            / f"p{g.pairing:02d}_{_safe(g.french_name)}_vs_{_safe(g.german_name)}_seed{g.seed}.json"
+        )
+        info.save_record(rec.record(), path)  # the record's keys are fixed: the agents are in its name
+        row["record"] = str(path)
+    return row
+
+
+def _sides(g: GameSpec) -> tuple[tuple[str, AgentSpec], tuple[str, AgentSpec]]:
+    return (("french", g.french), ("german", g.german))
+
+
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_" else "_" for c in name)
 
@@ -147,6 +245,8 @@ def _safe(name: str) -> str:
 
 
 def summarize_pairing(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    if "vp" not in rows[0]:  # another game of the suite: results and Morale instead of VP
+        return _summarize_suite_pairing(rows)
     n = len(rows)
     fw = sum(1 for r in rows if r["winner"] == "french")
     vps = [r["vp"] for r in rows]
@@ -168,6 +268,37 @@ def summarize_pairing(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "vp_min": min(vps),
         "vp_max": max(vps),
         "vp_breakdown_mean": {k: statistics.fmean(r[f"vp_{k}"] for r in rows) for k in VP_KINDS},
+        "turn_mean": statistics.fmean(r["turn"] for r in rows),
+        "decisions_mean": statistics.fmean(r["decisions"] for r in rows),
+        "agent_decisions_mean": statistics.fmean(r["agent_decisions"] for r in rows),
+        "seconds_per_game": statistics.fmean(r["seconds"] for r in rows),
+        "seeds": [r["seed"] for r in rows],
+    }
+
+
+def _summarize_suite_pairing(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    n = len(rows)
+    fw = sum(1 for r in rows if r["winner"] == "french")
+    lo_f, hi_f = wilson_interval(fw, n)
+    lo_g, hi_g = wilson_interval(n - fw, n)
+    results: dict[str, int] = {}
+    for r in rows:
+        results[r["result"]] = results.get(r["result"], 0) + 1
+    morale = [float(r["morale"]) for r in rows]
+    return {
+        "french": rows[0]["french"],
+        "german": rows[0]["german"],
+        "games": n,
+        "french_wins": fw,
+        "german_wins": n - fw,
+        "french_win_rate": fw / n,
+        "french_win_ci95": [lo_f, hi_f],
+        "german_win_rate": (n - fw) / n,
+        "german_win_ci95": [lo_g, hi_g],
+        "results": dict(sorted(results.items())),
+        "morale_mean": statistics.fmean(morale),
+        "morale_median": statistics.median(morale),
+        "morale_stdev": statistics.stdev(morale) if n > 1 else 0.0,
         "turn_mean": statistics.fmean(r["turn"] for r in rows),
         "decisions_mean": statistics.fmean(r["decisions"] for r in rows),
         "agent_decisions_mean": statistics.fmean(r["agent_decisions"] for r in rows),
@@ -238,8 +369,10 @@ def run_tournament(
     cli_args: dict[str, Any] | None = None,
     resume: bool = False,
     overwrite: bool = False,
+    game: str = DEFAULT_GAME,
 ) -> dict[str, Any]:
-    """Play ``games`` games of every ``(french, german)`` pairing and summarise them.
+    """Play ``games`` games of every ``(french, german)`` pairing of ``game`` (``ffo`` or ``springtime``) and
+    summarise them.
 
     Agents are registry names or factories ``factory(side, seed) -> agent`` (give a
     factory an ``agent_name`` attribute to name it in the tables; factories must be
@@ -253,6 +386,9 @@ def run_tournament(
         raise ValueError(f"games must be >= 1, got {games}")
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
+    if game != DEFAULT_GAME and html:
+        raise ValueError(f"--html: the HTML replay viewer draws France Fights On games, not {game}")
+    engine, data_version = game_versions(game, setup)
     out_dir = Path(out) if out is not None else None
     labels = [(_name_of(f), _name_of(g)) for f, g in pairings]
     plan = {
@@ -264,7 +400,8 @@ def run_tournament(
         "setup": setup,
         "save_records": save_records,
         "html": html,
-        "data_version": make_game(setup).scenario.version,  # R37: a resumed tournament plays the same data
+        "data_version": data_version,  # R37: a resumed tournament plays the same data
+        "game": game,
     }
     done: list[dict[str, Any]] = []
     rec_dir = None
@@ -291,6 +428,7 @@ def run_tournament(
                         setup,
                         str(rec_dir) if rec_dir is not None and i < save_records else None,
                         html,
+                        game,
                     )
                 )
     t0 = time.perf_counter()
@@ -307,6 +445,7 @@ def run_tournament(
     rows.sort(key=lambda r: (r["pairing"], r["game"]))
     summary = {
         "config": {
+            "game": game,
             "games_per_pairing": games,
             "first_seed": seed,
             "seeds": f"{seed}..{seed + games - 1}",
@@ -316,8 +455,8 @@ def run_tournament(
             "pairings": [{"french": f, "german": g} for f, g in labels],
             "cli_args": cli_args,
             "resumed_games": len(done),
-            "engine": ENGINE_VERSION,
-            "data_version": make_game(setup).scenario.version,
+            "engine": engine,
+            "data_version": data_version,
         },
         "pairings": [summarize_pairing([r for r in rows if r["pairing"] == p]) for p in range(len(pairings))],
         "ratings": rate(rows),
@@ -354,7 +493,10 @@ def _open_tournament(
         old = _read_plan(plan_path)
         for key in sorted(set(plan) | set(old)):
             if old.get(key) != plan.get(key):
-                hint = f" (add --data {old.get(key)})" if key == "data_version" and old.get(key) else ""
+                data_hint = key == "data_version" and old.get(key) and old["game"] == DEFAULT_GAME
+                hint = f" (add --data {old.get(key)})" if data_hint else ""
+                if key == "game":
+                    hint = f" (add --game {old.get(key)})"
                 raise TournamentExists(
                     f"{plan_path}: {key} is {old.get(key)!r}, this tournament's is "
                     f"{plan.get(key)!r}; resume with the same settings{hint} or use another --out"
@@ -391,7 +533,9 @@ def _read_plan(path: Path) -> dict[str, Any]:
         "setup": ("'random', 'fixed' or 'decide'", lambda v: v in SETUP_MODES),
         "save_records": ("an integer >= 0", lambda v: _is_int(v) and v >= 0),
         "html": ("true or false", lambda v: isinstance(v, bool)),
+        "game": (" or ".join(repr(n) for n in GAME_NAMES), lambda v: v in GAME_NAMES),
     }
+    plan.setdefault("game", DEFAULT_GAME)  # a tournament started before the suite had games played ffo
     for key, (expected, ok) in checks.items():
         if key not in plan or not ok(plan[key]):
             raise TournamentExists(f"{path}: {key}: expected {expected}, got {plan.get(key)!r}")
@@ -554,6 +698,49 @@ PAIRING_COLUMNS = (
 )
 
 
+# the columns of another game of the suite (no VP: the result and the final French Morale)
+SUITE_PAIRING_COLUMNS = (
+    *PAIRING_COLUMNS[:11],
+    "results",
+    "morale_mean",
+    "morale_median",
+    "morale_stdev",
+    "turn_mean",
+    "decisions_mean",
+    "agent_decisions_mean",
+    "seconds_per_game",
+)
+SUITE_GAME_COLUMNS = (
+    "pairing",
+    "game",
+    "seed",
+    "french",
+    "german",
+    "winner",
+    "result",
+    "morale",
+    "turn",
+    "decisions",
+    "agent_decisions",
+    "seconds",
+)
+
+
+def _is_suite(summary: dict[str, Any]) -> bool:
+    return summary["config"].get("game", DEFAULT_GAME) != DEFAULT_GAME
+
+
+def suite_pairing_row(p: dict[str, Any]) -> dict[str, Any]:
+    row = {k: p[k] for k in SUITE_PAIRING_COLUMNS if k in p}
+    row["french_win_lo95"], row["french_win_hi95"] = p["french_win_ci95"]
+    row["german_win_lo95"], row["german_win_hi95"] = p["german_win_ci95"]
+    row["results"] = " ".join(f"{k}:{v}" for k, v in p["results"].items())
+    return {
+        k: (round(v, 4) if isinstance(v, float) else v)
+        for k, v in ((c, row[c]) for c in SUITE_PAIRING_COLUMNS)
+    }
+
+
 def pairing_row(p: dict[str, Any]) -> dict[str, Any]:
     row = {k: p[k] for k in PAIRING_COLUMNS if k in p}
     row["french_win_lo95"], row["french_win_hi95"] = p["french_win_ci95"]
@@ -573,11 +760,13 @@ def write_outputs(out: Path, summary: dict[str, Any], rows: list[dict[str, Any]]
         write(buf)
         return buf.getvalue()
 
+    suite = _is_suite(summary)
+
     def pairings_csv(f: Any) -> None:
-        w = csv.DictWriter(f, fieldnames=PAIRING_COLUMNS)
+        w = csv.DictWriter(f, fieldnames=SUITE_PAIRING_COLUMNS if suite else PAIRING_COLUMNS)
         w.writeheader()
         for p in summary["pairings"]:
-            w.writerow(pairing_row(p))
+            w.writerow(suite_pairing_row(p) if suite else pairing_row(p))
 
     game_cols = [
         "pairing",
@@ -593,6 +782,8 @@ def write_outputs(out: Path, summary: dict[str, Any], rows: list[dict[str, Any]]
         "agent_decisions",
         "seconds",
     ]
+    if suite:
+        game_cols = list(SUITE_GAME_COLUMNS)
 
     def games_csv(f: Any) -> None:
         w = csv.DictWriter(f, fieldnames=game_cols, extrasaction="ignore")
@@ -612,6 +803,8 @@ def write_outputs(out: Path, summary: dict[str, Any], rows: list[dict[str, Any]]
 
 
 def format_table(summary: dict[str, Any]) -> str:
+    if _is_suite(summary):
+        return _format_suite_table(summary)
     lines = [
         f"{'french':<28} {'german':<28} {'n':>4} {'French win':>10} {'95% CI':>15} {'VP mean':>8} {'median':>6}"
         f" {'evac':>5} {'Gloss':>5} {'city':>5} {'naval':>5} {'turns':>5}"
@@ -624,6 +817,26 @@ def format_table(summary: dict[str, Any]) -> str:
             f" {f'[{lo:.3f},{hi:.3f}]':>15} {p['vp_mean']:>8.2f} {p['vp_median']:>6.1f}"
             f" {b['evacuation']:>5.1f} {b['german_losses']:>5.1f} {b['cities']:>5.1f} {b['naval']:>5.1f}"
             f" {p['turn_mean']:>5.1f}"
+        )
+    if summary.get("ratings"):
+        lines.append("ratings (OpenSkill Plackett-Luce; ordinal = mu - 3 sigma):")
+        for k, v in summary["ratings"].items():
+            lines.append(f"  {k:<40} mu {v['mu']:6.2f}  sigma {v['sigma']:5.2f}  ordinal {v['ordinal']:6.2f}")
+    return "\n".join(lines)
+
+
+def _format_suite_table(summary: dict[str, Any]) -> str:
+    lines = [
+        f"{game_info(summary['config']['game']).title}",
+        f"{'french':<20} {'german':<20} {'n':>4} {'French win':>10} {'95% CI':>15} {'Morale':>6} {'turns':>5}"
+        "  results",
+    ]
+    for p in summary["pairings"]:
+        lo, hi = p["french_win_ci95"]
+        res = " ".join(f"{k}:{v}" for k, v in p["results"].items())
+        lines.append(
+            f"{p['french']:<20} {p['german']:<20} {p['games']:>4} {p['french_win_rate']:>10.3f}"
+            f" {f'[{lo:.3f},{hi:.3f}]':>15} {p['morale_mean']:>6.1f} {p['turn_mean']:>5.1f}  {res}"
         )
     if summary.get("ratings"):
         lines.append("ratings (OpenSkill Plackett-Luce; ordinal = mu - 3 sigma):")
@@ -647,12 +860,13 @@ def add_run_arguments(
         "--setup",
         default="random",
         choices=SETUP_MODES,
-        help="setup mode for every game (R2; default random)",
+        help="setup mode for every game (R2; default random; France Fights On only)",
     )
     p.add_argument("--out", default=None, metavar="DIR", help=out_help)
     p.add_argument("--resume", metavar="DIR", help=resume_help)
     p.add_argument("--force", action="store_true", help=f"replace a {what} already in --out")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_game_option(p, "; a resumed tournament must be given its own game")
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -699,8 +913,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def parse_pairings(args: argparse.Namespace) -> list[tuple[str, str]]:
-    from agents.registry import AGENT_NAMES
-
+    game = getattr(args, "game", DEFAULT_GAME)
     if args.pairings:
         out = []
         for item in args.pairings.split(","):
@@ -709,7 +922,7 @@ def parse_pairings(args: argparse.Namespace) -> list[tuple[str, str]]:
                 continue
             if ":" not in item:
                 raise ValueError(f"pairing {item!r} is not french_agent:german_agent")
-            f, g = _split_pair(item)
+            f, g = _split_pair(item, game)
             out.append((f, g))
     else:
         names = [a.strip() for a in args.agents.split(",") if a.strip()]
@@ -723,15 +936,15 @@ def parse_pairings(args: argparse.Namespace) -> list[tuple[str, str]]:
         )
     for f, g in out:
         for n in (f, g):
-            if not is_agent_name(n):
-                raise ValueError(f"unknown agent {n!r}; known agents: {', '.join(AGENT_NAMES)}, policy:PATH")
+            if not is_game_agent_name(n, game):
+                raise unknown_agent(n, game)
     return out
 
 
-def _split_pair(item: str) -> tuple[str, str]:
+def _split_pair(item: str, game: str = DEFAULT_GAME) -> tuple[str, str]:
     """``a:b`` -> (a, b), where names may themselves contain ``heuristic:<level>`` or ``policy:PATH``."""
     for i, c in enumerate(item):
-        if c == ":" and is_agent_name(item[:i]) and is_agent_name(item[i + 1 :]):
+        if c == ":" and is_game_agent_name(item[:i], game) and is_game_agent_name(item[i + 1 :], game):
             return item[:i], item[i + 1 :]
     i = item.index(":")
     return item[:i], item[i + 1 :]
@@ -743,11 +956,27 @@ def _resume_args(args: argparse.Namespace) -> None:
     if not (d / TOURNAMENT_FILE).exists():
         raise ValueError(f"{d}: no {TOURNAMENT_FILE}; is it a folder written by 'ffo eval'?")
     plan = _read_plan(d / TOURNAMENT_FILE)
+    game = getattr(args, "game", DEFAULT_GAME)
+    if plan["game"] != game:  # the folder records its game; another --game is a mistake, not a new game
+        raise ValueError(
+            f"{d / TOURNAMENT_FILE}: this tournament plays {plan['game']}, not {game}; resume it with "
+            f"--game {plan['game']}"
+        )
     args.pairings, args.agents = None, ""
     args.pairing_list = [(f, g) for f, g in plan["pairings"]]
     for key in ("games", "seed", "setup", "save_records", "html"):
         setattr(args, key, plan[key])
     args.out = str(d)
+
+
+def check_game_options(args: argparse.Namespace) -> None:
+    """France Fights On's own options are refused with another game, not silently ignored."""
+    if args.game == DEFAULT_GAME:
+        return
+    if args.setup != "random":
+        raise ValueError(f"--setup {args.setup}: setup modes are France Fights On's (R2), not {args.game}'s")
+    if getattr(args, "html", False):
+        raise ValueError(f"--html: the HTML replay viewer draws France Fights On games, not {args.game}")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -760,9 +989,10 @@ def run(args: argparse.Namespace) -> int:
         pairings = args.pairing_list
         for f, g in pairings:
             for n in (f, g):
-                if not is_agent_name(n):
+                if not is_game_agent_name(n, args.game):
                     raise ValueError(f"{args.resume}/{TOURNAMENT_FILE}: unknown agent {n!r}")
     else:
+        check_game_options(args)
         pairings = parse_pairings(args)
     if args.games < 1:
         raise ValueError(f"--games must be >= 1, got {args.games}")
@@ -777,7 +1007,14 @@ def run(args: argparse.Namespace) -> int:
         f, g = pairings[0]
         rec_dir = out / "records"
         rec_dir.mkdir(parents=True, exist_ok=True)
-        row = play_game(GameSpec(0, 0, args.record_seed, f, g, f, g, args.setup, str(rec_dir), args.html))
+        spec = GameSpec(0, 0, args.record_seed, f, g, f, g, args.setup, str(rec_dir), args.html, args.game)
+        row = play_game(spec)
+        if args.game != DEFAULT_GAME:
+            print(
+                f"seed {row['seed']}: {row['winner']} victory ({row['result']}), French Morale {row['morale']}"
+                f" after turn {row['turn']}; record written to {row['record']}"
+            )
+            return 0
         print(
             f"seed {row['seed']}: {row['winner']} victory, French VP {row['vp']} after GT{row['turn']};"
             f" record written to {row['record']}"
@@ -796,6 +1033,7 @@ def run(args: argparse.Namespace) -> int:
         cli_args={k: v for k, v in vars(args).items() if k not in ("func", "pairing_list")},
         resume=bool(args.resume),
         overwrite=args.force,
+        game=args.game,
     )
     if not args.quiet:
         print(format_table(summary))

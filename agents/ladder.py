@@ -4,6 +4,7 @@
     ffo ladder --agents random,heuristic,policy:runs/x/policies/french.pt --games 200
     ffo ladder --resume runs/ladder-20261123-101500        # continue a killed ladder
     ffo ladder --resume runs/ladder-20261123-101500 --add pretrained   # a new agent joins a ladder
+    ffo ladder --game springtime --games 200                 # Springtime for Hitler's bots
 
 The games are an ``ffo eval`` round robin (each agent as French against each agent as German, itself
 included; a policy file or a one-side bot such as ``french_expert`` plays only its own side and gets no
@@ -19,6 +20,9 @@ minus its German rating shows the side's advantage. Intervals are 95% credible i
 difference from that mean, from the normal (Laplace) approximation of the posterior: unlike a bootstrap,
 they stay honest when a pairing ends 200-0. (Anchoring at one agent, e.g. ``random``, would give every
 rating that agent's uncertainty, which is large when it never wins.)
+
+``--game springtime`` rates the bots of Springtime for Hitler (default agents ``random,pass,heuristic,expert``);
+the tournament folder records its game, and ``ladder.json`` and ``ladder.md`` name it.
 
 Writes ``ladder.json``, ``ladder.csv`` and ``ladder.md`` (the table, for a README) beside the tournament
 files, and prints the table.
@@ -37,13 +41,13 @@ from typing import Any
 
 import numpy as np
 
-from agents.registry import is_agent_name
 from ffo_env.atomic import atomic_write_text, new_unique_dir
 from ffo_env.core.sides import SIDE_NAMES
 
 ELO = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
 PRIOR_SD = 1000.0 / ELO
 DEFAULT_AGENTS = "random,pass,heuristic:cautious,heuristic,heuristic:aggressive"
+GAME_DEFAULT_AGENTS = {"springtime": "random,pass,heuristic,expert"}  # other games of the suite
 
 
 def fit_ratings(results: list[tuple[str, str, int, int]]) -> dict[str, tuple[float, float, float]]:
@@ -144,8 +148,10 @@ def _fmt(v: Any, digits: int = 0) -> str:
 
 def markdown(rows: list[dict[str, Any]], summary: dict[str, Any]) -> str:
     cfg = summary["config"]
+    game = cfg.get("game", "ffo")
+    played = f"setup {cfg['setup']}" if game == "ffo" else f"game {game}"  # ffo's line as it always was
     lines = [
-        f"Ladder: {cfg['games_per_pairing']} games per pairing (seeds {cfg['seeds']}, setup {cfg['setup']}, "
+        f"Ladder: {cfg['games_per_pairing']} games per pairing (seeds {cfg['seeds']}, {played}, "
         f"{cfg.get('engine', '?')}, {cfg.get('data_version', '?')}). Elo scale, mean of all ratings = 0; "
         "[95% interval]; win rate over all its games on that side.",
         "",
@@ -171,6 +177,7 @@ def write_ladder(out: Path, rows: list[dict[str, Any]], summary: dict[str, Any])
     atomic_write_text(out / "ladder.csv", buf.getvalue())
     atomic_write_text(out / "ladder.md", markdown(rows, summary))
     doc = {
+        "game": summary["config"].get("game", "ffo"),
         "model": "Bradley-Terry on the French result, one rating per agent and side, MAP with a normal prior "
         "(sd 1000 Elo), centred on the mean of all ratings; 95% intervals from the posterior's normal "
         "approximation",
@@ -184,7 +191,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     from agents.harness import add_run_arguments
 
     p.add_argument(
-        "--agents", default=DEFAULT_AGENTS, help=f"comma-separated agent names (default: {DEFAULT_AGENTS})"
+        "--agents",
+        default=None,
+        help=f"comma-separated agent names (default: {DEFAULT_AGENTS}; with --game springtime: "
+        f"{GAME_DEFAULT_AGENTS['springtime']})",
     )
     add_run_arguments(
         p,
@@ -202,15 +212,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _agent_names(text: str, option: str) -> list[str]:
+def _agent_names(text: str, option: str, game: str = "ffo") -> list[str]:
+    from agents.harness import is_game_agent_name, unknown_agent
+
     names = [a.strip() for a in text.split(",") if a.strip()]
     if len(set(names)) != len(names):
         raise ValueError(f"{option} {text!r} names an agent twice")
     for n in names:
-        if not is_agent_name(n):
-            from agents.registry import AGENT_NAMES
-
-            raise ValueError(f"unknown agent {n!r}; known agents: {', '.join(AGENT_NAMES)}, policy:PATH")
+        if not is_game_agent_name(n, game):
+            raise unknown_agent(n, game)
     return names
 
 
@@ -230,7 +240,7 @@ def run(args: argparse.Namespace) -> int:
                 f"{args.resume}: not a ladder (its pairings are not a round robin of its agents)"
             )
         if args.add:
-            added = _agent_names(args.add, "--add")
+            added = _agent_names(args.add, "--add", args.game)
             again = [n for n in added if n in names]
             if again:
                 raise ValueError(f"--add {args.add!r}: {again[0]!r} is in the ladder already")
@@ -241,7 +251,10 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.add:
             raise ValueError("--add AGENTS joins agents to a ladder: give the ladder with --resume DIR")
-        names = _agent_names(args.agents, "--agents")
+        harness.check_game_options(argparse.Namespace(game=args.game, setup=args.setup))
+        if args.agents is None:
+            args.agents = GAME_DEFAULT_AGENTS.get(args.game, DEFAULT_AGENTS)
+        names = _agent_names(args.agents, "--agents", args.game)
         if len(names) < 2:
             raise ValueError(f"--agents {args.agents!r}: a ladder needs at least two agents")
         harness.check_both_sides_played(names, f"--agents {args.agents!r}")
@@ -264,6 +277,7 @@ def run(args: argparse.Namespace) -> int:
         cli_args={"command": "ladder", "agents": args.agents},
         resume=bool(args.resume),
         overwrite=args.force,
+        game=args.game,
     )
     rows = ladder_table(summary)
     write_ladder(out, rows, summary)
