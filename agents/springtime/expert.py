@@ -11,14 +11,15 @@ candidates is paired. Every other decision is the heuristic's.
 
 Fog of war (S59): before a playout the copy is *determinized* from what the side may see
 (:func:`determinize`): the opponent's held marker and the container are drawn again from the markers it
-may hold (:func:`ffo_env.springtime.core.visibility.possible_markers`), the opponent's private log is
-cleared and the dice get a generator of the bot's own. The hidden fields of the real state
+may hold (:func:`ffo_env.springtime.core.visibility.possible_markers`), the private logs are left
+out and the dice get a generator of the bot's own. The hidden fields of the real state
 (``visibility.HIDDEN_FIELDS``) are therefore never read, and the choice does not depend on them
 (``tests/test_springtime_expert.py``).
 """
 
 from __future__ import annotations
 
+import copy
 import random
 
 from agents.springtime.heuristic import HeuristicAgent
@@ -26,25 +27,39 @@ from ffo_env.core.dice import Dice
 from ffo_env.springtime.core import actions as A
 from ffo_env.springtime.core.data import ALLIED, AXIS
 from ffo_env.springtime.core.flow import axis_linked
-from ffo_env.springtime.core.state import State
+from ffo_env.springtime.core.state import FIELDS, State
 from ffo_env.springtime.core.visibility import possible_markers
 
 # the decisions searched by playouts; the others are the heuristic's
 SEARCHED = ("declare",)
+# the logs grow with the game and no rule reads them: a playout copy starts them empty (a deep copy of
+# them was nine tenths of the cost of a search)
+_LOGS = frozenset({"history", "dice_log", "morale_log", "draw_log"})
+_COPIED = tuple(f for f in FIELDS if f not in _LOGS)
+
+
+def _search_copy(state: State) -> State:
+    """``state.clone()`` without its logs: the same position for play, not for a record."""
+    s = State(state.game, _blank=True)
+    for f in _COPIED:
+        setattr(s, f, copy.deepcopy(getattr(state, f)))
+    s.history, s.dice_log, s.morale_log, s.draw_log = [], [], [], [[], []]
+    return s
+
+
 WIN = 1000.0  # the value of a finished game, far above any Morale difference
 
 
 def determinize(state: State, side: int, rng: random.Random) -> State:
     """A copy of ``state`` whose hidden fields (S59) are drawn from what ``side`` may see: the same public
     position, the side's own marker, a random opponent marker and container, and fresh dice."""
-    s = state.clone()
+    s = _search_copy(state)
     opp = 1 - side
     unknown = possible_markers(state, side)  # public tracks and the side's own marker only
     rng.shuffle(unknown)
     if state.held[opp]:  # that the opponent holds a marker is public, which one is not
         s.held[opp] = unknown.pop()
     s.container = sorted(unknown[: len(state.container)])
-    s.draw_log[opp] = []
     s.dice_state = Dice(rng.getrandbits(62)).state  # the real generator would reveal future rolls
     return s
 
@@ -70,8 +85,18 @@ def evaluate(s: State) -> float:
 class ExpertAgent:
     """The expert of ``side`` (0 Allied / ``french``, 1 Axis / ``german``)."""
 
-    def __init__(self, side: int, seed: int | None = None, samples: int = 2, max_candidates: int = 8) -> None:
+    def __init__(
+        self,
+        side: int,
+        seed: int | None = None,
+        samples: int = 2,
+        max_candidates: int = 8,
+        horizon: str = "impulse",
+        searched: tuple[str, ...] = SEARCHED,
+    ) -> None:
         self.side = side
+        self.searched = searched
+        self.horizon = horizon
         self.name = "expert"
         self.samples = samples
         self.max_candidates = max_candidates
@@ -88,7 +113,7 @@ class ExpertAgent:
         legal = state.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        if state.decision in SEARCHED and state.player == self.side:
+        if state.decision in self.searched and state.player == self.side:
             return self._search(state, legal)
         return self.base.act_state(state)
 
@@ -117,10 +142,13 @@ class ExpertAgent:
         return best
 
     def _playout(self, s: State, seed: int) -> float:
-        """Play the heuristic on both sides to the end of the turn; the value of the position reached."""
+        """Play the heuristic on both sides to the end of the turn (``horizon="turn"``) or to the side's next
+        Impulse declaration in the turn (``"impulse"``); the value of the position reached."""
         turn = s.turn
         for i, bot in enumerate(self.rollout):
             bot.reset(seed + i)
         while not s.is_terminal() and s.turn == turn:
+            if self.horizon == "impulse" and s.decision == "declare" and s.player == self.side:
+                break
             s.apply_action(self.rollout[s.player].act_state(s))
         return evaluate(s)
