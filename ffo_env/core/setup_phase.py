@@ -83,17 +83,26 @@ def random_setup(s: State, side: Side) -> None:
     mt = s.game.tables
     limit = s.game.scenario.tables.setup_stack_limit
     units = s.units
+    # setup_hexes reads of a unit only its side, setup kind, type and free stacking, and of the counts only
+    # whether each is below the limit: its answer per kind of unit is kept until a hex fills up
+    kept: dict[tuple[int, str, str, bool], list[int]] = {}
     while pending:
         # R2/R3: the order of placement decides the stack order, so it is drawn too
         # (fortress corps first, so the 51st never takes one of their two hexes)
         k = s._pick(n_first, "random setup: unit") if n_first else s._pick(len(pending), "random setup: unit")
         n_first = max(0, n_first - 1)
         u = pending.pop(k)
-        hexes = rules_setup_hexes(units[u], mt.red, mt.green, limit, count.__getitem__)
-        h = hexes[s._pick(len(hexes), f"random setup: hex of {units[u].id}")]
+        spec = units[u]
+        kind = (int(spec.side), spec.setup, spec.type, spec.free_stacking)
+        hexes = kept.get(kind)
+        if hexes is None:
+            hexes = kept[kind] = rules_setup_hexes(spec, mt.red, mt.green, limit, count.__getitem__)
+        h = hexes[s._pick(len(hexes), f"random setup: hex of {spec.id}")]
         s._place(u, h)
         if not free[u]:
             count[h] += 1
+            if count[h] == limit:
+                kept.clear()
 
 
 def legal_setup_unit(s: State) -> list[int]:
