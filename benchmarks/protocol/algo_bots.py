@@ -14,7 +14,7 @@ class BotLearner(Learner):
     def __init__(self, ctx: Context, name: str) -> None:
         from agents import make_agent
 
-        self._agent = make_agent(name, ctx.side, seed=ctx.seed)
+        self._agent = make_agent(name, ctx.side, seed=ctx.seed, game=ctx.task.game)
 
     def agent(self) -> Any:
         return self._agent

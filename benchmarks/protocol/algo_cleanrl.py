@@ -7,7 +7,8 @@ rollout, gamma 0.99, GAE lambda 0.95, 4 minibatches, 4 epochs, advantage normali
 (0.2) and clipped value loss, entropy 0.01, value 0.5, gradient norm 0.5. One addition, CleanRL's own for
 gym-microrts (``ppo_gridnet.py``'s ``CategoricalMasked``): illegal actions get logit -1e8, so the policy only
 samples legal ones. Observation: ``observation_format="compact"`` (``ffo_env/French-compact-v0``,
-``ffo_env/German-compact-v0``). Evaluation plays the argmax over the legal actions.
+``ffo_env/German-compact-v0``); on a Springtime for Hitler task the flat observation (1,351 floats,
+``ffo_env/Springtime-French-flat-v0``). Evaluation plays the argmax over the legal actions.
 """
 
 from __future__ import annotations
@@ -121,7 +122,8 @@ class CleanRLLearner(Learner):
 
         from benchmarks.protocol.envs import make_env
 
-        _check_compact()
+        if ctx.task.game != "springtime":
+            _check_compact()
         torch.set_num_threads(1)
         torch.manual_seed(ctx.seed)
         self.ctx = ctx
@@ -139,6 +141,10 @@ class CleanRLLearner(Learner):
 
     def encode(self, state: Any) -> np.ndarray:
         """The compact observation of ``state`` for the learner's side (the env's own encoder)."""
+        if self.ctx.task.game == "springtime":
+            from benchmarks.protocol import springtime
+
+            return springtime.encode(state, self.ctx.side)
         from ffo_env.core.sides import Side
         from ffo_env.encoding.compact import compact_encoder_for
 
@@ -167,7 +173,7 @@ class CleanRLLearner(Learner):
             for r in range(n_envs)
         ]
         next_obs = np.stack([e.reset(seed=seed * 10 + r)[0] for r, e in enumerate(envs)]).astype(np.float32)
-        next_mask = np.stack([e.action_masks() for e in envs])
+        next_mask = np.stack([e.action_masks() for e in envs]).astype(bool)  # Springtime's masks are int8
         next_done = np.zeros(n_envs, dtype=np.float32)
         obs = np.zeros((n_steps, n_envs, self.n_obs), dtype=np.float32)
         masks = np.zeros((n_steps, n_envs, self.n_actions), dtype=bool)

@@ -9,6 +9,9 @@
   ``0.5 ** (segment - 1)``, its own argmax otherwise), against the task's own opponent from the task's starts;
 - ``untrained``: that network as initialised (seeded), argmax over the legal actions: the check that a task
   is not solved before any training.
+
+On a Springtime for Hitler task ``maskable_ppo`` and ``untrained`` are MaskablePPO with SB3's ``MlpPolicy`` on
+the flat observation (:mod:`benchmarks.protocol.springtime`); ``dagger_expert`` runs FFO tasks only.
 """
 
 from __future__ import annotations
@@ -230,13 +233,21 @@ class UntrainedLearner(SB3Learner):
         return None
 
 
+def _ppo(ctx: Context, learns: bool = True) -> Learner:
+    if ctx.task.game == "springtime":
+        from benchmarks.protocol.springtime import SpringtimePPOLearner
+
+        return SpringtimePPOLearner(ctx, learns=learns)
+    return PPOLearner(ctx) if learns else UntrainedLearner(ctx)
+
+
 register(
     AlgoSpec(
         "maskable_ppo",
         "sb3-contrib MaskablePPO with the project's network (training.model.build_model, TrainConfig defaults)",
         True,
         "dict",
-        PPOLearner,
+        _ppo,
         hyperparameters={"source": "training.config.TrainConfig defaults"},
     )
 )
@@ -248,6 +259,7 @@ register(
         "dict",
         DaggerLearner,
         hyperparameters=dict(DAGGER),
+        games=("ffo",),
     )
 )
 register(
@@ -256,13 +268,21 @@ register(
         "the project's network as initialised (seeded), argmax over the legal actions (reference row)",
         False,
         "dict",
-        UntrainedLearner,
+        partial(_ppo, learns=False),
     )
 )
 
 
-def hyperparameters_of(name: str) -> dict[str, Any]:
-    """The hyperparameters a result records for ``name``."""
+def hyperparameters_of(name: str, game: str = "ffo") -> dict[str, Any]:
+    """The hyperparameters a result records for ``name`` (in ``game``)."""
+    if game == "springtime":
+        from benchmarks.protocol.springtime import PPO
+
+        return (
+            {"source": "benchmarks.protocol.springtime.PPO", **PPO}
+            if name in ("maskable_ppo", "untrained")
+            else {}
+        )
     if name in ("maskable_ppo", "untrained"):
         return _hyperparameters()
     if name == "dagger_expert":

@@ -67,6 +67,13 @@ class AlgoSpec:
     make: Callable[[Context], Learner]
     hyperparameters: dict[str, Any] = field(default_factory=dict)
     kinds: tuple[str, ...] = ("full", "endgame", "selfplay")
+    games: tuple[str, ...] = ("ffo", "springtime")  # the games of the suite whose tasks it can run
+
+    def observation_in(self, game: str) -> str:
+        """The observation format it reads in ``game`` (Springtime has one flat vector, 1,351 floats)."""
+        if game == "springtime" and self.observation != "-":
+            return "flat"
+        return self.observation
 
 
 ALGOS: dict[str, AlgoSpec] = {}

@@ -1,6 +1,6 @@
 """Benchmark protocol: list the tasks, run an algorithm on a task, report results with intervals.
 
-    ffo benchmark tasks [--json]
+    ffo benchmark tasks [--json]        # both games' tasks: ffo/... and springtime/...
     ffo benchmark run --task ffo/french-endgame/v1 --algo maskable_ppo --track short --seeds 5 --out DIR
     ffo benchmark run --resume DIR
     ffo benchmark report benchmarks/results --out report/
@@ -34,7 +34,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="run an algorithm on a task over several seeds",
         description="Train an algorithm on a task over several seeds, evaluating at fixed points of the budget.",
     )
-    pr.add_argument("--task", help="task id, e.g. ffo/french-endgame/v1 ('ffo benchmark tasks')")
+    pr.add_argument(
+        "--task",
+        help="task id, e.g. ffo/french-endgame/v1 or springtime/german-vs-heuristic/v1 ('ffo benchmark tasks')",
+    )
     pr.add_argument(
         "--algo", help="algorithm: maskable_ppo, ppo_mlp_compact, dagger_expert, random, untrained, expert"
     )
@@ -79,6 +82,7 @@ def _tasks(args: argparse.Namespace) -> int:
     for t in TASKS.values():
         row = {
             "id": t.id,
+            "game": t.game,
             "kind": t.kind,
             "side": t.side or "both",
             "opponent": t.opponent or "+".join(t.references),
@@ -96,12 +100,15 @@ def _tasks(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
-    print(f"{'task':30} {'kind':9} {'side':7} {'opponent':24} {'short':>9} {'long':>10}  description")
+    w = max(len(r["id"]) for r in rows) + 1
+    print(
+        f"{'task':{w}} {'game':10} {'kind':9} {'side':7} {'opponent':24} {'short':>9} {'long':>10}  description"
+    )
     for r in rows:
         mark = "" if r["counts"] else " (reference only)"
         print(
-            f"{r['id']:30} {r['kind']:9} {r['side']:7} {r['opponent']:24} {r['short_budget']:>9,} "
-            f"{r['long_budget']:>10,}  {r['description']}{mark}"
+            f"{r['id']:{w}} {r['game']:10} {r['kind']:9} {r['side']:7} {r['opponent']:24} "
+            f"{r['short_budget']:>9,} {r['long_budget']:>10,}  {r['description']}{mark}"
         )
     return 0
 

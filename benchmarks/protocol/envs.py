@@ -34,11 +34,15 @@ def sampler(path: Path) -> StartSampler:
 def eval_start(task: Task, i: int) -> Any:
     """The start of evaluation game ``i``: a new game with seed ``EVAL_SEED_BASE + i``, or for an endgame
     task state ``i mod 32`` of its set with dice seeded from that seed: the games are spread evenly over the
-    saved states and every algorithm plays the same ones."""
+    saved states and every algorithm plays the same ones. A Springtime task: a new campaign with that seed."""
     from ffo_env.core.state import State
     from ffo_env.envs.aec import make_game
 
     seed = EVAL_SEED_BASE + i
+    if task.game == "springtime":
+        from benchmarks.protocol import springtime
+
+        return springtime.eval_start(seed)
     game = make_game("random")
     path = task.state_path()
     if path is None:
@@ -70,8 +74,15 @@ class FromStates(gym.Wrapper):
 
 def make_env(task: Task, side: str, opponent: Any, observation_format: str, seed: int) -> gym.Env:
     """A training env of ``task`` for ``side`` against ``opponent`` (an agent object), reset with ``seed``.
-    Endgame tasks start every episode from a drawn saved state (``reset(options={"state": ...})``)."""
+    Endgame tasks start every episode from a drawn saved state (``reset(options={"state": ...})``).
+    Springtime tasks: :func:`benchmarks.protocol.springtime.make_env`."""
     from ffo_env.envs.single_agent import FFOSingleAgentEnv
+
+    if task.game == "springtime":
+        from benchmarks.protocol import springtime
+
+        sfh: gym.Env = springtime.make_env(side, opponent, observation_format, seed)
+        return sfh
 
     env: gym.Env = FFOSingleAgentEnv(side=side, opponent=opponent, observation_format=observation_format)
     path = task.state_path()

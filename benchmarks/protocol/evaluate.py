@@ -20,8 +20,22 @@ from benchmarks.protocol.tasks import Task
 MAX_DECISIONS = 20_000
 
 
-def play(state: Any, agents: dict[str, Any]) -> tuple[str | None, int]:
-    """Play ``state`` to the end (or ``MAX_DECISIONS``); the winner's side and the final French VP."""
+SIDES = ("french", "german")  # the agents of every game of the suite, by current_player
+# the figure each game's row averages besides the result: FFO's French VP, Springtime's French Morale
+FIGURE = {"ffo": "mean_vp", "springtime": "mean_morale"}
+
+
+def play(state: Any, agents: dict[str, Any], game: str = "ffo") -> tuple[str | None, int]:
+    """Play ``state`` to the end (or ``MAX_DECISIONS``); the winner's side and the final French VP (FFO) or
+    French Morale (Springtime)."""
+    if game == "springtime":
+        from benchmarks.protocol import springtime
+
+        for _ in range(MAX_DECISIONS):
+            if state.is_terminal():
+                return springtime.winner(state), springtime.final_figure(state)
+            state.apply_action(int(agents[SIDES[state.current_player]].act_state(state)))
+        return None, springtime.final_figure(state)
     from ffo_env.core.sides import SIDE_NAMES
 
     for _ in range(MAX_DECISIONS):
@@ -38,9 +52,8 @@ def side_games(
     seed is fixed by the game; the learner's own randomness (if any) also depends on the run's seed."""
     from agents import make_agent
     from agents.harness import agent_seed
-    from ffo_env.core.sides import Side
 
-    other = Side.of(side).other.agent
+    other = SIDES[1 - SIDES.index(side)]
     score = 0.0
     vp = 0
     per_game = []
@@ -49,8 +62,8 @@ def side_games(
         seed = int(state.seed) if task.state_path() is None else 20_000 + i
         if hasattr(learner, "reset"):
             learner.reset(agent_seed(seed, side) + 1_000_003 * run_seed)
-        opp = make_agent(opponent, other, seed=agent_seed(seed, other))
-        winner, final_vp = play(state, {side: learner, other: opp})
+        opp = make_agent(opponent, other, seed=agent_seed(seed, other), game=task.game)
+        winner, final_vp = play(state, {side: learner, other: opp}, task.game)
         s = 0.5 if winner is None else float(winner == side)
         score += s
         vp += final_vp
@@ -59,7 +72,7 @@ def side_games(
         "score": score / games,
         "wins": score,
         "games": games,
-        "mean_vp": vp / games,
+        FIGURE[task.game]: vp / games,
         "per_game": per_game,
     }
 

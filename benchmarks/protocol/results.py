@@ -68,11 +68,22 @@ def library_versions() -> dict[str, str]:
     return out
 
 
-def run_meta_common(command: list[str]) -> dict[str, Any]:
+def run_meta_common(command: list[str], game: str = "ffo") -> dict[str, Any]:
+    """The machine, the libraries and the game's versions (engine, data, observation layout) of a run."""
     from agents.policy import spec_hash
     from ffo_env.core.version import ENGINE_VERSION
     from ffo_env.envs.aec import make_game
 
+    if game == "springtime":
+        from benchmarks.protocol import springtime
+
+        versions = springtime.run_meta()
+    else:
+        versions = {
+            "engine": ENGINE_VERSION,
+            "data": make_game("random").scenario.version,
+            "observation_spec": spec_hash(),
+        }
     return {
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "command": command,
@@ -81,9 +92,7 @@ def run_meta_common(command: list[str]) -> dict[str, Any]:
         "python": sys.version.split()[0],
         "platform": platform.platform(),
         "libraries": library_versions(),
-        "engine": ENGINE_VERSION,
-        "data": make_game("random").scenario.version,
-        "observation_spec": spec_hash(),
+        **versions,
     }
 
 

@@ -60,6 +60,10 @@ def make_plan(
     spec = get_algo(algo)
     if task.kind not in spec.kinds:
         raise ValueError(f"algorithm {algo} cannot run the {task.kind} task {task.id}")
+    if task.game not in spec.games:
+        raise ValueError(
+            f"algorithm {algo} cannot run {task.id}: it is written for {', '.join(spec.games)} tasks only"
+        )
     if budget is None:  # the task's short track unless --track long
         budget = task.long_budget if track == "long" else task.short_budget
     if not 1 <= budget <= MAX_BUDGET:
@@ -107,13 +111,12 @@ def read_plan(folder: Path) -> dict[str, Any]:
 
 def _opponent_factory(task: Task, side: str, learners: dict[str, Learner]) -> Any:
     from agents import make_agent
-    from ffo_env.core.sides import Side
 
-    other = Side.of(side).other.agent
+    other = "german" if side == "french" else "french"
     if task.kind == "selfplay":
         return lambda rank: _Live(learners, other)  # the other side's current policy
     name = str(task.opponent)
-    return lambda rank: make_agent(name, other, seed=rank)
+    return lambda rank: make_agent(name, other, seed=rank, game=task.game)
 
 
 class _Live:
@@ -222,7 +225,8 @@ def write_results(folder: Path, plan: dict[str, Any]) -> dict[str, Any]:
     from benchmarks.protocol.algo_sb3 import hyperparameters_of
 
     spec = get_algo(plan["algorithm"])
-    doc = new_document(plan.get("meta") or run_meta_common(plan.get("command", [])))
+    game = get_task(plan["task"]).game
+    doc = new_document(plan.get("meta") or run_meta_common(plan.get("command", []), game))
     runs: dict[str, Any] = {}
     for seed in plan["seeds"]:
         path = folder / f"seed-{seed}" / "progress.json"
@@ -237,12 +241,12 @@ def write_results(folder: Path, plan: dict[str, Any]) -> dict[str, Any]:
                 "task": plan["task"],
                 "fingerprint": plan["fingerprint"],
                 "algorithm": plan["algorithm"],
-                "observation": spec.observation,
+                "observation": spec.observation_in(game),
                 "seed": seed,
                 "budget": plan["budget"],
                 "track": plan.get("track", "custom"),
                 "eval_games": plan["eval_games"],
-                "hyperparameters": {**spec.hyperparameters, **hyperparameters_of(spec.name)},
+                "hyperparameters": {**spec.hyperparameters, **hyperparameters_of(spec.name, game)},
                 "complete": bool(progress.get("complete")),
                 "resumed": int(progress.get("resumed", 0)),
             }
@@ -263,7 +267,7 @@ def start(plan: dict[str, Any], folder: Path) -> None:
             "holds a benchmark run; continue it with --resume" if (folder / PLAN).exists() else "is not empty"
         )
         raise ValueError(f"{folder} {what} (nothing was changed)")
-    plan["meta"] = run_meta_common(plan.get("command", []))
+    plan["meta"] = run_meta_common(plan.get("command", []), get_task(plan["task"]).game)
     atomic_write_text(folder / PLAN, json.dumps(plan, indent=1) + "\n")
 
 

@@ -1,6 +1,7 @@
 """The benchmark's tasks: what a learner plays, against whom, from where, and how it is scored.
 
-Every task has a versioned id, ``ffo/<name>/v<N>``. The version is bumped whenever what the task measures
+Every task has a versioned id, ``<game>/<name>/v<N>``: the game of the suite (``ffo``, France Fights On;
+``springtime``, Springtime for Hitler, :mod:`benchmarks.protocol.springtime`), the task, its version. The version is bumped whenever what the task measures
 changes: the rules (engine version), the game data, the observation layout, the opponents' play or the
 start states. So that a changed installation cannot silently run an old version, each task has a
 *fingerprint* (:func:`fingerprint`): a hash of the engine version, the data files, the observation spec,
@@ -18,6 +19,10 @@ Three kinds of task:
   side against that side's opponent ``expert``: ~100 learner decisions a game, so a curve moves in minutes;
 - ``selfplay``: the learner trains both sides against each other and is rated (Elo) against the frozen
   reference ladder (:mod:`benchmarks.protocol.ladder_ref`).
+
+Springtime for Hitler has ``full`` tasks: the whole campaign (standard rules) as one side against the other
+side's ``random``, ``heuristic`` or ``expert`` bot. A task's fingerprint covers its own game's engine, data,
+observation and bots.
 """
 
 from __future__ import annotations
@@ -57,6 +62,11 @@ class Task:
     strongest: str = "expert"  # the bot whose score is the normalised score's 1
 
     @property
+    def game(self) -> str:
+        """The game of the suite the task is played in (the id's first part: ``ffo`` or ``springtime``)."""
+        return self.id.split("/")[0]
+
+    @property
     def name(self) -> str:
         return self.id.split("/")[1]
 
@@ -82,6 +92,39 @@ class Task:
 
 
 _ENDGAME = "endgame-t13-v1.json.gz"
+# Springtime for Hitler: a game is ~350-700 decisions (both sides), so the tracks are shorter than FFO's
+_SFH_SHORT, _SFH_LONG, _SFH_EVAL = 50_000, 1_000_000, 20
+# measured with `ffo benchmark run --algo random/untrained` (docs/guide/benchmark_protocol.md): the random
+# French beats the random German in every game, so France against random is solved before training
+_SFH_SOLVED = {"french-vs-random"}
+
+
+def _springtime_tasks() -> list[Task]:
+    names = {"french": "France (the Allied player)", "german": "Germany (the Axis player)"}
+    out = []
+    for side, other in (("french", "german"), ("german", "french")):
+        for opp in ("random", "heuristic", "expert"):
+            name = f"{side}-vs-{opp}"
+            solved = name in _SFH_SOLVED
+            out.append(
+                Task(
+                    f"springtime/{name}/v1",
+                    "full",
+                    side,
+                    opp,
+                    _SFH_EVAL,
+                    _SFH_SHORT,
+                    _SFH_LONG,
+                    f"Springtime for Hitler: {names[side]} plays the whole campaign against the {opp} {other.capitalize()}",
+                    counts=not solved,
+                    note="solved by an untrained policy (see the docs): listed for reference, not a benchmark task"
+                    if solved
+                    else "",
+                )
+            )
+    return out
+
+
 TASKS: dict[str, Task] = {
     t.id: t
     for t in [
@@ -181,12 +224,13 @@ TASKS: dict[str, Task] = {
             "(random, heuristic, expert on each side)",
             references=("random", "heuristic", "expert"),
         ),
+        *_springtime_tasks(),
     ]
 }
 
 
 def get_task(task_id: str) -> Task:
-    """The task ``task_id`` (``ffo/<name>/v<N>``); a TaskError names the known ids or versions."""
+    """The task ``task_id`` (``<game>/<name>/v<N>``); a TaskError names the known ids or versions."""
     task = TASKS.get(task_id)
     if task is not None:
         return task
@@ -234,6 +278,10 @@ def bot_probe(name: str, probe_decisions: int = 300) -> str:
 
 
 def fingerprint_inputs(task: Task) -> dict[str, Any]:
+    if task.game == "springtime":
+        from benchmarks.protocol import springtime
+
+        return springtime.fingerprint_inputs(task)
     from agents.policy import spec_hash
     from ffo_env.core.version import ENGINE_VERSION
 

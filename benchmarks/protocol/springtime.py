@@ -1,0 +1,257 @@
+"""What the benchmark protocol needs of Springtime for Hitler (issue 41), the suite's second game.
+
+The protocol's modules are written for any game of the suite and call here for a task whose id starts with
+``springtime/`` (:attr:`benchmarks.protocol.tasks.Task.game`):
+
+- the fingerprint's inputs (:func:`fingerprint_inputs`): the core's engine version, the bytes of the game's
+  data files, the observation layout of :mod:`ffo_env.springtime.encoding`, the task's definition and a
+  probe of every bot the task uses (:func:`bot_probe`);
+- the start of an evaluation game (:func:`eval_start`: the campaign scenario, standard rules, game seed
+  ``EVAL_SEED_BASE + i``) and the training env (:func:`make_env`: :class:`SpringtimeSingleAgentEnv`);
+- ``maskable_ppo`` and ``untrained`` on this game (:class:`SpringtimePPOLearner`): sb3-contrib
+  ``MaskablePPO("MlpPolicy")`` on the flat observation (1,351 floats), SB3's default MLP (two layers of 64
+  tanh units for the actor and the critic), with the rollout settings of the FFO rows (2 envs x 512
+  decisions, 4 epochs, batch 256, lr 3e-4, gamma 0.999); evaluation plays the argmax over the legal actions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from functools import lru_cache, partial
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.protocol.algos import Context, Learner
+from ffo_env.atomic import atomic_write_bytes
+
+GAME = "springtime"
+SIDES = ("french", "german")
+PPO: dict[str, Any] = {
+    "policy": "MlpPolicy",
+    "observation": "flat",
+    "n_envs": 2,
+    "n_steps": 512,
+    "batch_size": 256,
+    "n_epochs": 4,
+    "learning_rate": 3e-4,
+    "gamma": 0.999,
+    "gae_lambda": 0.95,
+    "ent_coef": 0.0,
+    "net_arch": "SB3 default (64, 64) tanh, separate actor and critic",
+}
+
+
+# ------------------------------------------------------------------ fingerprint
+
+
+def _data_hash() -> dict[str, str]:
+    from ffo_env.springtime.core.data import DATA_DIR, DATA_VERSION
+
+    h = hashlib.sha256()
+    for p in sorted(DATA_DIR.iterdir()):
+        if p.is_file():
+            h.update(p.name.encode() + b"\0" + p.read_bytes())
+    return {"version": DATA_VERSION, "sha256": h.hexdigest()[:16]}
+
+
+def observation_spec_hash() -> str:
+    """A hash of the observation layout: block names and sizes, and the feature names of each table."""
+    from ffo_env.springtime import encoding as E
+
+    spec = {
+        "layout": list(E.LAYOUT),
+        "size": E.OBS_SIZE,
+        "areas": list(E.AREA_FEATURES),
+        "units": list(E.UNIT_FEATURES),
+        "tracks": list(E.TRACK_FEATURES),
+    }
+    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
+
+
+@lru_cache(maxsize=32)
+def bot_probe(name: str, probe_decisions: int = 300) -> str:
+    """A hash of ``name``'s decisions over the first ``probe_decisions`` decisions of a fixed game (seed 0),
+    the bot playing both sides: any change to the bot's play there changes it."""
+    from agents.springtime import make_agent
+    from ffo_env.games import game_info
+
+    state = game_info(GAME).new_state(0)
+    bots = {side: make_agent(name, side, seed=1) for side in SIDES}
+    h = hashlib.sha256()
+    for _ in range(probe_decisions):
+        if state.is_terminal():
+            break
+        a = int(bots[SIDES[state.current_player]].act_state(state))
+        h.update(a.to_bytes(2, "little"))
+        state.apply_action(a)
+    return h.hexdigest()[:16]
+
+
+def fingerprint_inputs(task: Any) -> dict[str, Any]:
+    from ffo_env.springtime.core.game import ENGINE_VERSION
+
+    return {
+        "game": GAME,
+        "engine": ENGINE_VERSION,
+        "data": _data_hash(),
+        "observation": observation_spec_hash(),
+        "task": task.definition(),
+        "bots": {name: bot_probe(name) for name in task.bots()},
+    }
+
+
+def run_meta() -> dict[str, Any]:
+    """The game's versions a result records (``meta`` of a result file)."""
+    from ffo_env.springtime.core.data import DATA_VERSION
+    from ffo_env.springtime.core.game import ENGINE_VERSION
+
+    return {
+        "game": GAME,
+        "engine": ENGINE_VERSION,
+        "data": DATA_VERSION,
+        "observation_spec": observation_spec_hash(),
+    }
+
+
+# ------------------------------------------------------------------ games and envs
+
+
+def eval_start(seed: int) -> Any:
+    """A new campaign game (standard rules) with game seed ``seed``."""
+    from ffo_env.games import game_info
+
+    return game_info(GAME).new_state(seed)
+
+
+def make_env(side: str, opponent: Any, observation_format: str, seed: int) -> Any:
+    """The training env of ``side`` against ``opponent`` (an agent object), reset with ``seed``. The
+    observation is the flat vector for ``flat`` and ``compact`` (1,351 floats: already compact) and the
+    ``{"observation", "action_mask"}`` dict for ``dict``."""
+    from ffo_env.springtime.env import SpringtimeSingleAgentEnv
+
+    fmt = "dict" if observation_format == "dict" else "flat"
+    env = SpringtimeSingleAgentEnv(side=side, opponent=opponent, observation_format=fmt)
+    env.reset(seed=seed)
+    return env
+
+
+def encode(state: Any, side: str) -> np.ndarray:
+    """The flat observation of ``state`` for ``side`` (the env's own encoder)."""
+    from ffo_env.springtime.encoding import encode as encode_obs
+
+    return encode_obs(state, SIDES.index(side))
+
+
+def winner(state: Any) -> str | None:
+    return SIDES[int(state.winner)] if int(state.winner) >= 0 else None
+
+
+def final_figure(state: Any) -> int:
+    """The figure a game's row averages besides its result: the final French Morale (rule 17)."""
+    return int(state.morale)
+
+
+# ------------------------------------------------------------------ MaskablePPO
+
+
+class _Greedy:
+    """A MaskablePPO policy as an agent: argmax over the legal actions of the flat observation."""
+
+    def __init__(self, learner: SpringtimePPOLearner) -> None:
+        self.learner = learner
+
+    def reset(self, seed: int | None = None) -> None:
+        return None
+
+    def act_state(self, state: Any) -> int:
+        import torch
+
+        policy: Any = self.learner.model.policy
+        obs = torch.as_tensor(encode(state, self.learner.ctx.side)).unsqueeze(0)
+        legal = state.legal_actions()
+        with torch.inference_mode():
+            logits = policy.get_distribution(obs).distribution.logits[0].numpy()
+        return int(legal[int(np.argmax(logits[legal]))])
+
+
+class SpringtimePPOLearner(Learner):
+    """``maskable_ppo`` (and, with ``learns=False``, ``untrained``) on a Springtime task."""
+
+    def __init__(self, ctx: Context, learns: bool = True) -> None:
+        import torch
+        from sb3_contrib import MaskablePPO
+
+        torch.set_num_threads(1)
+        self.ctx = ctx
+        self.learns = learns
+        self.model = MaskablePPO(
+            PPO["policy"],
+            self._vec_env(0),
+            n_steps=int(PPO["n_steps"]),
+            batch_size=int(PPO["batch_size"]),
+            n_epochs=int(PPO["n_epochs"]),
+            learning_rate=float(PPO["learning_rate"]),
+            gamma=float(PPO["gamma"]),
+            gae_lambda=float(PPO["gae_lambda"]),
+            ent_coef=float(PPO["ent_coef"]),
+            seed=ctx.seed,
+            device="cpu",
+            verbose=0,
+        )
+
+    def _vec_env(self, segment: int) -> Any:
+        from stable_baselines3.common.vec_env import DummyVecEnv
+
+        from benchmarks.protocol.algo_sb3 import segment_seed
+
+        ctx = self.ctx
+        base = segment_seed(ctx.seed, segment) * 10
+        return DummyVecEnv(
+            [
+                partial(make_env, ctx.side, ctx.opponent(base + r), "flat", base + r)
+                for r in range(int(PPO["n_envs"]))
+            ]
+        )
+
+    @property
+    def decisions(self) -> int:
+        return int(self.model.num_timesteps)
+
+    def learn(self, until: int, segment: int) -> None:
+        from benchmarks.protocol.algo_sb3 import segment_seed
+
+        remaining = until - self.decisions
+        if not self.learns or remaining <= 0:
+            return
+        # as for FFO: each interval from fresh envs seeded by (seed, segment), so a resumed run replays it
+        self.model.set_env(self._vec_env(segment), force_reset=True)
+        self.model.set_random_seed(segment_seed(self.ctx.seed, segment))
+        self.model.learn(remaining, reset_num_timesteps=False)
+
+    def agent(self) -> Any:
+        return _Greedy(self)
+
+    def save(self, folder: Path) -> None:
+        import torch
+
+        buf = io.BytesIO()
+        payload = {
+            "policy": self.model.policy.state_dict(),
+            "optimizer": self.model.policy.optimizer.state_dict(),
+            "num_timesteps": torch.tensor(self.model.num_timesteps),
+        }
+        torch.save(payload, buf)
+        atomic_write_bytes(folder / f"{self.ctx.side}-springtime-ppo.pt", buf.getvalue())
+
+    def load(self, folder: Path) -> None:
+        import torch
+
+        path = folder / f"{self.ctx.side}-springtime-ppo.pt"
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+        self.model.policy.load_state_dict(payload["policy"])
+        self.model.policy.optimizer.load_state_dict(payload["optimizer"])
+        self.model.num_timesteps = int(payload["num_timesteps"])
