@@ -76,6 +76,20 @@ def test_a_springtime_reference_run_writes_the_documented_layout(tmp_path):
     assert ev["games"] == 2 and len(ev["per_game"]) == 2 and "mean_morale" in ev
 
 
+def test_report_of_one_game_keeps_only_its_tasks(tmp_path, capsys):
+    _run(tmp_path / "runs" / "sfh", "springtime/german-vs-random/v1", "random", "--eval-games", "1")
+    _run(tmp_path / "runs" / "sfh-x", "springtime/german-vs-random/v1", "expert", "--eval-games", "1")
+    code, out, err = _ffo(capsys, "benchmark", "report", str(tmp_path / "runs"), "--out", str(tmp_path / "rep"),
+                          "--game", "springtime", "--reps", "100")  # fmt: skip
+    assert code == 0, err
+    rep = json.loads((tmp_path / "rep" / "report.json").read_text())
+    assert list(rep["tasks"]) == ["springtime/german-vs-random/v1"]
+    assert set(rep["tasks"]["springtime/german-vs-random/v1"]["algorithms"]) == {"random", "expert"}
+    code, _, err = _ffo(capsys, "benchmark", "report", str(tmp_path / "runs"), "--out", str(tmp_path / "rep2"),
+                        "--game", "ffo")  # fmt: skip
+    assert code == 2 and "no result of a ffo task" in err and not (tmp_path / "rep2").exists()
+
+
 def test_dagger_is_refused_on_a_springtime_task_with_one_error(tmp_path, capsys):
     out = tmp_path / "d"
     code, _, err = _ffo(capsys, "benchmark", "run", "--task", "springtime/french-vs-heuristic/v1", "--algo",

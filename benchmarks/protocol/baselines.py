@@ -10,7 +10,9 @@ finished one is skipped. So this command can be killed and started again at any 
 side by side (``--only maskable_ppo`` in a second shell): a job being run by one is skipped by the others
 (``.<algo>.lock`` beside its folder). Each endgame task's
 reference rows and then its learners (5 seeds), then the full-game tasks' reference rows and learners
-(3 seeds).
+(3 seeds). Springtime for Hitler's jobs (``--only springtime``) write under ``benchmarks/results/springtime/``:
+the reference rows of its six tasks (3 seeds; the opponent-``expert`` and expert-row jobs last, the French
+expert takes seconds a game) and ``maskable_ppo`` (3 seeds) on ``springtime/german-vs-random/v1``.
 """
 
 from __future__ import annotations
@@ -34,15 +36,34 @@ FULL = (
 )
 
 
+SFH_CHEAP = (
+    "springtime/french-vs-random/v1",
+    "springtime/french-vs-heuristic/v1",
+    "springtime/german-vs-random/v1",
+    "springtime/german-vs-heuristic/v1",
+)
+SFH_EXPERT = ("springtime/french-vs-expert/v1", "springtime/german-vs-expert/v1")
+SFH_LEARN = ("springtime/german-vs-random/v1",)
+
+
 def jobs() -> list[tuple[str, str, int]]:
     out = [(t, a, 5) for t in ENDGAME for a in (*REFERENCES, *LEARNERS)]
     out += [(t, a, 3) for t in (*FULL, "ffo/french-vs-random/v1") for a in REFERENCES]  # the last: solved?
     out += [(t, a, 3) for t in FULL for a in LEARNERS]
-    return out
+    out += [(t, a, 3) for t in SFH_CHEAP for a in ("random", "untrained")]
+    out += [(t, "maskable_ppo", 3) for t in SFH_LEARN]
+    out += [(t, "expert", 3) for t in SFH_CHEAP if t.startswith("springtime/german")]
+    out += [(t, a, 3) for t in SFH_EXPERT for a in ("random", "untrained")]
+    out += [(t, "expert", 3) for t in (*SFH_CHEAP, *SFH_EXPERT) if not t.startswith("springtime/german-vs-r")]
+    return list(dict.fromkeys(out))
 
 
 def folder_of(out: Path, task: str, algo: str) -> Path:
-    return out / task.split("/")[1] / task.rsplit("/", 1)[1] / algo
+    """``<out>/<name>/<version>/<algo>`` for France Fights On (as shipped), ``<out>/<game>/<name>/...`` for
+    another game of the suite."""
+    game, name, version = task.split("/")
+    base = out if game == "ffo" else out / game
+    return base / name / version / algo
 
 
 def state_of(folder: Path, seeds: int) -> str:
@@ -97,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         folder = folder_of(out, task, algo)
         state = state_of(folder, seeds)
-        print(f"{task:28} {algo:16} {seeds} seeds: {state}", flush=True)
+        print(f"{task:34} {algo:16} {seeds} seeds: {state}", flush=True)
         if args.list or state == "complete":
             continue
         lock = folder.parent / f".{algo}.lock"

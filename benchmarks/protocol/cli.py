@@ -68,6 +68,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     pp.add_argument("--out", required=True, help="folder for report.json and the plots")
     pp.add_argument("--reps", type=int, default=2000, help="bootstrap resamples (default 2000)")
     pp.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
+    pp.add_argument(
+        "--game",
+        choices=("ffo", "springtime"),
+        help="report only the tasks of this game of the suite (default: every task found; the normalised "
+        "aggregate then pools the games' tasks)",
+    )
     pp.set_defaults(benchmark_func=_report)
 
 
@@ -156,7 +162,9 @@ def _report(args: argparse.Namespace) -> int:
 
     if not 100 <= args.reps <= 100_000:
         raise ValueError(f"--reps must be in 100..100000, got {args.reps}")
-    report = make_report([Path(p) for p in args.results], Path(args.out), reps=args.reps, seed=args.seed)
+    report = make_report(
+        [Path(p) for p in args.results], Path(args.out), reps=args.reps, seed=args.seed, game=args.game
+    )
     print(report["text"], end="")
     print(f"report written to {Path(args.out) / 'report.json'}")
     return 0

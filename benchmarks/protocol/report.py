@@ -107,10 +107,18 @@ def _final(run: dict[str, Any]) -> float:
     return float(run["absolute_metrics"]["score"][0])
 
 
-def make_report(paths: list[Path], out: Path, reps: int = 2000, seed: int = 0) -> dict[str, Any]:
+def make_report(
+    paths: list[Path], out: Path, reps: int = 2000, seed: int = 0, game: str | None = None
+) -> dict[str, Any]:
+    """Pool the results under ``paths`` (only the tasks of ``game`` if given: ``ffo`` or ``springtime``, the
+    id's first part) and write the report into ``out``."""
     from benchmarks.protocol.tasks import TASKS
 
     pooled = pool(paths)
+    if game is not None:
+        pooled = {t: e for t, e in pooled.items() if t.split("/")[0] == game}
+        if not pooled:
+            raise ResultError(f"no result of a {game} task under {', '.join(str(p) for p in paths)}")
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a folder")
     report: dict[str, Any] = {"format": "ffo-benchmark-report", "version": 1, "tasks": {}, "inputs": []}
