@@ -9,6 +9,15 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from ffo_env.games import DEFAULT_GAME, add_game_option
+
+
+def _game_command(args: argparse.Namespace, name: str) -> int:
+    """The command ``name`` of another game of the suite: ``ffo_env.<game>.commands.<name>(args)``."""
+    import importlib
+
+    return int(getattr(importlib.import_module(f"ffo_env.{args.game}.commands"), name)(args))
+
 
 def _cmd_map(args: argparse.Namespace) -> int:
     from ffo_env.render import cli_map
@@ -25,6 +34,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
         from webplay.command import run as run_web  # a person plays: the local web UI (checks its own paths)
 
         return run_web(args)
+    if args.game != DEFAULT_GAME:
+        return _game_command(args, "play")
     if args.record:
         from ffo_env.atomic import check_writable
 
@@ -60,6 +71,8 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
+    if args.game != DEFAULT_GAME:
+        return _game_command(args, "replay")
     from ffo_env.core.record import RecordError, load_record, replay
 
     try:
@@ -140,6 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="with a human side: open the web UI in the default browser",
     )
+    add_game_option(pp)
     pp.set_defaults(func=_cmd_play)
 
     pr = sub.add_parser(
@@ -153,6 +167,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="PATH",
         help="write a self-contained HTML viewer of the game (step, play, scrub; no network needed)",
     )
+    add_game_option(pr)
     pr.set_defaults(func=_cmd_replay)
 
     # subcommands that live in higher layers; each module offers add_arguments(parser) and run(args)
