@@ -119,7 +119,7 @@ class ExpertAgent:
 
     def candidates(self, state: State, legal: list[int]) -> list[int]:
         """At most ``max_candidates`` of ``legal``, the heuristic's preferred first."""
-        scored = sorted(legal, key=lambda a: -self.base._score(state, a))
+        scored = sorted(legal, key=lambda a: -self.base.score(state, a))
         if state.decision == "declare":  # every Assault, Pass, Regroup; only the best-placed Redeploys
             keep = [a for a in scored if not (A.REDEPLOY <= a < A.LOC)]
             keep += [a for a in scored if A.REDEPLOY <= a < A.LOC][:2]

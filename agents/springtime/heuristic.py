@@ -61,10 +61,11 @@ class HeuristicAgent:
         legal = state.legal_actions()
         if len(legal) == 1:
             return legal[0]
-        scores = [self._score(state, a) + self.rng.random() * 1e-3 for a in legal]
+        scores = [self.score(state, a) + self.rng.random() * 1e-3 for a in legal]
         return legal[max(range(len(legal)), key=scores.__getitem__)]
 
-    def _score(self, s: State, a: int) -> float:
+    def score(self, s: State, a: int) -> float:
+        """The priority of legal action ``a`` at ``s`` (higher first); the expert orders its candidates by it."""
         dec = s.decision
         axis = self.side == AXIS
         dist = distance_to_objectives(s.game)
