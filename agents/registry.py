@@ -152,6 +152,8 @@ def make_agent(name: str, side: str, seed: int | None = None, **kwargs: Any) -> 
         from agents.flat_policy import is_flat_policy, load_flat_policy
 
         path = name.split(":", 1)[1]
+        if (peek_metadata(path) or {}).get("game") == "springtime":  # issue 41: the other game's file
+            raise ValueError(f"{name}: a Springtime for Hitler policy; play it with --game springtime")
         if is_flat_policy(path):  # an MLP over the flat observation (ffo train --backend rllib)
             agent: Any = load_flat_policy(path)
         else:

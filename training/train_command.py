@@ -4,9 +4,12 @@
     ffo train --backend rllib --config configs/train_rllib_smoke.yaml   # RLlib multi-agent PPO
     ffo train --backend rllib --config configs/train_rllib.yaml --address auto --num-env-runners 32
     ffo train --resume runs/rllib-smoke-20261124-010000                  # either backend: continue a run
+    ffo train --game springtime --config configs/springtime/train_quick.yaml  # Springtime for Hitler
 
 A config file that says ``backend: rllib`` selects RLlib by itself, and one that says ``method:
-expert_iteration`` the expert-iteration trainer (``training/expert_iteration.py``).
+expert_iteration`` the expert-iteration trainer (``training/expert_iteration.py``). ``--game springtime``
+(or a config or resumed run that says ``game: springtime``) trains Springtime for Hitler
+(``training/springtime``).
 """
 
 from __future__ import annotations
@@ -38,6 +41,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--address", default=None, help="rllib: Ray cluster address ('auto' on a cluster node)")
     g.add_argument("--num-env-runners", type=int, default=None, help="rllib: EnvRunner actors")
+    from ffo_env.games import add_game_option
+
+    add_game_option(p, "; springtime's default config is configs/springtime/train_quick.yaml")
 
 
 def _config_backend(path: str) -> str | None:
@@ -48,10 +54,40 @@ def _config_backend(path: str) -> str | None:
     return raw.get("backend") if isinstance(raw, dict) else None
 
 
+def _springtime(args: argparse.Namespace, given_config: bool) -> bool:
+    """Is this a Springtime for Hitler run (``--game springtime``, or its config or resumed run says so)?"""
+    from training.springtime.config import is_springtime_config
+
+    if getattr(args, "game", "ffo") == "springtime":
+        return True
+    if args.resume:
+        return is_springtime_config(RunFolder(args.resume).config_path)
+    return given_config and is_springtime_config(config_file(args.config))
+
+
 def run(args: argparse.Namespace) -> int:
     from training import train as sb3
 
     given_config = args.config != str(sb3.DEFAULT_CONFIG)
+    if _springtime(args, given_config):  # issue 41: the second game's trainer
+        from training.springtime import command as springtime
+
+        if args.backend or args.address or args.num_env_runners is not None or args.trust_pickle:
+            print(
+                "error: --backend, --address, --num-env-runners and --trust-pickle are options of France Fights "
+                "On's training; Springtime for Hitler trains with its own MaskablePPO pipeline",
+                file=sys.stderr,
+            )
+            return 2
+        if args.resume and given_config:
+            print(
+                f"error: --resume {args.resume}: a resumed run keeps its config; drop --config",
+                file=sys.stderr,
+            )
+            return 2
+        if not given_config:
+            args.config = springtime.DEFAULT_CONFIG
+        return springtime.command(args)
     args.config = str(config_file(args.config))
     from training import expert_iteration as ei
 

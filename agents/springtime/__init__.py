@@ -3,7 +3,9 @@
 Names: ``random``, ``pass``, ``heuristic`` (one per side, :mod:`agents.springtime.heuristic`), ``expert``
 (one per side, :mod:`agents.springtime.expert`). Every bot implements ``act_state(state) -> int``
 and reads only what its side may see (``State.visible_to``, S59) besides the legal actions.
-``agents.registry.make_agent(name, side, seed=..., game="springtime")`` forwards here.
+``agents.registry.make_agent(name, side, seed=..., game="springtime")`` forwards here. Trained policies:
+``policy:PATH`` (a file of ``ffo train --game springtime``) and ``pretrained`` (the shipped pair),
+:mod:`agents.springtime.policy`.
 """
 
 from __future__ import annotations
@@ -22,6 +24,14 @@ def make_agent(name: str, side: str, seed: int | None = None) -> Any:
     """The Springtime bot ``name`` playing ``side`` (``"french"`` = Allied, ``"german"`` = Axis)."""
     if side not in SIDES:
         raise ValueError(f"side must be 'french' or 'german', got {side!r}")
+    if name.startswith("policy:") or name == "pretrained":
+        from agents.springtime.policy import load_policy, load_pretrained
+
+        agent = load_pretrained(side) if name == "pretrained" else load_policy(name.split(":", 1)[1])
+        if agent.side != side:
+            raise ValueError(f"{name}: this policy plays the {agent.side} side, not {side}")
+        agent.reset(seed)
+        return agent
     if name == "random":
         return RandomAgent(seed)
     if name == "pass":

@@ -1,0 +1,306 @@
+"""Trained Springtime for Hitler policies: the policy file pair, its checked loader and the agent.
+
+A policy is ``<name>.pt`` (the ``state_dict`` of an sb3-contrib ``MaskableActorCriticPolicy`` over the flat
+1351-float observation, written with ``torch.save`` and read back with ``torch.load(weights_only=True)``:
+no pickle) beside ``<name>.json`` (metadata: ``game: springtime``, side, env, engine and data versions, the
+observation layout and its hash, the action count, the network, and free-form ``extra``).
+
+:func:`load_policy` refuses, with one message saying what differs, a file of the other game (France Fights
+On's ``ffo-policy`` files say ``env: france_fights_on_v0`` and have no ``game`` key), or one whose engine,
+data, observation layout or network does not fit this installation. The agent plays from
+``State.visible_to`` only (through :func:`ffo_env.springtime.encoding.encode`, S59).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.policy_files import peek_metadata, policy_paths
+from ffo_env.atomic import atomic_write_bytes, atomic_write_text
+
+__all__ = [
+    "FORMAT",
+    "GAME",
+    "SpringtimePolicyAgent",
+    "build_policy",
+    "export_policy",
+    "is_springtime_policy",
+    "load_policy",
+    "observation_spec",
+    "spec_hash",
+]
+
+FORMAT = "springtime-policy"
+VERSION = 1
+GAME = "springtime"
+ENV_NAME = "springtime_v0"
+ACTIVATIONS = ("tanh", "relu")
+MAX_WIDTH = 4096
+MAX_LAYERS = 8
+MAX_POLICY_BYTES = 64 * 1024 * 1024
+
+
+class PolicyLoadError(ValueError):
+    """A Springtime policy file that cannot be used with this installation (the message names the file)."""
+
+
+def observation_spec() -> dict[str, Any]:
+    """The observation layout a policy was trained on (blocks and feature names)."""
+    from ffo_env.springtime import encoding as enc
+    from ffo_env.springtime.core.state import DECISIONS
+
+    return {
+        "layout": [[name, size] for name, size in enc.LAYOUT],
+        "area_features": list(enc.AREA_FEATURES),
+        "unit_features": list(enc.UNIT_FEATURES),
+        "track_features": list(enc.TRACK_FEATURES),
+        "decisions": list(DECISIONS),
+        "size": enc.OBS_SIZE,
+    }
+
+
+def spec_hash(spec: dict[str, Any] | None = None) -> str:
+    text = json.dumps(spec if spec is not None else observation_spec(), sort_keys=True)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def is_springtime_policy(path: str | Path) -> bool:
+    """Does the metadata beside ``path`` say it is a Springtime policy (without loading anything)?"""
+    meta = peek_metadata(path)
+    return meta is not None and (meta.get("game") == GAME or meta.get("format") == FORMAT)
+
+
+def _versions() -> dict[str, Any]:
+    from ffo_env.springtime.core.actions import N_ACTIONS
+    from ffo_env.springtime.core.data import DATA_VERSION
+    from ffo_env.springtime.core.game import ENGINE_VERSION
+    from ffo_env.springtime.encoding import OBS_SIZE
+
+    return {
+        "engine": ENGINE_VERSION,
+        "data_version": DATA_VERSION,
+        "obs_size": OBS_SIZE,
+        "n_actions": N_ACTIONS,
+        "observation_spec_hash": spec_hash(),
+    }
+
+
+class _NoOptimizer:
+    """A loaded policy plays; it does not learn (training builds its own model and copies weights in)."""
+
+    def __init__(self, params: Any, **_kwargs: Any) -> None:
+        del params
+
+    def state_dict(self) -> dict[str, Any]:
+        return {}
+
+
+def build_policy(net_arch: list[int], activation: str, optimizer_class: Any = None) -> Any:
+    """A fresh ``MaskableActorCriticPolicy`` for the flat Springtime observation (weights to be loaded)."""
+    import torch
+    from gymnasium import spaces
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from ffo_env.springtime.core.actions import N_ACTIONS
+    from ffo_env.springtime.encoding import OBS_SIZE
+
+    act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[activation]
+    return MaskableActorCriticPolicy(
+        spaces.Box(0.0, 1.0, (OBS_SIZE,), np.float32),
+        spaces.Discrete(N_ACTIONS),
+        lr_schedule=lambda _: 0.0,
+        net_arch={"pi": list(net_arch), "vf": list(net_arch)},
+        activation_fn=act,
+        ortho_init=False,
+        optimizer_class=optimizer_class or _NoOptimizer,  # type: ignore[arg-type]
+    )
+
+
+def export_policy(
+    policy: Any,
+    path: str | Path,
+    side: str,
+    net_arch: list[int],
+    activation: str,
+    extra: dict[str, Any] | None = None,
+) -> Path:
+    """Write ``policy``'s weights and metadata side by side (atomically); returns the ``.pt`` path."""
+    import torch
+
+    pt, meta_path = policy_paths(path)
+    buf = io.BytesIO()
+    torch.save({k: v.detach().cpu() for k, v in policy.state_dict().items()}, buf)
+    atomic_write_bytes(pt, buf.getvalue())
+    meta = {
+        "format": FORMAT,
+        "version": VERSION,
+        "game": GAME,
+        "env": ENV_NAME,
+        "side": side,
+        **_versions(),
+        "network": {
+            "policy": "MaskableActorCriticPolicy",
+            "net_arch": list(net_arch),
+            "activation": activation,
+        },
+        "extra": extra or {},
+    }
+    atomic_write_text(meta_path, json.dumps(meta, indent=1) + "\n")
+    return pt
+
+
+def _read_meta(meta_path: Path, pt: Path) -> dict[str, Any]:
+    if not pt.exists() or not meta_path.exists():
+        raise PolicyLoadError(f"{pt}: a policy needs both {pt.name} and {meta_path.name}")
+    try:
+        meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise PolicyLoadError(f"{meta_path}: cannot read the policy metadata ({e})") from e
+    if not isinstance(meta, dict):
+        raise PolicyLoadError(f"{meta_path}: not a policy metadata file (expected a JSON object)")
+    if meta.get("format") == "ffo-policy" or meta.get("env") == "france_fights_on_v0":
+        raise PolicyLoadError(
+            f"{meta_path}: a France Fights On policy, not a Springtime for Hitler one; "
+            "use it with --game ffo (or train a Springtime policy with 'ffo train --game springtime')"
+        )
+    if meta.get("format") != FORMAT or meta.get("game") != GAME:
+        raise PolicyLoadError(f"{meta_path}: not a {FORMAT} metadata file")
+    if meta.get("version") != VERSION:
+        raise PolicyLoadError(
+            f"{meta_path}: format version {meta.get('version')!r}, this installation reads {VERSION}"
+        )
+    return meta
+
+
+def _check_meta(meta: dict[str, Any], meta_path: Path) -> tuple[list[int], str]:
+    for key, mine in _versions().items():
+        if meta.get(key) != mine:
+            raise PolicyLoadError(
+                f"{meta_path}: {key} {meta.get(key)!r} differs from this installation's {mine!r} (the game or "
+                "its observation changed since the policy was trained); retrain it with 'ffo train --game springtime'"
+            )
+    if meta.get("side") not in ("french", "german"):
+        raise PolicyLoadError(f"{meta_path}: side must be 'french' or 'german', got {meta.get('side')!r}")
+    net = meta.get("network")
+    arch = net.get("net_arch") if isinstance(net, dict) else None
+    act = net.get("activation") if isinstance(net, dict) else None
+    ok = (
+        isinstance(arch, list)
+        and 1 <= len(arch) <= MAX_LAYERS
+        and all(isinstance(w, int) and not isinstance(w, bool) and 1 <= w <= MAX_WIDTH for w in arch)
+    )
+    if not ok or act not in ACTIVATIONS or not isinstance(arch, list):
+        raise PolicyLoadError(
+            f"{meta_path}: network: expected net_arch (1..{MAX_LAYERS} widths in 1..{MAX_WIDTH}) and activation "
+            f"one of {ACTIVATIONS}, got {net!r}"
+        )
+    if not isinstance(meta.get("extra", {}), dict):
+        raise PolicyLoadError(f"{meta_path}: extra: expected a mapping, got {meta.get('extra')!r}")
+    return list(arch), str(act)
+
+
+def load_policy(path: str | Path, deterministic: bool = True) -> SpringtimePolicyAgent:
+    """The Springtime policy at ``path`` (either file or their stem) as an agent; one clear
+    :class:`PolicyLoadError` otherwise."""
+    import torch
+
+    pt, meta_path = policy_paths(path)
+    meta = _read_meta(meta_path, pt)
+    arch, act = _check_meta(meta, meta_path)
+    size = pt.stat().st_size
+    if not 0 < size <= MAX_POLICY_BYTES:
+        raise PolicyLoadError(f"{pt}: {size} bytes; a policy file holds 1..{MAX_POLICY_BYTES} bytes")
+    try:
+        state_dict = torch.load(pt, map_location="cpu", weights_only=True)
+    except Exception as e:  # torch raises several unrelated types for a damaged or crafted file
+        raise PolicyLoadError(f"{pt}: not a weights-only policy file ({type(e).__name__}: {e})") from e
+    if not isinstance(state_dict, dict) or not all(isinstance(v, torch.Tensor) for v in state_dict.values()):
+        raise PolicyLoadError(f"{pt}: expected a mapping of parameter names to tensors")
+    with torch.random.fork_rng(devices=[]):  # loading leaves torch's random stream as it was
+        policy = build_policy(arch, act)
+    try:
+        policy.load_state_dict(state_dict)
+    except (RuntimeError, KeyError, TypeError) as e:
+        raise PolicyLoadError(
+            f"{pt}: weights do not fit the network described in {meta_path.name}: {e}"
+        ) from e
+    policy.set_training_mode(False)
+    return SpringtimePolicyAgent(policy, meta["side"], meta, deterministic=deterministic)
+
+
+class SpringtimePolicyAgent:
+    """A frozen policy playing one side: ``act_state(state)`` encodes the side's redacted view and picks a legal
+    action (argmax by default; sampled with ``deterministic=False`` from the agent's own seeded generator)."""
+
+    def __init__(self, policy: Any, side: str, meta: dict[str, Any], deterministic: bool = True) -> None:
+        self.policy = policy
+        self.side = side
+        self.meta = meta
+        self.deterministic = deterministic
+        self.name = f"policy:{meta.get('extra', {}).get('run', side)}"
+        self.rng = np.random.default_rng()
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = np.random.default_rng(seed)
+
+    def probabilities(self, observation: np.ndarray, action_mask: np.ndarray) -> np.ndarray:
+        """The policy's distribution over the legal actions (masked softmax of the actor's logits; the same
+        numbers as sb3-contrib's ``get_distribution``, without building torch distributions, which took
+        two thirds of a decision's time)."""
+        import torch
+
+        with torch.no_grad():
+            x = torch.as_tensor(np.asarray(observation, dtype=np.float32)).reshape(1, -1)
+            logits = self.policy.action_net(self.policy.mlp_extractor.forward_actor(x))[0].numpy()
+        mask = np.asarray(action_mask, dtype=bool).reshape(-1)
+        z = np.where(mask, logits.astype(np.float64), -np.inf)
+        z -= z.max()
+        p = np.exp(z)
+        return p / p.sum()
+
+    def act(self, observation: Any, action_mask: np.ndarray) -> int:
+        obs = observation["observation"] if isinstance(observation, dict) else observation
+        mask = np.asarray(action_mask, dtype=bool)
+        probs = self.probabilities(obs, mask)
+        if self.deterministic:
+            return int(np.argmax(probs))
+        return int(self.rng.choice(len(probs), p=probs))
+
+    def act_state(self, state: Any) -> int:
+        from ffo_env.springtime.core.actions import N_ACTIONS
+        from ffo_env.springtime.encoding import encode
+
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            return int(legal[0])
+        mask = np.zeros(N_ACTIONS, dtype=bool)
+        mask[legal] = True
+        return self.act(encode(state, 0 if self.side == "french" else 1), mask)
+
+
+PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained_policies"
+
+
+def load_pretrained(side: str, directory: Path | None = None) -> SpringtimePolicyAgent:
+    """The shipped Springtime policy of ``side`` (``agents/springtime/pretrained_policies/<side>.pt`` + ``.json``,
+    model card ``MODEL_CARD.md`` beside them): the agent name ``pretrained`` with ``--game springtime``."""
+    if side not in ("french", "german"):
+        raise ValueError(f"side must be 'french' or 'german', got {side!r}")
+    pt = (directory or PRETRAINED_DIR) / f"{side}.pt"
+    if not pt.exists() or not pt.with_suffix(".json").exists():
+        raise PolicyLoadError(
+            f"no pretrained Springtime {side} policy in {pt.parent} (the package data is missing); reinstall "
+            "ffo_env, or train one with 'ffo train --game springtime --config configs/springtime/train.yaml'"
+        )
+    agent = load_policy(pt)
+    if agent.side != side:
+        raise PolicyLoadError(f"{pt}: the pretrained {side} policy file holds a {agent.side} policy")
+    agent.name = "pretrained"
+    return agent
