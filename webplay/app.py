@@ -20,14 +20,18 @@ from werkzeug.serving import BaseWSGIServer, make_server
 
 from ffo_env.render.html_viewer import board_payload, static_text
 from ffo_env.render.svgboard import map_key_html
-from webplay.session import GameSession, PlayError, hex_names
+from webplay.session import PlayError, hex_names
 
 __all__ = ["create_app", "LocalServer"]
 
 LOCALHOST = "127.0.0.1"
 
 
-def _page(session: GameSession) -> str:
+def _page(session: Any) -> str:
+    if getattr(session, "game", "ffo") == "springtime":
+        from webplay.springtime_page import page
+
+        return page(session)
     svg, extra = board_payload(session.state.game.scenario.version)
     data = json.loads(extra)
     data.update(
@@ -40,7 +44,9 @@ def _page(session: GameSession) -> str:
     return page.replace("__DATA__", json.dumps(data, separators=(",", ":")).replace("</", "<\\/"))
 
 
-def create_app(session: GameSession) -> Flask:
+def create_app(session: Any) -> Flask:
+    """The app of one game: a France Fights On :class:`GameSession` or a
+    :class:`~webplay.springtime_session.SpringtimeSession` (same routes)."""
     app = Flask("webplay")
     page = _page(session)
 
@@ -80,12 +86,14 @@ def create_app(session: GameSession) -> Flask:
 
     @app.get("/api/record")
     def record() -> Response:
+        game = getattr(session, "game", "ffo")
         rec = session.recorder.record()
-        rec["agents"] = dict(session.players)
+        if game == "ffo":
+            rec["agents"] = dict(session.players)  # a Springtime record has a fixed set of keys (it verifies)
         return Response(
             json.dumps(rec, indent=1),
             mimetype="application/json",
-            headers={"Content-Disposition": f"attachment; filename=ffo-seed{session.seed}.json"},
+            headers={"Content-Disposition": f"attachment; filename={game}-seed{session.seed}.json"},
         )
 
     return app
@@ -94,7 +102,7 @@ def create_app(session: GameSession) -> Flask:
 class LocalServer:
     """The app on 127.0.0.1 (port 0 = a free port chosen by the OS), served from a background thread."""
 
-    def __init__(self, session: GameSession, port: int = 0) -> None:
+    def __init__(self, session: Any, port: int = 0) -> None:
         self.session = session
         self.server: BaseWSGIServer = make_server(LOCALHOST, port, create_app(session), threaded=True)
         self.port = self.server.server_port

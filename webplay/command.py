@@ -1,4 +1,5 @@
-"""``ffo play`` with ``human`` on one or both sides: serve the game on 127.0.0.1 and play it in the browser."""
+"""``ffo play`` with ``human`` on one or both sides: serve the game on 127.0.0.1 and play it in the browser
+(France Fights On, or Springtime for Hitler with ``--game springtime``)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import logging
 import time
 import webbrowser
 from pathlib import Path
+from typing import Any
 
 from ffo_env.atomic import check_writable
 from webplay.session import HUMAN, GameSession
@@ -24,11 +26,22 @@ def run(args: argparse.Namespace) -> int:
     record = Path(args.record) if args.record else default_record_path(args.seed)
     check_writable(record)  # before a person plays a whole game, not after
     check_writable(record.with_suffix(".html"))
-    session = GameSession(args.french, args.german, seed=args.seed, setup=args.setup, record_path=record)
+    game = getattr(args, "game", "ffo")
+    session: Any
+    if game == "springtime":
+        from ffo_env.springtime.commands import refuse_ffo_options
+        from webplay.springtime_session import SpringtimeSession
+
+        refuse_ffo_options(args)
+        session = SpringtimeSession(args.french, args.german, seed=args.seed, record_path=record)
+    else:
+        session = GameSession(args.french, args.german, seed=args.seed, setup=args.setup, record_path=record)
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request on the console
     server = LocalServer(session, port=args.port)
     sides = ", ".join(f"{s}: {'you' if p == HUMAN else p}" for s, p in session.players.items())
-    print(f"France Fights On, seed {args.seed} ({sides})")
+    print(
+        f"{'Springtime for Hitler' if game == 'springtime' else 'France Fights On'}, seed {args.seed} ({sides})"
+    )
     print(f"open {server.url} in a browser; Ctrl+C stops the server")
     print(f"the game record will be written to {record} (and a viewer to {record.with_suffix('.html')})")
     if args.open_browser:

@@ -15,7 +15,8 @@ import time
 GAME = "springtime"
 
 
-def _refuse_ffo_options(args: argparse.Namespace) -> None:
+def refuse_ffo_options(args: argparse.Namespace) -> None:
+    """France Fights On's setup modes (R2) have no meaning here: a non-default ``--setup`` is one error."""
     setup = getattr(args, "setup", "random")
     if setup != "random":
         raise ValueError(
@@ -25,7 +26,7 @@ def _refuse_ffo_options(args: argparse.Namespace) -> None:
 
 def play(args: argparse.Namespace) -> int:
     """Play one game between two Springtime agents; print the result; write the record if asked."""
-    _refuse_ffo_options(args)
+    refuse_ffo_options(args)
     if args.record:
         from ffo_env.atomic import check_writable
 

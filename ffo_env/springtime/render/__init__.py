@@ -9,5 +9,7 @@ Depends on the rules core (:mod:`ffo_env.springtime.core`) only:
   Out of Supply), Leaders, control, the combat and the moving unit, and a panel with the Turn and Impulse
   Tracks, French Morale, RPs, the Advantage, Air Support, Event markers and the eliminated pool;
 - :mod:`.viewer` - the self-contained HTML replay viewer of a verified record;
-- :mod:`.play` - ``ffo play`` / ``ffo replay`` with ``--game springtime``.
+- ``static/`` - the viewer's and the browser play page's HTML, CSS and JavaScript (browser play itself is
+  ``webplay.springtime_session``; the commands ``ffo play`` / ``ffo replay --game springtime`` are
+  ``ffo_env.springtime.commands``).
 """

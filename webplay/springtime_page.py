@@ -1,0 +1,29 @@
+"""The browser play page of Springtime for Hitler: the map skeleton (sea, boundaries, one empty group per
+layer) and the page's script; the layers themselves come from ``/api/state``."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ffo_env.springtime.render.layout import default_layout
+from ffo_env.springtime.render.svg import base_svg, layer_names
+from ffo_env.springtime.render.viewer import static_text
+
+__all__ = ["page"]
+
+
+def page(session: Any) -> str:
+    game = session.state.game
+    lay = default_layout()
+    svg = (
+        f'<svg xmlns="http://www.w3.org/2000/svg" id="map" class="sfh-map" viewBox="0 0 {lay.width} '
+        f'{lay.height}" font-family="DejaVu Sans, Arial, sans-serif">{base_svg(game, lay)}'
+        + "".join(f'<g id="layer-{name}"></g>' for name in layer_names(game))
+        + "</svg>"
+    )
+    data = {"order": layer_names(game), "players": session.players, "seed": session.seed}
+    html = static_text("play.html")
+    html = html.replace("/*__CSS__*/", static_text("sfh.css")).replace("/*__JS__*/", static_text("play.js"))
+    html = html.replace("__MAP__", svg)
+    return html.replace("__DATA__", json.dumps(data, separators=(",", ":")).replace("</", "<\\/"))
