@@ -219,3 +219,28 @@ def test_no_springtime_load_path_unpickles() -> None:
             if re.search(r"\bpickle\.loads?\(|\bPPO\.load\(", code):
                 offenders.append(f"{path.name}:{n}")
     assert not offenders, offenders
+
+
+def test_release_installs_the_pair_with_a_model_card_read_from_the_run(run_dir: Path, tmp_path: Path) -> None:
+    from training.springtime.release import main as release
+
+    assert release([str(run_dir), "--dest", str(tmp_path)]) == 0
+    card = (tmp_path / "MODEL_CARD.md").read_text()
+    assert "| final | french | random | 1 |" in card and "seed 5" in card and "springtime-core-1" in card
+    for side in ("french", "german"):
+        assert (tmp_path / f"{side}.pt").read_bytes() == RunFolder(run_dir).policy(side).read_bytes()
+        assert load_policy(tmp_path / f"{side}.pt").side == side
+
+
+def test_release_refuses_an_unfinished_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from training.springtime.release import main as release
+
+    run = RunFolder(tmp_path / "run")
+    run.root.mkdir()
+    run.write_config({"game": "springtime"})
+    run.write_progress({"done": [], "snapshots": {}, "timesteps": {}})
+    assert release([str(run.root), "--dest", str(tmp_path / "dest")]) == 2
+    err = capsys.readouterr().err
+    assert (
+        err.startswith("error: ") and "has not finished policies" in err and not (tmp_path / "dest").exists()
+    )
