@@ -74,6 +74,28 @@ def test_svg_draws_the_units_of_a_known_position_where_they_stand() -> None:
     assert "Turn Track: #2 Cabinet Shuffle" in svg  # a played asterisk marker is public (6.1.1)
 
 
+def test_a_crowded_zone_sums_up_its_allied_units_and_still_shows_the_axis_ones() -> None:
+    """Zones have no stacking limit (14.2, S8): what does not fit is counted as "+n"."""
+    allied = [
+        "FR-1A",
+        "FR-2A",
+        "FR-7A",
+        "FR-9A",
+        "FR-PRIOUX",
+        "FR-1DCR",
+        "FR-3A",
+        "FR-4A",
+        "FR-5A",
+        "FR-8A",
+        "FR-6A",
+    ]
+    s = position(f"turn 2 box 2\nallied: {' '.join(u + '@B' for u in allied)}\naxis: DE-XIX@B")
+    zone = _loc_group(position_svg(s), "B")
+    assert 'data-unit="DE-XIX"' in zone
+    shown = re.findall(r'data-unit="(FR-[^"]+)"', zone)
+    assert len(shown) == 9 and f">+{len(allied) - len(shown)}</text>" in zone  # two rows of 5, one slot "+2"
+
+
 def test_s59_a_held_marker_is_named_to_its_holder_only() -> None:
     s = position(KNOWN)
     de_gaulle, air = default_data().event(1).name, default_data().event(7).name

@@ -185,11 +185,13 @@ def _location(game: Game, v: dict[str, Any], i: int, lay: Layout, units: list[in
     ]
     per_row = max(1, (w - 4) // (CW + GAP))
     row = 0
+    axis_here = any(game.unit_side[u] == AXIS for u in units)
     for side in (ALLIED, AXIS):
         mine = [u for u in units if game.unit_side[u] == side]
         if not mine:
             continue
-        rows_left = ROWS - row
+        # the Allies never take the last row from Axis units in the same location (a crowded Zone)
+        rows_left = ROWS - row - (1 if side == ALLIED and axis_here else 0)
         room = rows_left * per_row
         shown = mine if len(mine) <= room else mine[: room - 1]
         for k, u in enumerate(shown):
@@ -210,9 +212,7 @@ def _location(game: Game, v: dict[str, Any], i: int, lay: Layout, units: list[in
                     text_anchor="middle",
                 )
             )
-        row += -(-len(mine) // per_row)
-        if row >= ROWS:
-            break
+        row += -(-min(len(mine), room) // per_row)  # the rows used: ceil(slots / per_row)
     out.append("</g>")
     return "".join(out)
 
