@@ -1,9 +1,8 @@
 """Env steps/s as a stock script drives a gymnasium id: CleanRL's ``ppo.py`` makes a ``SyncVectorEnv`` of 4
 envs, each wrapped in ``RecordEpisodeStatistics``, and feeds it actions. ``--actions any`` draws them
 uniformly over the whole action space (an untrained policy without masks: nearly all illegal, so about every
-other step is a new game), ``--actions legal`` uniformly over each env's legal actions (a masked policy).
-
-    python -m benchmarks.vector_env_speed --env-id ffo_env/French-compact-v0 --actions any --steps 400
+other step is a new game), ``--actions legal`` uniformly over each env's legal actions (a masked policy):
+``python -m benchmarks.vector_env_speed --env-id ffo_env/French-compact-v0 --actions any --steps 400``.
 
 Prints one JSON line: env steps, wall and process CPU seconds and both rates (on a shared machine the CPU
 rate is the steadier one). Used for the speed figures of docs/guide/compact_observation.md.
