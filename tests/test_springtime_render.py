@@ -127,6 +127,51 @@ def test_layout_errors_name_the_file_and_the_key(tmp_path: Path) -> None:
         load_layout(bad)
 
 
+def _segment_meets_box(p: tuple[int, int], q: tuple[int, int], box: tuple[int, int, int, int]) -> bool:
+    """Liang-Barsky: does the segment p-q pass through the inside of box (x, y, w, h)?"""
+    x, y, w, h = box
+    t0, t1 = 0.0, 1.0
+    dx, dy = q[0] - p[0], q[1] - p[1]
+    for pp, qq in ((-dx, p[0] - x), (dx, x + w - p[0]), (-dy, p[1] - y), (dy, y + h - p[1])):
+        if pp == 0:
+            if qq <= 0:
+                return False
+            continue
+        r = qq / pp
+        if pp < 0:
+            t0 = max(t0, r)
+        else:
+            t1 = min(t1, r)
+    return t0 < t1
+
+
+def test_layout_boxes_do_not_overlap_and_no_boundary_crosses_a_third_box() -> None:
+    """The schematic map reads right: every boundary line joins its two boxes without crossing another."""
+    lay = load_layout()
+    d = default_data()
+    ids = [x.id for x in d.locations]
+    for i, a in enumerate(ids):
+        ax, ay, w, h = lay.box(a)
+        for b in ids[i + 1 :]:
+            bx, by, _, _ = lay.box(b)
+            assert abs(ax - bx) >= w or abs(ay - by) >= h, (a, b)
+    for i, a in enumerate(ids):
+        for j, _kind in d.adjacency[i]:
+            b = ids[j]
+            crossed = [
+                c
+                for c in ids
+                if c not in (a, b) and _segment_meets_box(lay.centre[a], lay.centre[b], lay.box(c))
+            ]
+            assert not crossed, (a, b, crossed)
+    px, py, pw, ph = lay.panel
+    for c in ids:  # the panel (tracks and markers) covers no location
+        cx, cy, w, h = lay.box(c)
+        assert cx >= px + pw or cx + w <= px or cy >= py + ph or cy + h <= py, c
+    assert _segment_meets_box((0, 0), (100, 100), (40, 40, 20, 20))
+    assert not _segment_meets_box((0, 0), (100, 0), (40, 10, 20, 20))
+
+
 def test_the_renderer_depends_on_the_core_only() -> None:
     """Rendering layer rule: the renderer and viewer import nothing above the rules core."""
     code = (
