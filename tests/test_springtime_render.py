@@ -105,8 +105,25 @@ def test_s59_a_held_marker_is_named_to_its_holder_only() -> None:
     assert de_gaulle not in public and air not in public
     assert "Allied a marker (hidden)" in public and "Axis a marker (hidden)" in public
     assert seen(s, PUBLIC)["held"] == [-1, -1] and seen(s, 0)["held"] == [1, -1]
+    for side in (0, 1):  # the same redaction as the core's own (visibility.visible_to)
+        core = s.visible_to(side)
+        assert seen(s, side)["held"] == core["held"] and seen(s, side)["container"] == core["container"]
     with pytest.raises(ValueError, match="viewer"):
         seen(s, 2)
+
+
+def test_18_2_a_free_setup_is_drawn_with_the_viewers_own_units_only() -> None:
+    """S59 (e): during the Limited Free Setup neither side sees where the other placed its units."""
+    from ffo_env.springtime.core.game import RulesOptions
+
+    s = Game(options=RulesOptions(free_setup=True)).new_initial_state(0)
+    for _ in range(3):
+        s.apply_action(s.legal_actions()[0])
+    assert s.phase == "setup"
+    units = {side: re.findall(r'data-unit="([^"]+)"', position_svg(s, side)) for side in (0, 1, PUBLIC)}
+    assert units[PUBLIC] == []
+    assert units[0] and all(s.game.unit_side[s.game.unit_ids.index(u)] == 0 for u in units[0])
+    assert all(s.game.unit_side[s.game.unit_ids.index(u)] == 1 for u in units[1])
 
 
 def test_svg_is_deterministic_and_leaves_the_state_unchanged() -> None:

@@ -343,7 +343,7 @@ def _panel(game: Game, v: dict[str, Any], lay: Layout) -> str:
     return "".join(out)
 
 
-def _status(v: dict[str, Any], decision_text: str, lay: Layout) -> str:
+def _status(decision_text: str, lay: Layout) -> str:
     px, py, pw, ph = lay.panel
     return _t(
         px + 12, py + ph - 12, decision_text, "decision", font_size="12", font_weight="bold", fill="#7a2e00"
@@ -381,7 +381,7 @@ def layers(
         text = f"Game over: {state.result}"
     else:
         text = f"{state.current_agent} to decide: {state.decision} (turn {state.turn}, {state.phase}, box {state.box})"
-    out["status"] = _status(v, text, lay)
+    out["status"] = _status(text, lay)
     return out
 
 
