@@ -79,13 +79,14 @@ def test_a_springtime_reference_run_writes_the_documented_layout(tmp_path):
 def test_report_of_one_game_keeps_only_its_tasks(tmp_path, capsys):
     _run(tmp_path / "runs" / "sfh", "springtime/german-vs-random/v1", "random", "--eval-games", "1")
     _run(tmp_path / "runs" / "sfh-x", "springtime/german-vs-random/v1", "expert", "--eval-games", "1")
-    code, out, err = _ffo(capsys, "benchmark", "report", str(tmp_path / "runs"), "--out", str(tmp_path / "rep"),
+    runs = str(tmp_path / "runs")
+    code, out, err = _ffo(capsys, "benchmark", "report", runs, "--out", str(tmp_path / "rep"),
                           "--game", "springtime", "--reps", "100")  # fmt: skip
     assert code == 0, err
     rep = json.loads((tmp_path / "rep" / "report.json").read_text())
     assert list(rep["tasks"]) == ["springtime/german-vs-random/v1"]
     assert set(rep["tasks"]["springtime/german-vs-random/v1"]["algorithms"]) == {"random", "expert"}
-    code, _, err = _ffo(capsys, "benchmark", "report", str(tmp_path / "runs"), "--out", str(tmp_path / "rep2"),
+    code, _, err = _ffo(capsys, "benchmark", "report", runs, "--out", str(tmp_path / "rep2"),
                         "--game", "ffo")  # fmt: skip
     assert code == 2 and "no result of a ffo task" in err and not (tmp_path / "rep2").exists()
 

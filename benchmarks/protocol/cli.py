@@ -36,7 +36,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     pr.add_argument(
         "--task",
-        help="task id, e.g. ffo/french-endgame/v1 or springtime/german-vs-heuristic/v1 ('ffo benchmark tasks')",
+        help="task id, e.g. ffo/french-endgame/v1 or springtime/german-vs-heuristic/v1 "
+        "('ffo benchmark tasks')",
     )
     pr.add_argument(
         "--algo", help="algorithm: maskable_ppo, ppo_mlp_compact, dagger_expert, random, untrained, expert"

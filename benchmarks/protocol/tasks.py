@@ -1,9 +1,9 @@
 """The benchmark's tasks: what a learner plays, against whom, from where, and how it is scored.
 
 Every task has a versioned id, ``<game>/<name>/v<N>``: the game of the suite (``ffo``, France Fights On;
-``springtime``, Springtime for Hitler, :mod:`benchmarks.protocol.springtime`), the task, its version. The version is bumped whenever what the task measures
-changes: the rules (engine version), the game data, the observation layout, the opponents' play or the
-start states. So that a changed installation cannot silently run an old version, each task has a
+``springtime``, Springtime for Hitler, :mod:`benchmarks.protocol.springtime`), the task, its version. The
+version is bumped whenever what the task measures changes: the rules (engine version), the game data, the
+observation layout, the opponents' play or the start states. So that a changed installation cannot silently run an old version, each task has a
 *fingerprint* (:func:`fingerprint`): a hash of the engine version, the data files, the observation spec,
 the task's definition, its start-state file and the behaviour of every bot it uses (each bot plays a fixed
 probe position and its decisions are hashed, which catches a changed bot config or bot code). The
@@ -97,6 +97,7 @@ _SFH_SHORT, _SFH_LONG, _SFH_EVAL = 50_000, 1_000_000, 20
 # measured with `ffo benchmark run --algo random/untrained` (docs/guide/benchmark_protocol.md): the random
 # French beats the random German in every game, so France against random is solved before training
 _SFH_SOLVED = {"french-vs-random"}
+_SOLVED_NOTE = "solved by an untrained policy (see the docs): listed for reference, not a benchmark task"
 
 
 def _springtime_tasks() -> list[Task]:
@@ -115,11 +116,10 @@ def _springtime_tasks() -> list[Task]:
                     _SFH_EVAL,
                     _SFH_SHORT,
                     _SFH_LONG,
-                    f"Springtime for Hitler: {names[side]} plays the whole campaign against the {opp} {other.capitalize()}",
+                    f"Springtime for Hitler: {names[side]} plays the whole campaign against the {opp} "
+                    f"{other.capitalize()}",
                     counts=not solved,
-                    note="solved by an untrained policy (see the docs): listed for reference, not a benchmark task"
-                    if solved
-                    else "",
+                    note=_SOLVED_NOTE if solved else "",
                 )
             )
     return out

@@ -4,8 +4,8 @@ Computed only from the core's redacted view (S59, :mod:`ffo_env.springtime.core.
 never reads a hidden field, so the other side's held, drawn or discarded Event markers cannot leak into an
 observation. :func:`encode` asks the core for the entries it reads (``ENCODED_KEYS``, through
 ``visible_fields``) rather than the whole copied view of ``State.visible_to``, whose logs grow with the game;
-``encode_view(game, state.visible_to(side))`` gives the same vector (a test compares the two). Every value lies in ``[0, 1]`` (counts and
-Combat Values are scaled, see the feature lists below).
+``encode_view(game, state.visible_to(side))`` gives the same vector (a test compares the two). Every value
+lies in ``[0, 1]`` (counts and Combat Values are scaled, see the feature lists below).
 
 Blocks, in order (``LAYOUT``; ``block_slices()`` gives each block's slice; a test checks this table
 against the code):
