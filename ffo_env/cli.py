@@ -9,7 +9,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from ffo_env.games import DEFAULT_GAME, add_game_option
+from ffo_env.games import DEFAULT_GAME, add_game_option, game_info, game_of_record
 
 
 def _game_command(args: argparse.Namespace, name: str) -> int:
@@ -71,6 +71,12 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
+    recorded = game_of_record(args.record)
+    if recorded is not None and recorded != args.game:
+        raise ValueError(
+            f"{args.record} is a record of {game_info(recorded).title}, not of {game_info(args.game).title}: "
+            f"run 'ffo replay --game {recorded} {args.record}'"
+        )
     if args.game != DEFAULT_GAME:
         return _game_command(args, "replay")
     from ffo_env.core.record import RecordError, load_record, replay

@@ -81,6 +81,7 @@ class GameInfo:
     rulebook: str  # the shared seed file the rules core implements
     n_actions: int
     scenarios: tuple[str, ...]
+    record_format: str  # the ``format`` field of the game's records
     _new_state: str
     _state_from_dict: str
     _recorder: str
@@ -186,6 +187,7 @@ GAMES: dict[str, GameInfo] = {
         rulebook="000 (World at War #39)",
         n_actions=0,  # depends on the scenario's unit count: Game().num_distinct_actions
         scenarios=("v3",),
+        record_format="ffo-game-record",
         _new_state="ffo_env.games:_ffo_new_state",
         _state_from_dict="ffo_env.games:_ffo_state_from_dict",
         _recorder="ffo_env.core.record:Recorder",
@@ -205,6 +207,7 @@ GAMES: dict[str, GameInfo] = {
         rulebook="002 (M. Rinella, 2016)",
         n_actions=294,
         scenarios=("campaign", "plan_red"),
+        record_format="springtime-game-record",
         _new_state="ffo_env.games:_springtime_new_state",
         _state_from_dict="ffo_env.springtime.core.state_io:state_from_dict",
         _recorder="ffo_env.springtime.core.record:Recorder",
@@ -228,6 +231,19 @@ def game_info(name: str) -> GameInfo:
         return GAMES[name]
     except KeyError:
         raise ValueError(f"unknown game {name!r}; the games of the suite: {', '.join(GAME_NAMES)}") from None
+
+
+def game_of_record(path: str | Path) -> str | None:
+    """The game whose record ``path`` holds, by its ``format`` field (None: unreadable, or no game's format;
+    the game's own loader then says what is wrong)."""
+    import json
+
+    try:
+        doc = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    fmt = doc.get("format") if isinstance(doc, dict) else None
+    return next((g.name for g in GAMES.values() if g.record_format == fmt), None)
 
 
 def add_game_option(parser: Any, help_suffix: str = "") -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import random
+from pathlib import Path
 
 import pytest
 
@@ -58,3 +59,24 @@ def test_aec_env_of_every_game_has_the_agents_french_and_german(name: str) -> No
 def test_unknown_game_is_one_clear_error() -> None:
     with pytest.raises(ValueError, match="unknown game 'chess'; the games of the suite: ffo, springtime"):
         game_info("chess")
+
+
+def test_a_record_names_its_game_and_replay_of_the_wrong_game_says_which(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ffo_env.cli import main as ffo
+    from ffo_env.games import game_of_record
+
+    info = game_info("springtime")
+    rec = info.recorder(info.new_state(4))
+    rec.apply(rec.state.legal_actions()[0])
+    path = tmp_path / "g.json"
+    info.save_record(rec.record(), path)
+    assert game_of_record(path) == "springtime"
+    assert game_of_record(tmp_path / "missing.json") is None
+    assert ffo(["replay", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == (
+        f"error: {path} is a record of Springtime for Hitler, not of France Fights On: "
+        f"run 'ffo replay --game springtime {path}'"
+    )
