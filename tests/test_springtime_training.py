@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from agents.springtime import make_agent  # noqa: E402
-from agents.springtime.policy import PolicyLoadError, load_policy  # noqa: E402
+from agents.springtime.policy import PRETRAINED_DIR, PolicyLoadError, load_policy  # noqa: E402
 from ffo_env.cli import main as ffo  # noqa: E402
 from ffo_env.springtime.core.game import Game  # noqa: E402
 from training.run_folder import RunFolder  # noqa: E402
@@ -244,3 +244,28 @@ def test_release_refuses_an_unfinished_run(tmp_path: Path, capsys: pytest.Captur
     assert (
         err.startswith("error: ") and "has not finished policies" in err and not (tmp_path / "dest").exists()
     )
+
+
+# --- the shipped pair (agents/springtime/pretrained_policies) -------------------------------------------------
+
+
+def test_the_pretrained_pair_loads_with_its_model_card() -> None:
+    for side in ("french", "german"):
+        agent = make_agent("pretrained", side, seed=0)
+        assert agent.side == side and agent.name == "pretrained"
+        assert (PRETRAINED_DIR / f"{side}.pt").stat().st_size < 5_000_000
+    card = (PRETRAINED_DIR / "MODEL_CARD.md").read_text()
+    assert "| final | german | random | 200 |" in card and "Wilson" in card
+
+
+@pytest.mark.parametrize(("side", "opponent"), [("german", "random"), ("french", "heuristic")])
+def test_the_pretrained_policy_beats_what_random_play_cannot(side: str, opponent: str) -> None:
+    # The telling pairings (environment card, 200 games): random Axis beat random Allies in 1 of 200, random
+    # Allies beat the heuristic Axis in 1 of 200. Seeds 0-9, argmax play: deterministic.
+    me = make_agent("pretrained", side, seed=0)
+    wins = 0
+    for seed in range(10):
+        bot = make_agent(opponent, "german" if side == "french" else "french", seed=seed)
+        winner = _play(me, bot, seed) if side == "french" else _play(bot, me, seed)
+        wins += int(winner == (0 if side == "french" else 1))
+    assert wins >= (7 if side == "german" else 3), f"{side} vs {opponent}: {wins}/10"

@@ -16,7 +16,7 @@ from agents.springtime.simple import PassAgent, RandomAgent
 
 __all__ = ["AGENT_NAMES", "make_agent"]
 
-AGENT_NAMES = ("random", "pass", "heuristic", "expert")
+AGENT_NAMES = ("random", "pass", "heuristic", "expert", "pretrained")
 SIDES = ("french", "german")
 
 
