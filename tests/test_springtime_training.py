@@ -194,9 +194,20 @@ def test_a_bad_set_override_is_one_clear_error(tmp_path: Path, capsys: pytest.Ca
     )
 
 
-def test_ffo_options_are_refused_for_springtime(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, run = _train(tmp_path, "--backend", "rllib")
-    assert code == 2 and run is None and capsys.readouterr().err.startswith("error: --backend")
+@pytest.mark.parametrize(
+    "option", [["--backend", "rllib"], ["--data", "reconstruction-v3"], ["--trust-pickle"]]
+)
+def test_ffo_options_are_refused_for_springtime(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], option: list[str]
+) -> None:
+    code, run = _train(tmp_path, *option)
+    err = capsys.readouterr().err
+    assert (
+        code == 2
+        and run is None
+        and err.startswith("error: --backend")
+        and len(err.strip().splitlines()) == 1
+    )
 
 
 def test_the_shipped_configs_load() -> None:

@@ -72,10 +72,11 @@ def run(args: argparse.Namespace) -> int:
     if _springtime(args, given_config):  # issue 41: the second game's trainer
         from training.springtime import command as springtime
 
-        if args.backend or args.address or args.num_env_runners is not None or args.trust_pickle:
+        ffo_only = args.backend or args.address or args.num_env_runners is not None or args.trust_pickle
+        if ffo_only or getattr(args, "data", None) is not None:
             print(
-                "error: --backend, --address, --num-env-runners and --trust-pickle are options of France Fights "
-                "On's training; Springtime for Hitler trains with its own MaskablePPO pipeline",
+                "error: --backend, --address, --num-env-runners, --trust-pickle and --data are options of France "
+                "Fights On's training; Springtime for Hitler trains with its own MaskablePPO pipeline",
                 file=sys.stderr,
             )
             return 2
