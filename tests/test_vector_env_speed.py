@@ -33,3 +33,19 @@ def test_bad_input_is_one_error(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--env-id", "ffo_env/Nope-v0", "--steps", "1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 2 and all(line.startswith("error: ") for line in err)
+
+
+def test_null_env_has_the_real_spaces_and_ends_every_step() -> None:
+    import gymnasium as gym
+    from gymnasium.utils.env_checker import check_env
+
+    import benchmarks.null_env  # noqa: F401 - registers the stand-ins
+
+    env = gym.make("ffo_bench/Null-compact-v0")
+    real = gym.make("ffo_env/French-compact-v0")
+    assert env.observation_space == real.observation_space and env.action_space == real.action_space
+    obs, _ = env.reset(seed=0)
+    assert env.observation_space.contains(obs)
+    _, reward, terminated, truncated, _ = env.step(0)
+    assert reward == -1.0 and terminated and not truncated
+    check_env(env.unwrapped)
