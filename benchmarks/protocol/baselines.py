@@ -12,7 +12,8 @@ side by side (``--only maskable_ppo`` in a second shell): a job being run by one
 reference rows and then its learners (5 seeds), then the full-game tasks' reference rows and learners
 (3 seeds). Springtime for Hitler's jobs (``--only springtime``) write under ``benchmarks/results/springtime/``:
 the reference rows of its six tasks (3 seeds; the opponent-``expert`` and expert-row jobs last, the French
-expert takes seconds a game) and ``maskable_ppo`` (3 seeds) on ``springtime/german-vs-random/v1``.
+expert takes seconds a game) and ``maskable_ppo`` (3 seeds) on ``springtime/german-vs-random/v1``, then
+on ``springtime/french-vs-heuristic/v1``.
 """
 
 from __future__ import annotations
@@ -44,6 +45,7 @@ SFH_CHEAP = (
 )
 SFH_EXPERT = ("springtime/french-vs-expert/v1", "springtime/german-vs-expert/v1")
 SFH_LEARN = ("springtime/german-vs-random/v1",)
+SFH_LEARN_LATE = ("springtime/french-vs-heuristic/v1",)
 
 
 def jobs() -> list[tuple[str, str, int]]:
@@ -55,6 +57,7 @@ def jobs() -> list[tuple[str, str, int]]:
     out += [(t, "expert", 3) for t in SFH_CHEAP if t.startswith("springtime/german")]
     out += [(t, a, 3) for t in SFH_EXPERT for a in ("random", "untrained")]
     out += [(t, "expert", 3) for t in (*SFH_CHEAP, *SFH_EXPERT) if not t.startswith("springtime/german-vs-r")]
+    out += [(t, "maskable_ppo", 3) for t in SFH_LEARN_LATE]
     return list(dict.fromkeys(out))
 
 
