@@ -280,3 +280,28 @@ def test_the_pretrained_policy_beats_what_random_play_cannot(side: str, opponent
         winner = _play(me, bot, seed) if side == "french" else _play(bot, me, seed)
         wins += int(winner == (0 if side == "french" else 1))
     assert wins >= (7 if side == "german" else 3), f"{side} vs {opponent}: {wins}/10"
+
+
+def test_no_springtime_training_module_spells_a_run_folder_name() -> None:
+    # the layout belongs to training/run_folder.py (RunFolder), as for France Fights On's trainers
+    import ast
+
+    from training import run_folder as rf
+
+    names = {
+        rf.CONFIG,
+        rf.COMMAND,
+        rf.SEED,
+        rf.VERSIONS,
+        rf.PROGRESS,
+        rf.CHECKPOINTS,
+        rf.POLICIES,
+        rf.RESULTS,
+    }
+    found = [
+        f"{path.name}:{node.lineno}: {node.value!r}"
+        for path in ROOT.glob("training/springtime/*.py")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and node.value in names
+    ]
+    assert not found, found
