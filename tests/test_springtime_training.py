@@ -59,7 +59,7 @@ def test_the_run_folder_holds_config_progress_checkpoints_policies_and_evaluatio
     run = RunFolder.locate(run_dir)
     assert run.read_config()["game"] == "springtime" and run.read_seed() == 5
     progress = run.read_progress()
-    for key in ("imitation:french:2", "imitation:german:2", "ppo:french:r1", "ppo:german:r1", "policies"):
+    for key in ("imitation:french:2", "imitation:german:2", "ppo:french:r1", "ppo:german:r1", "export"):
         assert key in progress["done"]
     assert {"eval:final:french:random", "eval:final:german:random"} <= set(progress["done"])
     for side in ("french", "german"):
@@ -156,7 +156,7 @@ def test_an_interrupted_run_resumes_from_its_last_checkpoint(
     assert json.loads(run.checkpoint_manifest("german").read_text())["num_timesteps"] == 32
     assert ffo(["train", "--resume", str(run_dir)]) == 0  # the run folder says game: springtime
     after = run.read_progress()
-    assert {"ppo:german:r1", "policies", "eval:final:german:random"} <= set(after["done"])
+    assert {"ppo:german:r1", "export", "eval:final:german:random"} <= set(after["done"])
     assert after["done"].count("imitation:german:1") == 1 and after["timesteps"]["german"] == 64
     curve = [json.loads(x) for x in (run.stage_dir("ppo") / "german.jsonl").read_text().splitlines()]
     assert [c["timesteps"] for c in curve] == [64]  # continued from the checkpoint at 32, not restarted
@@ -252,9 +252,7 @@ def test_release_refuses_an_unfinished_run(tmp_path: Path, capsys: pytest.Captur
     run.write_progress({"done": [], "snapshots": {}, "timesteps": {}})
     assert release([str(run.root), "--dest", str(tmp_path / "dest")]) == 2
     err = capsys.readouterr().err
-    assert (
-        err.startswith("error: ") and "has not finished policies" in err and not (tmp_path / "dest").exists()
-    )
+    assert err.startswith("error: ") and "has not finished export" in err and not (tmp_path / "dest").exists()
 
 
 # --- the shipped pair (agents/springtime/pretrained_policies) -------------------------------------------------

@@ -9,7 +9,7 @@ the last finished stage, or inside PPO from the last checkpoint):
 2. ``ppo:<side>:r<r>``: round ``r`` of MaskablePPO (:mod:`.ppo`) for each side against the opponent mix, with
    checkpoints every ``ppo.checkpoint_every`` decisions; the curve ``ppo/<side>.jsonl`` (one line a
    checkpoint: timesteps, recent win rate and game length, seconds); the snapshot ``snapshots/<side>_r<r>.pt``;
-3. ``policies``: ``policies/<side>.pt`` + ``.json`` (:mod:`agents.springtime.policy`; play one with
+3. ``export``: ``policies/<side>.pt`` + ``.json`` (:mod:`agents.springtime.policy`; play one with
    ``policy:PATH`` and ``--game springtime``);
 4. ``eval:<policy>:<side>:<opponent>``: ``eval/results.json``, win rates with Wilson 95 % intervals on fixed
    seeds, for the final policies and (``eval.compare_imitation``) the imitation stage's.
@@ -31,6 +31,7 @@ from training.run_folder import RunFolder, RunFolderError
 from training.springtime.config import SpringtimeTrainConfig, load_config
 
 DEFAULT_CONFIG = "configs/springtime/train_quick.yaml"
+EXPORT = "export"  # the stage that writes the final policies
 EVAL_GAME_UNITS = 150  # an evaluation game counts as this many decisions in the ETA
 
 
@@ -173,7 +174,7 @@ def _train(
             if key in progress["done"]:
                 continue
             _ppo_round(cfg, run, progress, side, r, meter, latest, models)
-    if "policies" not in progress["done"]:
+    if EXPORT not in progress["done"]:
         _export_final(cfg, run, progress, models)
     if not no_eval and cfg.eval.games > 0:
         _evaluate(cfg, run, progress, meter)
@@ -368,7 +369,7 @@ def _export_final(
             "from_snapshot": Path(snaps[-1]).name,
         }
         export_policy(agent.policy, run.policy(side), side, cfg.policy.net_arch, cfg.policy.activation, extra)
-    progress["done"].append("policies")
+    progress["done"].append(EXPORT)
     run.write_progress(progress)
     del models
 

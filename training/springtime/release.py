@@ -22,6 +22,7 @@ import yaml
 from agents.springtime.policy import PRETRAINED_DIR, load_policy
 from ffo_env.atomic import atomic_write_bytes, atomic_write_text
 from training.run_folder import RunFolder, RunFolderError
+from training.springtime.command import EXPORT
 
 SIDES = ("french", "german")
 
@@ -120,9 +121,7 @@ def model_card(run: RunFolder) -> str:
 def release(run_dir: str | Path, dest: Path = PRETRAINED_DIR) -> Path:
     run = RunFolder.locate(run_dir)
     progress = run.read_progress()
-    missing = [
-        k for k in ("policies", *(f"eval:final:{s}:random" for s in SIDES)) if k not in progress["done"]
-    ]
+    missing = [k for k in (EXPORT, *(f"eval:final:{s}:random" for s in SIDES)) if k not in progress["done"]]
     if missing:
         raise RunFolderError(f"{run.progress_path}: the run has not finished {', '.join(missing)}")
     for side in SIDES:
