@@ -171,6 +171,7 @@ def test_an_interrupted_run_resumes_from_its_last_checkpoint(
         (TINY + "lerning_rate: 0.1\n", "lerning_rate: unknown key"),
         (TINY.replace("random: 1.0", "random: -1.0"), "imitation.opponents.random"),
         ("game: springtime\nppo: [1, 2\n", "not valid YAML"),
+        ("run_name: x\nrounds: 2\n", "game: missing; a Springtime for Hitler config says 'game: springtime'"),
     ],
 )
 def test_a_bad_config_is_one_clear_error_and_no_run_folder(

@@ -261,8 +261,11 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Sp
         mark = getattr(e, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
         raise ConfigError(f"{source}:{where}: not valid YAML ({getattr(e, 'problem', e)})") from None
-    if raw is None:
-        raw = {}
+    if isinstance(raw, dict) and "game" not in raw:  # most likely a France Fights On config
+        raise ConfigError(
+            f"{source}: game: missing; a Springtime for Hitler config says 'game: springtime' (France Fights On's "
+            "configs train without --game springtime)"
+        )
     return from_mapping(raw, source, overrides)
 
 
