@@ -217,3 +217,28 @@ def _no_flushed_denormals_leak() -> Iterator[None]:
     torch = sys.modules.get("torch")
     if torch is not None:
         torch.set_flush_denormal(False)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """The system Chromium under Playwright, one per test module (tests/browser_support.py finds it)."""
+    from browser_support import CHROMIUM, sync_api
+
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        yield b
+        b.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A fresh page; ``page.errors`` collects the page's script errors and console errors."""
+    pg = browser.new_page(viewport={"width": 1500, "height": 950})
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.on(
+        "console", lambda m: errors.append(m.text) if m.type == "error" and "favicon" not in m.text else None
+    )
+    pg.errors = errors
+    yield pg
+    pg.close()

@@ -7,58 +7,16 @@ the one named by ``FFO_CHROMIUM``. Set ``FFO_SCREENSHOT_DIR=docs/img`` to refres
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
+from browser_support import TIMEOUT_MS, shot  # first: it skips this module without a browser
 
 from ffo_env.core.game import Game, RulesOptions
 from ffo_env.core.record import Recorder
 from ffo_env.render.html_viewer import write_viewer
-
-sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-CHROMIUM = os.environ.get("FFO_CHROMIUM") or next(
-    (p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p), None
-)
-if CHROMIUM is None:
-    pytest.skip("no Chromium binary (apt-get install chromium, or set FFO_CHROMIUM)", allow_module_level=True)
-
-pytest.importorskip("flask", reason="flask (web play) is not installed")
-from webplay.app import LocalServer  # noqa: E402
-from webplay.session import GameSession  # noqa: E402
-
-SHOTS = os.environ.get("FFO_SCREENSHOT_DIR")
-TIMEOUT_MS = 20_000  # a bound on each wait, so that a broken page fails instead of hanging
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    pg = browser.new_page(viewport={"width": 1500, "height": 950})
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.on(
-        "console", lambda m: errors.append(m.text) if m.type == "error" and "favicon" not in m.text else None
-    )
-    pg.errors = errors
-    yield pg
-    pg.close()
-
-
-def _shot(pg: Any, name: str) -> None:
-    if SHOTS:
-        Path(SHOTS).mkdir(parents=True, exist_ok=True)
-        pg.screenshot(path=str(Path(SHOTS) / name))
+from webplay.app import LocalServer
+from webplay.session import GameSession
 
 
 def _game_record(seed: int) -> dict[str, Any]:
@@ -104,7 +62,7 @@ def test_viewer_scrubs_to_the_end_and_shows_the_recorded_vp(page: Any, tmp_path:
     page.evaluate(f"ffoViewer.go({k})")
     assert "Battle at" in page.inner_text("#battle") and page.locator("#dice b.die").count() >= 1
     page.evaluate("document.getElementById('mapwrap').scrollTo(700, 150)")
-    _shot(page, "viewer.png")
+    shot(page, "viewer.png")
     assert page.errors == []
 
 
@@ -129,7 +87,7 @@ def test_play_human_decisions_against_random_in_the_browser(page: Any, tmp_path:
             " if (p) { const b = p.getBBox(); w.scrollTo(b.x - 450, b.y - 330); } })()"
         )
         assert page.locator("#marks polygon.selected").count() == 1
-        _shot(page, "play.png")  # the destinations of the picked unit, highlighted on the map and listed
+        shot(page, "play.png")  # the destinations of the picked unit, highlighted on the map and listed
         dest = next(c for c in session.choices() if c["hex"] != session.state.loc[moved_unit])
         page.locator(f"#picks polygon[data-hex='{dest['hex']}']").click()
         page.wait_for_selector("body[data-busy='0'][data-decision='MOVE_UNIT']", timeout=TIMEOUT_MS)

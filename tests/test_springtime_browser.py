@@ -8,58 +8,16 @@ Set ``FFO_SCREENSHOT_DIR=docs/img`` to refresh the docs' screenshots.
 
 from __future__ import annotations
 
-import os
-import shutil
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
+from browser_support import TIMEOUT_MS, shot  # first: it skips this module without a browser
 
 from ffo_env.springtime.core.game import Game
 from ffo_env.springtime.core.record import Recorder
 from ffo_env.springtime.render.viewer import write_viewer
-
-sync_api = pytest.importorskip("playwright.sync_api", reason="the playwright package is not installed")
-CHROMIUM = os.environ.get("FFO_CHROMIUM") or next(
-    (p for p in (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome")) if p), None
-)
-if CHROMIUM is None:
-    pytest.skip("no Chromium binary (apt-get install chromium, or set FFO_CHROMIUM)", allow_module_level=True)
-
-pytest.importorskip("flask", reason="flask (web play) is not installed")
-from webplay.app import LocalServer  # noqa: E402
-from webplay.springtime_session import SpringtimeSession  # noqa: E402
-
-SHOTS = os.environ.get("FFO_SCREENSHOT_DIR")
-TIMEOUT_MS = 20_000  # a bound on each wait, so that a broken page fails instead of hanging
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
-        yield b
-        b.close()
-
-
-@pytest.fixture
-def page(browser: Any) -> Iterator[Any]:
-    pg = browser.new_page(viewport={"width": 1500, "height": 950})
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.on(
-        "console", lambda m: errors.append(m.text) if m.type == "error" and "favicon" not in m.text else None
-    )
-    pg.errors = errors
-    yield pg
-    pg.close()
-
-
-def _shot(pg: Any, name: str) -> None:
-    if SHOTS:
-        Path(SHOTS).mkdir(parents=True, exist_ok=True)
-        pg.screenshot(path=str(Path(SHOTS) / name))
+from webplay.app import LocalServer
+from webplay.springtime_session import SpringtimeSession
 
 
 def _game_record(seed: int) -> tuple[dict[str, Any], Any]:
@@ -97,7 +55,7 @@ def test_viewer_steps_and_scrubs_to_the_final_position(page: Any, tmp_path: Path
         "#slider", "(e, k) => { e.value = k; e.dispatchEvent(new Event('input')); }", n // 2
     )
     assert page.inner_text("#step") == f"{n // 2} / {n}"
-    _shot(page, "springtime_viewer.png")
+    shot(page, "springtime_viewer.png")
     page.keyboard.press("End")
     assert page.inner_text("#step") == f"{n} / {n}" and "game over" in page.inner_text("#who")
     on_map = {final.game.unit_ids[u]: final.game.loc_ids[final.loc[u]] for u in final.on_map()}
@@ -148,7 +106,7 @@ def test_play_human_decisions_against_random_in_the_browser(page: Any, tmp_path:
         assert clicked_on_map >= 3
         assert page.get_attribute("body", "data-decisions") == str(len(session.recorder.decisions))
         assert any(d["player"] == "german" and not d["auto"] for d in session.recorder.decisions)
-        _shot(page, "springtime_play.png")
+        shot(page, "springtime_play.png")
         # S59: the German held marker is never named on the French player's page
         held = session.state.held[1]
         public = set(session.state.turn_track) | set(session.state.impulse_track)
