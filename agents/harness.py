@@ -244,12 +244,10 @@ def _safe(name: str) -> str:
 # ------------------------------------------------------------------ summaries
 
 
-def summarize_pairing(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    if "vp" not in rows[0]:  # another game of the suite: results and Morale instead of VP
-        return _summarize_suite_pairing(rows)
+def _wins(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """The agents, game count and each side's wins with Wilson intervals: the part every game shares."""
     n = len(rows)
     fw = sum(1 for r in rows if r["winner"] == "french")
-    vps = [r["vp"] for r in rows]
     lo_f, hi_f = wilson_interval(fw, n)
     lo_g, hi_g = wilson_interval(n - fw, n)
     return {
@@ -262,12 +260,11 @@ def summarize_pairing(rows: list[dict[str, Any]]) -> dict[str, Any]:
         "french_win_ci95": [lo_f, hi_f],
         "german_win_rate": (n - fw) / n,
         "german_win_ci95": [lo_g, hi_g],
-        "vp_mean": statistics.fmean(vps),
-        "vp_median": statistics.median(vps),
-        "vp_stdev": statistics.stdev(vps) if n > 1 else 0.0,
-        "vp_min": min(vps),
-        "vp_max": max(vps),
-        "vp_breakdown_mean": {k: statistics.fmean(r[f"vp_{k}"] for r in rows) for k in VP_KINDS},
+    }
+
+
+def _lengths(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
         "turn_mean": statistics.fmean(r["turn"] for r in rows),
         "decisions_mean": statistics.fmean(r["decisions"] for r in rows),
         "agent_decisions_mean": statistics.fmean(r["agent_decisions"] for r in rows),
@@ -276,34 +273,37 @@ def summarize_pairing(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _spread(prefix: str, values: list[float]) -> dict[str, float]:
+    return {
+        f"{prefix}_mean": statistics.fmean(values),
+        f"{prefix}_median": statistics.median(values),
+        f"{prefix}_stdev": statistics.stdev(values) if len(values) > 1 else 0.0,
+    }
+
+
+def summarize_pairing(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    if "vp" not in rows[0]:  # another game of the suite: results and Morale instead of VP
+        return _summarize_suite_pairing(rows)
+    vps = [r["vp"] for r in rows]
+    return {
+        **_wins(rows),
+        **_spread("vp", vps),
+        "vp_min": min(vps),
+        "vp_max": max(vps),
+        "vp_breakdown_mean": {k: statistics.fmean(r[f"vp_{k}"] for r in rows) for k in VP_KINDS},
+        **_lengths(rows),
+    }
+
+
 def _summarize_suite_pairing(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    n = len(rows)
-    fw = sum(1 for r in rows if r["winner"] == "french")
-    lo_f, hi_f = wilson_interval(fw, n)
-    lo_g, hi_g = wilson_interval(n - fw, n)
     results: dict[str, int] = {}
     for r in rows:
         results[r["result"]] = results.get(r["result"], 0) + 1
-    morale = [float(r["morale"]) for r in rows]
     return {
-        "french": rows[0]["french"],
-        "german": rows[0]["german"],
-        "games": n,
-        "french_wins": fw,
-        "german_wins": n - fw,
-        "french_win_rate": fw / n,
-        "french_win_ci95": [lo_f, hi_f],
-        "german_win_rate": (n - fw) / n,
-        "german_win_ci95": [lo_g, hi_g],
+        **_wins(rows),
         "results": dict(sorted(results.items())),
-        "morale_mean": statistics.fmean(morale),
-        "morale_median": statistics.median(morale),
-        "morale_stdev": statistics.stdev(morale) if n > 1 else 0.0,
-        "turn_mean": statistics.fmean(r["turn"] for r in rows),
-        "decisions_mean": statistics.fmean(r["decisions"] for r in rows),
-        "agent_decisions_mean": statistics.fmean(r["agent_decisions"] for r in rows),
-        "seconds_per_game": statistics.fmean(r["seconds"] for r in rows),
-        "seeds": [r["seed"] for r in rows],
+        **_spread("morale", [float(r["morale"]) for r in rows]),
+        **_lengths(rows),
     }
 
 
