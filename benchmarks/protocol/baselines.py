@@ -13,7 +13,7 @@ reference rows and then its learners (5 seeds), then the full-game tasks' refere
 (3 seeds). Springtime for Hitler's jobs (``--only springtime``) write under ``benchmarks/results/springtime/``:
 the reference rows of its six tasks (3 seeds; the opponent-``expert`` and expert-row jobs last, the French
 expert takes seconds a game) and ``maskable_ppo`` (3 seeds) on ``springtime/german-vs-random/v1``, then
-on ``springtime/french-vs-heuristic/v1``.
+on ``springtime/french-vs-heuristic/v1`` and ``springtime/german-vs-heuristic/v1``.
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ SFH_CHEAP = (
 )
 SFH_EXPERT = ("springtime/french-vs-expert/v1", "springtime/german-vs-expert/v1")
 SFH_LEARN = ("springtime/german-vs-random/v1",)
-SFH_LEARN_LATE = ("springtime/french-vs-heuristic/v1",)
+SFH_LEARN_LATE = ("springtime/french-vs-heuristic/v1", "springtime/german-vs-heuristic/v1")
 
 
 def jobs() -> list[tuple[str, str, int]]:
