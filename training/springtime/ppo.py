@@ -83,15 +83,13 @@ def save_checkpoint(model: Any, run: RunFolder, side: str) -> Path:
     run.checkpoints.mkdir(parents=True, exist_ok=True)
     steps = int(model.num_timesteps)
     weights = run.checkpoints / checkpoint_weights_name(side, steps)
+    payload = {
+        "policy": model.policy.state_dict(),
+        "optimizer": model.policy.optimizer.state_dict(),
+        "torch_rng": torch.get_rng_state(),
+    }
     buf = io.BytesIO()
-    torch.save(
-        {
-            "policy": model.policy.state_dict(),
-            "optimizer": model.policy.optimizer.state_dict(),
-            "torch_rng": torch.get_rng_state(),
-        },
-        buf,
-    )
+    torch.save(payload, buf)  # into memory: the file is written by atomic_write_bytes below
     data = buf.getvalue()
     atomic_write_bytes(weights, data)
     manifest = {
