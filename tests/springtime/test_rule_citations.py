@@ -58,7 +58,12 @@ def cited_by_name(name: str, paras: set[str]) -> set[str]:
 
 
 def files() -> list[Path]:
-    return sorted(p for base in CODE for p in base.rglob("*") if p.suffix in (".py", ".yaml") and p.is_file())
+    """The game's packages, and every module of the shared folders named after it (agents/springtime,
+    training/springtime, webplay/springtime_session.py, tests/test_springtime_render.py, ...)."""
+    found = {p for base in CODE for p in base.rglob("*")}
+    for shared in ("agents", "training", "webplay", "benchmarks", "tests"):
+        found |= {p for p in (ROOT / shared).rglob("*") if "springtime" in p.relative_to(ROOT).as_posix()}
+    return sorted(p for p in found if p.suffix in (".py", ".yaml") and p.is_file())
 
 
 def test_every_citation_names_a_rule_or_ruling() -> None:
