@@ -818,11 +818,17 @@ def format_table(summary: dict[str, Any]) -> str:
             f" {b['evacuation']:>5.1f} {b['german_losses']:>5.1f} {b['cities']:>5.1f} {b['naval']:>5.1f}"
             f" {p['turn_mean']:>5.1f}"
         )
-    if summary.get("ratings"):
-        lines.append("ratings (OpenSkill Plackett-Luce; ordinal = mu - 3 sigma):")
-        for k, v in summary["ratings"].items():
-            lines.append(f"  {k:<40} mu {v['mu']:6.2f}  sigma {v['sigma']:5.2f}  ordinal {v['ordinal']:6.2f}")
-    return "\n".join(lines)
+    return "\n".join(lines + _rating_lines(summary))
+
+
+def _rating_lines(summary: dict[str, Any]) -> list[str]:
+    """The ratings under a tournament's table (none when the summary has none)."""
+    if not summary.get("ratings"):
+        return []
+    return ["ratings (OpenSkill Plackett-Luce; ordinal = mu - 3 sigma):"] + [
+        f"  {k:<40} mu {v['mu']:6.2f}  sigma {v['sigma']:5.2f}  ordinal {v['ordinal']:6.2f}"
+        for k, v in summary["ratings"].items()
+    ]
 
 
 def _format_suite_table(summary: dict[str, Any]) -> str:
@@ -838,11 +844,7 @@ def _format_suite_table(summary: dict[str, Any]) -> str:
             f"{p['french']:<20} {p['german']:<20} {p['games']:>4} {p['french_win_rate']:>10.3f}"
             f" {f'[{lo:.3f},{hi:.3f}]':>15} {p['morale_mean']:>6.1f} {p['turn_mean']:>5.1f}  {res}"
         )
-    if summary.get("ratings"):
-        lines.append("ratings (OpenSkill Plackett-Luce; ordinal = mu - 3 sigma):")
-        for k, v in summary["ratings"].items():
-            lines.append(f"  {k:<40} mu {v['mu']:6.2f}  sigma {v['sigma']:5.2f}  ordinal {v['ordinal']:6.2f}")
-    return "\n".join(lines)
+    return "\n".join(lines + _rating_lines(summary))
 
 
 # ------------------------------------------------------------------ CLI

@@ -19,39 +19,29 @@ def core_random(seconds: float, seed0: int = 0) -> tuple[dict[str, int], float]:
 
     Decisions are counted continuously; ``games`` counts the games finished in the time."""
     game = Game(options=RulesOptions(setup="random"))
-    rng = random.Random(seed0)
-    decisions = 0
-    games = 0
-    seed = seed0
-    s = game.new_initial_state(seed)
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
-        if s.is_terminal():
-            games += 1
-            seed += 1
-            s = game.new_initial_state(seed)
-            continue
-        legal = s.legal_actions()
-        s.apply_action(legal[rng.randrange(len(legal))])
-        decisions += 1
-    return {"decisions": decisions, "games": games}, time.perf_counter() - t0
+    return _random_play(game.new_initial_state, seconds, seed0)
 
 
 def suite_core_random(game: str, seconds: float, seed0: int = 0) -> tuple[dict[str, int], float]:
     """:func:`core_random` for any game of the suite (``game_info(game).new_state``, default scenario and
     rules): (decisions, games) in ``seconds``."""
-    info = game_info(game)
+    return _random_play(game_info(game).new_state, seconds, seed0)
+
+
+def _random_play(new_state: Callable[[int], Any], seconds: float, seed0: int) -> tuple[dict[str, int], float]:
+    """Uniform random legal play from ``new_state(seed)``, one game after another (seeds ``seed0``, ``seed0 + 1``,
+    ...), for ``seconds``: the decisions made and the games finished, and the time taken."""
     rng = random.Random(seed0)
     decisions = 0
     games = 0
     seed = seed0
-    s = info.new_state(seed)
+    s = new_state(seed)
     t0 = time.perf_counter()
     while time.perf_counter() - t0 < seconds:
         if s.is_terminal():
             games += 1
             seed += 1
-            s = info.new_state(seed)
+            s = new_state(seed)
             continue
         legal = s.legal_actions()
         s.apply_action(legal[rng.randrange(len(legal))])
