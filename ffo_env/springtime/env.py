@@ -16,7 +16,17 @@ Observation         ``{"observation": Box(0, 1, (1351,), float32),
                     "action_mask": Box(0, 1, (294,), int8)}``; layout in
                     :mod:`ffo_env.springtime.encoding`; computed from the
                     core's redacted view (fog: the other side's Event markers)
-Rewards             +1 / -1 at the end (zero-sum), else 0
+Rewards             ``reward="win"`` (default): +1 / -1 at the end (zero-sum),
+                    else 0. ``reward="shaped"``: besides, at every step the
+                    French get ``shaping_scale`` x (P' - P) and the German
+                    minus that, where P is ``french_potential(state)`` of
+                    :mod:`ffo_env.springtime.core.flow` (French Morale / 30:
+                    1.0 at the campaign's start, 0 where the Axis wins
+                    automatically, rule 16.1.1) before and after the step
+                    (an illegal action changes nothing); zero-sum, and a
+                    game's French total is its +/-1 plus ``shaping_scale`` x
+                    (final P - initial P). Default ``shaping_scale`` 0.5: one
+                    Morale point is worth 1/60
 Illegal actions     ``illegal_action="penalty"`` (default, PettingZoo classic):
                     the offender gets -1, the other +1, the game ends, ``info``
                     names the action and the reason; the core state is not
@@ -28,7 +38,7 @@ Render              ``render_mode="ansi"``: the core's text notation of the
 
 Options: ``scenario`` (``"campaign"``, ``"plan_red"``), ``rules`` (a
 :class:`~ffo_env.springtime.core.game.RulesOptions` or a dict of its fields), ``illegal_action``,
-``render_mode``, ``max_steps``. ``reset(seed)`` seeds the env's generator, which draws the game seed;
+``render_mode``, ``max_steps``, ``reward`` (``"win"``, ``"shaped"``), ``shaping_scale``. ``reset(seed)`` seeds the env's generator, which draws the game seed;
 ``reset(options={"game_seed": n})`` uses ``n`` directly, ``{"state": s}`` starts from a copy of ``s``.
 
 Version history: v0 -- first release.
@@ -47,6 +57,7 @@ from pettingzoo.utils.conversions import turn_based_aec_to_parallel
 
 from ffo_env.springtime.core.actions import N_ACTIONS, IllegalActionError
 from ffo_env.springtime.core.data import AGENTS
+from ffo_env.springtime.core.flow import french_potential
 from ffo_env.springtime.core.game import Game, RulesOptions
 from ffo_env.springtime.core.state import State
 from ffo_env.springtime.encoding import OBS_SIZE, encode
@@ -54,6 +65,8 @@ from ffo_env.springtime.encoding import OBS_SIZE, encode
 __all__ = ["AGENTS", "SpringtimeSingleAgentEnv", "env", "make_game", "parallel_env", "raw_env"]
 
 ILLEGAL_ACTION_MODES = ("penalty", "raise")
+REWARDS = ("win", "shaped")
+SHAPING_SCALE = 0.5  # the default: the potential's campaign range (Morale 30 -> 0) is worth half a win
 RENDER_MODES = ("ansi",)
 
 
@@ -129,9 +142,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         illegal_action: str = "penalty",
         render_mode: str | None = None,
         max_steps: int | None = None,
+        reward: str = "win",
+        shaping_scale: float = SHAPING_SCALE,
     ) -> None:
         super().__init__()
         _check("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
+        _check("reward", reward, REWARDS)
         if render_mode is not None:
             _check("render_mode", render_mode, RENDER_MODES)
         if max_steps is not None and max_steps <= 0:
@@ -140,6 +156,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
         self.illegal_action = illegal_action
         self.render_mode = render_mode
         self.max_steps = max_steps
+        self.reward_mode = reward
+        self.shaping_scale = float(shaping_scale)
         self.possible_agents = list(AGENTS)
         self.agents: list[str] = []
         space = spaces.Dict({"observation": _obs_space(), "action_mask": _mask_space()})
@@ -188,6 +206,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             self._was_dead_step(action)
             return
         s = self.game_state
+        shaped = self.reward_mode == "shaped"
+        p0 = french_potential(s) if shaped else 0.0
         reason = apply_or_reason(s, action, self.illegal_action)
         self._cumulative_rewards[agent] = 0.0
         if reason is not None:
@@ -207,14 +227,15 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo naming convention
             self._accumulate_rewards()
             return
         self.num_steps += 1
+        fr = self.shaping_scale * (french_potential(s) - p0) if shaped else 0.0
         if s.is_terminal():
             ret = s.returns()
-            self.rewards = {"french": ret[0], "german": ret[1]}
+            self.rewards = {"french": fr + ret[0], "german": -fr + ret[1]}
             self.terminations = dict.fromkeys(self.agents, True)
             self._finish_infos()
             self.agent_selection = AGENTS[1 - AGENTS.index(agent)]
         else:
-            self.rewards = dict.fromkeys(AGENTS, 0.0)
+            self.rewards = {"french": fr, "german": -fr}
             if self.max_steps is not None and self.num_steps >= self.max_steps:
                 self.truncations = dict.fromkeys(self.agents, True)
                 self._finish_infos()
@@ -273,7 +294,11 @@ class SpringtimeSingleAgentEnv(gym.Env):
     """One side against an ``opponent`` (an object with ``act_state(state) -> int``; None = uniform random
     from the env's seeded generator). ``observation_format="dict"``: ``{"observation", "action_mask"}``;
     ``"flat"``: the 1-D float32 ``Box`` only. :meth:`action_masks` gives the legal actions (sb3-contrib
-    ``MaskablePPO``); ``info["action_mask"]`` too. Reward: the learner's +1 / -1 at the end."""
+    ``MaskablePPO``); ``info["action_mask"]`` too. Reward: the learner's +1 / -1 at the end; with
+    ``reward="shaped"`` plus ``shaping_scale`` x the change of
+    :func:`~ffo_env.springtime.core.flow.french_potential` over the step (the learner's move and the
+    opponent's answers), with the learner's sign (minus for the German). An episode's total is then its
+    +/-1 plus the scale x (final potential - potential at the learner's first decision)."""
 
     metadata = {"render_modes": ["ansi"]}
 
@@ -287,8 +312,11 @@ class SpringtimeSingleAgentEnv(gym.Env):
         illegal_action: str = "penalty",
         render_mode: str | None = None,
         max_steps: int | None = None,
+        reward: str = "win",
+        shaping_scale: float = SHAPING_SCALE,
     ) -> None:
         _check("side", side, AGENTS)
+        _check("reward", reward, REWARDS)
         _check("observation_format", observation_format, ("dict", "flat"))
         _check("illegal_action", illegal_action, ILLEGAL_ACTION_MODES)
         if render_mode is not None:
@@ -300,6 +328,8 @@ class SpringtimeSingleAgentEnv(gym.Env):
         self.illegal_action = illegal_action
         self.render_mode = render_mode
         self.max_steps = max_steps
+        self.reward_mode = reward
+        self.shaping_scale = float(shaping_scale)
         self.action_space = spaces.Discrete(N_ACTIONS)
         self.observation_space: spaces.Space = (
             _obs_space()
@@ -331,6 +361,8 @@ class SpringtimeSingleAgentEnv(gym.Env):
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
         s = self.game_state
+        shaped = self.reward_mode == "shaped"
+        p0 = french_potential(s) if shaped else 0.0
         reason = apply_or_reason(s, action, self.illegal_action)
         if reason is not None:
             info = {**self._info(), "illegal_action": action, "reason": reason}
@@ -339,6 +371,9 @@ class SpringtimeSingleAgentEnv(gym.Env):
         self._play_opponent()
         done = s.is_terminal()
         reward = float(s.returns()[self.side]) if done else 0.0
+        if shaped:
+            d = self.shaping_scale * (french_potential(s) - p0)
+            reward += d if self.side == 0 else -d
         truncated = not done and self.max_steps is not None and self.num_steps >= self.max_steps
         return self._obs(), reward, done, truncated, self._info()
 

@@ -120,3 +120,77 @@ def test_single_agent_plays_a_game_to_the_end_against_the_pass_bot() -> None:
         _, reward, done, trunc, _ = e.step(int(rng.choice(legal)))
         assert not trunc
     assert reward in (-1.0, 1.0)
+
+
+def _random_game(e, seed: int) -> tuple[dict[str, float], float, float]:
+    """Play ``e`` (an AEC env) to the end at random: summed rewards, the first and the final potential."""
+    from ffo_env.springtime.core.flow import french_potential
+
+    e.reset(seed=seed)
+    p0 = french_potential(e.unwrapped.game_state)
+    total = {"french": 0.0, "german": 0.0}
+    rng = np.random.default_rng(seed)
+    for agent in e.agent_iter():
+        obs, reward, term, trunc, _ = e.last()
+        total[agent] += reward
+        e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    return total, p0, french_potential(e.unwrapped.game_state)
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_shaped_reward_sums_to_the_result_plus_the_potential_change_zero_sum(seed: int) -> None:
+    win, _, _ = _random_game(springtime_v0.env(), seed)
+    shaped, p0, p1 = _random_game(springtime_v0.env(reward="shaped", shaping_scale=0.5), seed)
+    assert p1 != p0  # the game moved French Morale: the test sees the shaping
+    assert shaped["french"] == pytest.approx(win["french"] + 0.5 * (p1 - p0))
+    assert shaped["german"] == pytest.approx(-shaped["french"])
+
+
+def test_shaped_reward_follows_each_morale_change_of_the_step() -> None:
+    from ffo_env.springtime.core.flow import french_potential
+
+    e = springtime_v0.raw_env(reward="shaped", shaping_scale=2.0)
+    e.reset(seed=3)
+    rng = np.random.default_rng(3)
+    changed = 0
+    while not any(e.terminations.values()):
+        s = e.game_state
+        p0 = french_potential(s)
+        e.step(int(rng.choice(s.legal_actions())))
+        d = 2.0 * (french_potential(e.game_state) - p0)
+        if e.game_state.is_terminal():
+            d += e.game_state.returns()[0]
+        assert e.rewards == pytest.approx({"french": d, "german": -d})
+        changed += d != 0.0
+    assert changed > 3
+
+
+@pytest.mark.parametrize("side", ["french", "german"])
+def test_single_agent_shaped_reward_is_the_learner_sided_potential_change(side: str) -> None:
+    from ffo_env.springtime.core.flow import french_potential
+
+    e = gymnasium.make("ffo_env/Springtime-French-flat-v0".replace("French", side.title()), reward="shaped")
+    e = e.unwrapped
+    e.reset(seed=7)
+    sign = 1.0 if side == "french" else -1.0
+    p_first = french_potential(e.game_state)
+    total, done, rng = 0.0, False, np.random.default_rng(7)
+    while not done:
+        p0 = french_potential(e.game_state)
+        _, r, done, trunc, _ = e.step(int(rng.choice(np.flatnonzero(e.action_masks()))))
+        end = e.game_state.returns()[0 if side == "french" else 1] if done else 0.0
+        assert r == pytest.approx(end + sign * 0.5 * (french_potential(e.game_state) - p0))
+        total += r
+        assert not trunc
+    assert total == pytest.approx(end + sign * 0.5 * (french_potential(e.game_state) - p_first))
+
+
+def test_bad_reward_option_names_it() -> None:
+    with pytest.raises(ValueError, match="reward"):
+        springtime_v0.raw_env(reward="vp")
+    with pytest.raises(ValueError, match="reward"):
+        springtime_v0.SpringtimeSingleAgentEnv(reward="morale")
+
+
+def test_pettingzoo_api_shaped() -> None:
+    api_test(springtime_v0.env(reward="shaped"), num_cycles=30)

@@ -364,6 +364,17 @@ def automatic_victory(s: State) -> bool:
     return len(zones) >= 3
 
 
+def french_potential(s: State) -> float:
+    """The French side's standing on the game's clock, for potential-based reward shaping: French Morale
+    (public, S49) over the campaign's printed starting Morale (30, rule 5.1.3).
+
+    1.0 at the start of the campaign (without a bid, rule 17.1), 0.0 where the Axis wins automatically
+    (Morale 0 or less, rule 16.1.1, S47). Morale has no bounds (S49), so neither has this: a bid or
+    regained Areas can lift it above 1, and it can fall below 0 in mid-phase, which ends nothing by itself.
+    """
+    return s.morale / s.game.data.scenarios["campaign"].morale
+
+
 STEPS: dict[str, Callable[[State], None]] = {
     f.__name__: f
     for f in (
