@@ -12,6 +12,9 @@ fail if any of that builds a different position:
 - for 40 seeds, the full state dict against one built with the slow reference setup below (every
   candidate hex counted with ``State._counted``, the rule's own count);
 - the per-game tables against their definitions from the map, the dice log's phase names;
+- the dice's unrolled ``below`` against the original rejection loop over ``_next``, the setup's
+  ``_picker`` against ``_pick``, and ``setup_candidates`` (what the random setup keeps up to date as hexes
+  fill) against ``setup_hexes``, the rule's one definition;
 - the compact env's observation after an illegal action (reused, not encoded again) against a fresh one.
 
 The fixture is written only on request, from a trusted engine::
@@ -33,10 +36,13 @@ import numpy as np
 import pytest
 
 import ffo_env  # noqa: F401 - registers the gymnasium ids
+from ffo_env.core import hexgrid as hg
 from ffo_env.core import setup_phase
+from ffo_env.core.dice import Dice
 from ffo_env.core.game import Game, RulesOptions
 from ffo_env.core.mapdata import ColoredRow
 from ffo_env.core.scenario import scenario_for
+from ffo_env.core.setup_rules import setup_candidates, setup_hexes
 from ffo_env.core.sides import Side
 from ffo_env.core.state import _PHASE_NAMES, Phase, State
 from ffo_env.envs.single_agent import FFOSingleAgentEnv
@@ -119,6 +125,57 @@ def test_3_3_3_7_per_game_start_tables_match_the_map() -> None:
 
 def test_r37_dice_log_phase_names_are_the_phases_names() -> None:
     assert [_PHASE_NAMES[p] for p in Phase] == [p.name for p in Phase]
+
+
+def _reference_below(d: Dice, n: int) -> int:
+    """Dice.below as it was written before the speed-up: rejection sampling over Dice._next."""
+    limit = (1 << 32) - ((1 << 32) % n)
+    while True:
+        r = d._next()
+        if r < limit:
+            return r % n
+
+
+def test_r37_dice_below_draws_what_the_reference_draws() -> None:
+    rng = random.Random(37)
+    for seed in range(200):
+        fast, ref = Dice(seed), Dice(seed)
+        for _ in range(50):
+            n = rng.choice((1, 2, 3, 6, 7, 100, 1607, 2**31 + 5, 2**32 - 1))  # large n: many rejections
+            assert fast.below(n) == _reference_below(ref, n)
+            assert fast.state == ref.state
+
+
+def test_r37_picker_logs_exactly_what_pick_logs() -> None:
+    a = _game("random").new_initial_state(5)
+    b = a.clone()
+    pick = b._picker()
+    for n, why in ((7, "x"), (1, "y"), (1607, "z"), (3, "w")):
+        assert a._pick(n, why) == pick(n, why)
+    assert a.dice_log == b.dice_log and a.dice.state == b.dice.state
+
+
+def test_3_3_6_2_setup_hexes_are_the_candidates_below_the_limit() -> None:
+    """setup_hexes (the rule's one definition) and setup_candidates (what the random setup keeps) agree for
+    every unit of both sides, whatever the counts."""
+    game = _game("random")
+    mt, limit = game.tables, game.scenario.tables.setup_stack_limit
+    rng = random.Random(62)
+    for _ in range(20):
+        counts = [rng.randrange(limit + 2) for _ in range(hg.N_HEX)]
+        for spec in game.units:
+            cand, limited = setup_candidates(spec, mt.red, mt.green)
+            want = setup_hexes(spec, mt.red, mt.green, limit, counts.__getitem__)
+            assert want == ([h for h in cand if counts[h] < limit] if limited else cand), spec.id
+            assert limited or want == setup_hexes(spec, mt.red, mt.green, limit, lambda h: limit), spec.id
+
+
+def test_3_7_7_8_per_game_hex_and_unit_tables_match_their_definitions() -> None:
+    game = _game("random")
+    assert list(game.always_german) == [
+        int(r in (ColoredRow.GREEN, ColoredRow.YELLOW)) for r in game.tables.row
+    ]
+    assert game.unit_port == tuple(bool(u.port) for u in game.units)
 
 
 def test_compact_observation_after_an_illegal_action_is_the_fresh_one() -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 _MASK64 = (1 << 64) - 1
 _MULT = 6364136223846793005
 _INC = 1442695040888963407
+_2_32 = 1 << 32
 
 
 class Dice:
@@ -37,11 +38,18 @@ class Dice:
     def below(self, n: int) -> int:
         if n <= 0:
             raise ValueError("below(n) needs n >= 1")
-        # rejection sampling keeps every outcome equally likely
-        limit = (1 << 32) - ((1 << 32) % n)
+        # rejection sampling keeps every outcome equally likely; the generator step of _next is written out
+        # here (the same arithmetic) because a new game's random setup draws about a hundred of these
+        limit = _2_32 - (_2_32 % n)
+        old = self.state
         while True:
-            r = self._next()
+            new = (old * _MULT + _INC) & _MASK64
+            xorshifted = (((old >> 18) ^ old) >> 27) & 0xFFFFFFFF
+            rot = old >> 59
+            r = ((xorshifted >> rot) | (xorshifted << ((-rot) & 31))) & 0xFFFFFFFF
+            old = new
             if r < limit:
+                self.state = new
                 return r % n
 
     def roll(self) -> int:

@@ -105,6 +105,8 @@ class Game:
     unit_panzer: tuple[bool, ...] = field(init=False)
     passable_bits: tuple[int, int] = field(init=False)  # not forbidden, per side, as int bitsets
     initial_control: bytes = field(init=False)  # controller of each hex at the start (rule 3.7)
+    always_german: bytes = field(init=False)  # 1 for the hexes of the green and yellow rows (rule 3.7)
+    unit_port: tuple[bool, ...] = field(init=False)  # a naval garrison (rule 7.8)
     port_home: tuple[tuple[int, int], ...] = field(
         init=False
     )  # (unit, its port's hex) per garrison (rule 3.3)
@@ -179,7 +181,9 @@ def _derive(scenario: Scenario) -> dict[str, Any]:
         "unit_free_stacking": tuple(bool(u.free_stacking) for u in units),
         "unit_panzer": tuple(bool(u.is_panzer) for u in units),
         "passable_bits": tuple(sum(1 << i for i in range(hg.N_HEX) if not f[i]) for f in (fr, de)),
-        # rule 3.7: all hexes French except the green and yellow rows
+        # rule 3.7: all hexes French except the green and yellow rows, which are always German
         "initial_control": bytes(1 if r in (ColoredRow.GREEN, ColoredRow.YELLOW) else 0 for r in mt.row),
+        "always_german": bytes(1 if r in (ColoredRow.GREEN, ColoredRow.YELLOW) else 0 for r in mt.row),
+        "unit_port": tuple(bool(u.port) for u in units),
         "port_home": tuple((u.index, scenario.map.hex_of_city(u.port)) for u in units if u.port),
     }

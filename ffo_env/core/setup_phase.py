@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import weakref
+from typing import TYPE_CHECKING, NamedTuple
 
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.phases import RESERVE, Decision
-from ffo_env.core.setup_rules import SETUP_KINDS
+from ffo_env.core.setup_rules import SETUP_KINDS, setup_candidates
 from ffo_env.core.setup_rules import setup_hexes as rules_setup_hexes
 from ffo_env.core.sides import Side
 
 if TYPE_CHECKING:
+    from ffo_env.core.game import Game
     from ffo_env.core.state import State
 
 FRENCH = Side.FRENCH
@@ -70,39 +72,85 @@ def setup_hexes(s: State, u: int) -> list[int]:
 
 
 def random_setup(s: State, side: Side) -> None:
-    pending = setup_pending(s, side)
-    # fortress corps first so that their two hexes are never taken by the 51st's choice
-    pending.sort(key=lambda u: (s.units[u].type != "fortress", s.units[u].free_stacking))
-    n_first = sum(1 for u in pending if s.units[u].type == "fortress")
+    plan = _random_plan(s.game, side)
+    status = s.status
+    pending = [u for u in plan.order if status[u] == RESERVE]  # plan.order is sorted, so this is too
+    n_first = sum(1 for u in pending if plan.fortress[u])
     # the stack counts of rules 6.2, 6.3 (what State._counted answers), kept up to date as units are placed
     # here rather than recounted for every candidate hex of every unit: same answers, a fraction of the time
     count = [0] * hg.N_HEX
     for h in s.stacks:
         count[h] = s._counted(h)
-    free = s.game.unit_free_stacking
-    mt = s.game.tables
     limit = s.game.scenario.tables.setup_stack_limit
-    units = s.units
-    # setup_hexes reads of a unit only its side, setup kind, type and free stacking, and of the counts only
-    # whether each is below the limit: its answer per kind of unit is kept until a hex fills up
-    kept: dict[tuple[int, str, str, bool], list[int]] = {}
+    # each kind of unit's legal hexes (setup_rules.setup_hexes), kept up to date: a count only grows here,
+    # so a hex leaves the lists where the limit applies when it fills up, and never joins one
+    legal: list[list[int]] = [
+        [h for h in cand if count[h] < limit] if limited else list(cand) for cand, limited in plan.kinds
+    ]
+    limited_lists = [hexes for hexes, (_, limited) in zip(legal, plan.kinds, strict=True) if limited]
+    pick = s._picker()  # s._pick: the turn and phase do not change during the setup
+    place = s._place
     while pending:
         # R2/R3: the order of placement decides the stack order, so it is drawn too
         # (fortress corps first, so the 51st never takes one of their two hexes)
-        k = s._pick(n_first, "random setup: unit") if n_first else s._pick(len(pending), "random setup: unit")
-        n_first = max(0, n_first - 1)
+        if n_first:
+            k = pick(n_first, "random setup: unit")
+            n_first -= 1
+        else:
+            k = pick(len(pending), "random setup: unit")
         u = pending.pop(k)
-        spec = units[u]
-        kind = (int(spec.side), spec.setup, spec.type, spec.free_stacking)
-        hexes = kept.get(kind)
-        if hexes is None:
-            hexes = kept[kind] = rules_setup_hexes(spec, mt.red, mt.green, limit, count.__getitem__)
-        h = hexes[s._pick(len(hexes), f"random setup: hex of {spec.id}")]
-        s._place(u, h)
-        if not free[u]:
+        hexes = legal[plan.kind[u]]
+        h = hexes[pick(len(hexes), plan.purpose[u])]
+        place(u, h)
+        if plan.counts[u]:
             count[h] += 1
             if count[h] == limit:
-                kept.clear()
+                for lst in limited_lists:
+                    if h in lst:
+                        lst.remove(h)
+
+
+class _RandomPlan(NamedTuple):
+    """What the random setup of one side needs of its units, derived once per game (speed only)."""
+
+    order: tuple[int, ...]  # the side's setup units in placement-draw order: fortress corps first
+    fortress: tuple[bool, ...]  # per unit index: a fortress corps
+    counts: tuple[bool, ...]  # per unit index: counts against the stacking limit (rule 6.3)
+    kind: tuple[int, ...]  # per unit index: its entry in kinds (-1 if not set up by this side)
+    kinds: tuple[tuple[tuple[int, ...], bool], ...]  # setup_rules.setup_candidates per kind of unit
+    purpose: tuple[str, ...]  # per unit index: the dice log's purpose of its hex draw
+
+
+_PLANS: weakref.WeakKeyDictionary[Game, dict[int, _RandomPlan]] = weakref.WeakKeyDictionary()
+
+
+def _random_plan(game: Game, side: Side) -> _RandomPlan:
+    plans = _PLANS.get(game)
+    if plans is None:
+        plans = _PLANS[game] = {}
+    plan = plans.get(int(side))
+    if plan is not None:
+        return plan
+    units = game.scenario.units
+    kinds_ = SETUP_KINDS[side]
+    order = [u.index for u in units if u.side == side and u.setup in kinds_]
+    order.sort(key=lambda u: (units[u].type != "fortress", units[u].free_stacking))  # stable
+    mt = game.tables
+    kind_of: dict[tuple[tuple[int, ...], bool], int] = {}
+    kind = [-1] * len(units)
+    for u in order:
+        cand, limited = setup_candidates(units[u], mt.red, mt.green)
+        kind[u] = kind_of.setdefault((tuple(cand), limited), len(kind_of))
+    plan = _RandomPlan(
+        order=tuple(order),
+        fortress=tuple(u.type == "fortress" for u in units),
+        counts=tuple(not f for f in game.unit_free_stacking),
+        kind=tuple(kind),
+        kinds=tuple(kind_of),
+        purpose=tuple(f"random setup: hex of {u.id}" for u in units),
+    )
+    plans[int(side)] = plan
+    return plan
 
 
 def legal_setup_unit(s: State) -> list[int]:

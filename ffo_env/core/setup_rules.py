@@ -24,23 +24,28 @@ if TYPE_CHECKING:
 SETUP_KINDS = {Side.FRENCH: ("red", "fortress"), Side.GERMAN: ("green",)}
 
 
+def setup_candidates(spec: UnitSpec, red: Sequence[int], green: Sequence[int]) -> tuple[list[int], bool]:
+    """The hexes of the setup rows unit ``spec`` may be placed in (rules 3.3, 3.4; ascending, as the rows are
+    given) and whether the setup stacking limit restricts them there (rule 6.2; rule 6.3: not for free-stacking
+    units; of the units set up in the two fortress hexes, only for the fortress corps themselves)."""
+    if spec.side == Side.FRENCH:
+        east = list(red[-2:])  # rule 3.3: 5923 and 5924
+        if spec.setup == "fortress":
+            return east, spec.type == "fortress"
+        return [h for h in red if h not in east], not spec.free_stacking  # rules 6.2, 6.3
+    return list(green), not spec.free_stacking  # rules 6.2, 6.3
+
+
 def setup_hexes(
     spec: UnitSpec, red: Sequence[int], green: Sequence[int], limit: int, counted: Callable[[int], int]
 ) -> list[int]:
     """Hexes unit ``spec`` may be placed in, given the red and green rows (ascending), the setup stacking
-    limit and ``counted(h)``, the units in ``h`` that count against it (rules 3.3, 3.4, 6.2, 6.3)."""
-    if spec.side == Side.FRENCH:
-        east = list(red[-2:])  # rule 3.3: 5923 and 5924
-        if spec.setup == "fortress":
-            if spec.type == "fortress":
-                return [h for h in east if counted(h) < limit]
-            return east
-        if spec.free_stacking:
-            return [h for h in red if h not in east]  # rule 6.3
-        return [h for h in red if h not in east and counted(h) < limit]  # rule 6.2
-    if spec.free_stacking:
-        return list(green)  # rule 6.3
-    return [h for h in green if counted(h) < limit]  # rule 6.2
+    limit and ``counted(h)``, the units in ``h`` that count against it (rules 3.3, 3.4, 6.2, 6.3): the
+    :func:`setup_candidates` below the limit where the limit applies."""
+    hexes, limited = setup_candidates(spec, red, green)
+    if limited:
+        return [h for h in hexes if counted(h) < limit]
+    return hexes
 
 
 def check_fixed_setup(scenario: Scenario, source: Path | str) -> None:

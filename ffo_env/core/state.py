@@ -484,6 +484,22 @@ class State:
         )
         return v
 
+    def _picker(self) -> Callable[[int, str], int]:
+        """:meth:`_pick` for a run of draws within one phase and game turn (a side's random setup: about fifty
+        draws a reset): the same draws and the same log entries, with the turn and phase looked up once."""
+        below = self.dice.below
+        log = self.dice_log
+        append = log.append
+        turn = self.turn
+        phase = _PHASE_NAMES[self.phase]
+
+        def pick(n: int, purpose: str) -> int:
+            v = below(n)
+            append({"i": len(log), "pick": v, "of": n, "for": purpose, "turn": turn, "phase": phase})
+            return v
+
+        return pick
+
     # ------------------------------------------------------------------ VP
 
     def _award(self, vp: int, kind: str, detail: str) -> None:
@@ -498,22 +514,26 @@ class State:
 
     def _place(self, u: int, h: int) -> None:
         """Put unit ``u`` on top of hex ``h`` (R3) and take control of it (rule 3.7)."""
-        self.stacks.setdefault(h, []).append(u)
+        st = self.stacks.get(h)
+        if st is None:
+            self.stacks[h] = [u]
+        else:
+            st.append(u)
         self.loc[u] = h
         self.status[u] = ON_MAP
-        spec = self.units[u]
-        side = spec.side
+        game = self.game
+        side = game.unit_side[u]
         self._pos_version[side] += 1
-        if spec.port:
+        if game.unit_port[u]:
             self._port_version += 1
-        self.revealed[0].discard(h)
-        self.revealed[1].discard(h)
+        revealed = self.revealed
+        revealed[0].discard(h)
+        revealed[1].discard(h)
         self._take(h, side)
 
     def _take(self, h: int, side: int) -> None:
-        mt = self.game.tables
-        if mt.row[h] in (ColoredRow.GREEN, ColoredRow.YELLOW):
-            return  # rule 3.7: always German
+        if self.game.always_german[h]:
+            return  # rule 3.7: the green and yellow rows are always German
         self.control[h] = side
         if side == GERMAN:
             self.ever_german[h] = 1
