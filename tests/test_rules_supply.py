@@ -177,3 +177,36 @@ def test_7_9_no_scare_on_game_turn_1():
 
 def test_7_3_hex_index_helpers_consistent():
     assert hg.hex_name(H("4414")) == "4414"
+
+
+def test_r10_supply_floods_kept_across_games_are_the_floods_themselves():
+    """masks keeps the last floods of the supply network (rules 7.2, 7.7, 7.8, R10) across states and games,
+    keyed on the flood's inputs: every mask it gives is the flood of those inputs, the kept ones are never
+    written through a state's mask, and no more than _FLOODS_MAX are kept."""
+    import random
+
+    from ffo_env.core import masks
+    from ffo_env.core.search import bits_to_mask, flood_bits
+
+    game = plain_game()
+    rng = random.Random(7)
+    masks._FLOODS.clear()
+    for seed in range(6):
+        s = game.new_initial_state(seed)
+        for _ in range(120):
+            if s.is_terminal():
+                break
+            for side, west in ((0, False), (1, False), (1, True)):
+                got = s.supply_mask(side, west)
+                passable = game.passable_bits[side] & ~masks.occupied_bits(s, 1 - side)
+                if side == 0:
+                    sources = sum(1 << h for h in masks.garrisoned_ports(s))
+                else:
+                    sources = game.tables.yellow_bits if west else game.tables.green_bits
+                assert got == bits_to_mask(flood_bits(game.tables.open_bits, sources, passable))
+                got[0] ^= 1  # a state's mask is its own: the kept flood does not change
+                assert bytes(got) != masks._flood_mask(game.tables.open_bits, sources, passable)
+                got[0] ^= 1
+            legal = s.legal_actions()
+            s.apply_action(legal[rng.randrange(len(legal))])
+    assert 0 < len(masks._FLOODS) <= masks._FLOODS_MAX

@@ -107,6 +107,7 @@ class Game:
     initial_control: bytes = field(init=False)  # controller of each hex at the start (rule 3.7)
     always_german: bytes = field(init=False)  # 1 for the hexes of the green and yellow rows (rule 3.7)
     unit_port: tuple[bool, ...] = field(init=False)  # a naval garrison (rule 7.8)
+    unit_ids: tuple[str, ...] = field(init=False)  # for messages naming a unit action
     port_home: tuple[tuple[int, int], ...] = field(
         init=False
     )  # (unit, its port's hex) per garrison (rule 3.3)
@@ -185,5 +186,6 @@ def _derive(scenario: Scenario) -> dict[str, Any]:
         "initial_control": bytes(1 if r in (ColoredRow.GREEN, ColoredRow.YELLOW) else 0 for r in mt.row),
         "always_german": bytes(1 if r in (ColoredRow.GREEN, ColoredRow.YELLOW) else 0 for r in mt.row),
         "unit_port": tuple(bool(u.port) for u in units),
+        "unit_ids": tuple(u.id for u in units),
         "port_home": tuple((u.index, scenario.map.hex_of_city(u.port)) for u in units if u.port),
     }

@@ -87,6 +87,24 @@ def supply_mask(s: State, side: int, west: bool = False) -> bytearray:
             sources |= 1 << h
     else:
         sources = mt.yellow_bits if west else mt.green_bits  # rule 7.7, 9.5
-    mask = bits_to_mask(flood_bits(mt.open_bits, sources, passable))
+    mask = bytearray(_flood_mask(mt.open_bits, sources, passable))
     s._cache[kind] = (key, mask)
     return mask
+
+
+# flood_bits is a pure function of its ints, and the same floods recur across games: every new game starts
+# with the same French supply network (the German units stand in the green row, which the French may not
+# enter anyway), and a flood costs ~0.1 ms. The last floods' masks are kept, keyed on the inputs themselves.
+_FLOODS: dict[tuple[tuple[int, ...], int, int], bytes] = {}
+_FLOODS_MAX = 64
+
+
+def _flood_mask(open_bits: tuple[int, ...], sources: int, passable: int) -> bytes:
+    key = (open_bits, sources, passable)
+    hit = _FLOODS.get(key)
+    if hit is None:
+        hit = bytes(bits_to_mask(flood_bits(open_bits, sources, passable)))
+        if len(_FLOODS) >= _FLOODS_MAX:
+            del _FLOODS[next(iter(_FLOODS))]  # the oldest
+        _FLOODS[key] = hit
+    return hit

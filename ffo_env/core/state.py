@@ -411,7 +411,7 @@ class State:
         return a
 
     def _unit_ids(self) -> tuple[str, ...]:
-        return tuple(u.id for u in self.units)
+        return self.game.unit_ids
 
     def _where(self) -> str:
         return f"turn {self.turn} {self.phase.name}"
