@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.paired import wilson_interval
+from agents.policy_io import is_policy_name
 from agents.registry import agent_sides, is_agent_name
 from ffo_env.atomic import new_unique_dir
 from ffo_env.core.game import ENGINE_VERSION, SETUP_MODES
@@ -107,7 +108,7 @@ def is_game_agent_name(name: object, game: str = DEFAULT_GAME) -> bool:
         return is_agent_name(name)
     if not isinstance(name, str):
         return False
-    return name in game_agent_names(game) or (name.startswith("policy:") and len(name) > len("policy:"))
+    return name in game_agent_names(game) or is_policy_name(name)
 
 
 def unknown_agent(name: str, game: str) -> ValueError:

@@ -18,7 +18,6 @@ single-agent wrapper opponents, ``ffo play``) and ``act(observation, action_mask
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 import math
 from collections.abc import Callable, Iterator
@@ -28,19 +27,27 @@ from typing import Any
 
 import numpy as np
 
-from agents.policy_files import policy_paths
-from ffo_env.atomic import atomic_write_bytes, atomic_write_text
-from ffo_env.core.sides import SIDE_NAMES, Side
+from agents.policy_io import (
+    PolicyLoadError,
+    check_extra,
+    check_network_version,
+    check_side,
+    check_versions,
+    load_weights_into,
+    read_metadata,
+    read_weights,
+    write_policy,
+)
+from ffo_env.core.sides import Side
 
+GAME = "ffo"
+FORMAT = "ffo-policy"
 ENV_NAME = "france_fights_on_v0"
+RETRAIN = "retrain the policy with 'ffo train' or use the ffo_env version it was trained with"
 MAX_WIDTH = (
     4096  # any network width (config or policy file): far above useful sizes, bounds what a file can allocate
 )
 MAX_POLICY_BYTES = 256 * 1024 * 1024
-
-
-class PolicyLoadError(ValueError):
-    """A policy file that cannot be used with this installation."""
 
 
 def observation_spec() -> dict[str, Any]:
@@ -64,24 +71,18 @@ def spec_hash(spec: dict[str, Any] | None = None) -> str:
 
 
 def export_policy(model: Any, path: str | Path, side: str, extra: dict[str, Any] | None = None) -> Path:
-    """Write ``model.policy``'s weights and metadata next to each other; returns the ``.pt`` path."""
-    import torch
-
+    """Write ``model.policy``'s weights and metadata next to each other (atomically,
+    :func:`agents.policy_io.write_policy`); returns the ``.pt`` path."""
     from agents.policy_net import NETWORK_VERSION
     from ffo_env.core.game import ENGINE_VERSION, Game
 
-    pt, meta_path = policy_paths(path)
-    pt.parent.mkdir(parents=True, exist_ok=True)
-    buf = io.BytesIO()
-    torch.save(model.policy.state_dict(), buf)
-    atomic_write_bytes(pt, buf.getvalue())  # a crash mid-write must not leave a torn policy file
     fe = model.policy.features_extractor
     spec = observation_spec()
     net_arch = model.policy.net_arch
     if not isinstance(net_arch, dict):
         net_arch = {"pi": list(net_arch), "vf": list(net_arch)}
     meta = {
-        "format": "ffo-policy",
+        "format": FORMAT,
         "version": 1,
         "side": side,
         "env": ENV_NAME,
@@ -101,8 +102,7 @@ def export_policy(model: Any, path: str | Path, side: str, extra: dict[str, Any]
         },
         "extra": extra or {},
     }
-    atomic_write_text(meta_path, json.dumps(meta, indent=1) + "\n")
-    return pt
+    return write_policy(path, model.policy.state_dict(), meta)
 
 
 # the network's sizes and their lowest values; the one range check of training configs and policy files
@@ -269,62 +269,32 @@ def load_policy(
     from ffo_env.core.game import ENGINE_VERSION, Game
     from ffo_env.envs.spaces import action_space, observation_dict_space
 
-    pt, meta_path = policy_paths(path)
-    if not pt.exists() or not meta_path.exists():
-        raise PolicyLoadError(
-            f"{pt}: a policy needs both {pt.name} and {meta_path.name}; "
-            "write them with agents.policy.export_policy or 'ffo train'"
-        )
-    try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise PolicyLoadError(f"{meta_path}: not valid JSON: {e}") from e
-    if not isinstance(meta, dict) or meta.get("format") != "ffo-policy":
-        raise PolicyLoadError(f"{meta_path}: not an ffo-policy metadata file")
-    if meta.get("env") != ENV_NAME:
-        raise PolicyLoadError(
-            f"{meta_path}: trained on environment {meta.get('env')!r}, this installation is "
-            f"{ENV_NAME!r}; retrain the policy on {ENV_NAME}"
-        )
+    pt, meta_path, meta = read_metadata(
+        path,
+        GAME,
+        PolicyLoadError,
+        how_to_write="; write them with agents.policy.export_policy or 'ffo train'",
+    )
     game = Game()
-    for key, mine, what in (
-        ("engine", ENGINE_VERSION, "rules engine"),
-        ("data_version", game.scenario.version, "game data"),
-    ):
-        if meta.get(key) != mine:
-            raise PolicyLoadError(
-                f"{meta_path}: trained with {what} {meta.get(key)!r}, this installation has {mine!r} "
-                "(the game it learned differs from this one); retrain the policy with 'ffo train' "
-                "or use the ffo_env version it was trained with"
-            )
-    want = spec_hash()
-    if meta.get("observation_spec_hash") != want:
-        raise PolicyLoadError(
-            f"{meta_path}: observation spec {meta.get('observation_spec_hash')} differs from this "
-            f"installation's {want} (the observation layout changed); retrain the policy"
-        )
-    if meta.get("side") not in SIDE_NAMES:
-        raise PolicyLoadError(f"{meta_path}: side must be 'french' or 'german', got {meta.get('side')!r}")
     obs_space: gym.spaces.Dict = observation_dict_space(game)
     act_space = action_space(game)
-    if meta.get("n_actions") != act_space.n:
-        raise PolicyLoadError(
-            f"{meta_path}: policy has {meta.get('n_actions')} actions, the env {act_space.n}"
-        )
+    check_versions(
+        meta,
+        meta_path,
+        {
+            "env": (ENV_NAME, "environment"),
+            "engine": (ENGINE_VERSION, "rules engine"),
+            "data_version": (game.scenario.version, "game data"),
+            "observation_spec_hash": (spec_hash(), "observation spec"),
+            "n_actions": (act_space.n, "action count"),
+        },
+        RETRAIN,
+    )
+    check_side(meta, meta_path)
     net = meta.get("network", {})
-    if not isinstance(net, dict) or net.get("version", 1) != NETWORK_VERSION:
-        got = net.get("version", 1) if isinstance(net, dict) else None
-        raise PolicyLoadError(
-            f"{meta_path}: written for policy network version {got}, this installation's "
-            f"network is version {NETWORK_VERSION} (agents/policy_net.py changed); retrain the "
-            "policy with 'ffo train'"
-        )
+    check_network_version(net, meta_path, NETWORK_VERSION, "agents/policy_net.py", RETRAIN)
     _check_network(net, meta_path)
-    if not isinstance(meta.get("extra", {}), dict):
-        raise PolicyLoadError(f"{meta_path}: extra: expected a mapping, got {meta.get('extra')!r}")
-    size = pt.stat().st_size
-    if not 0 < size <= MAX_POLICY_BYTES:
-        raise PolicyLoadError(f"{pt}: {size} bytes; a policy file holds 1..{MAX_POLICY_BYTES} bytes")
+    check_extra(meta, meta_path)
     classes = {
         "HexPolicy": HexPolicy,
         "MaskableMultiInputActorCriticPolicy": MaskableMultiInputActorCriticPolicy,
@@ -332,12 +302,7 @@ def load_policy(
     cls = classes.get(net["policy"]) if isinstance(net.get("policy"), str) else None
     if cls is None:
         raise PolicyLoadError(f"{meta_path}: network {net.get('policy')!r} is not one of {sorted(classes)}")
-    try:
-        state_dict = torch.load(pt, map_location=device, weights_only=True)
-    except Exception as e:  # torch raises several unrelated types for a damaged or crafted file
-        raise PolicyLoadError(f"{pt}: not a weights-only policy file ({type(e).__name__}: {e})") from e
-    if not isinstance(state_dict, dict) or not all(isinstance(v, torch.Tensor) for v in state_dict.values()):
-        raise PolicyLoadError(f"{pt}: expected a mapping of parameter names to tensors")
+    state_dict = read_weights(pt, MAX_POLICY_BYTES, device=device)
 
     # every weight comes from the file: no training initialisation (HexPolicy's inference_only) and no
     # optimizer (torch's first one imports torch._dynamo: ~1.5 s)
@@ -368,12 +333,7 @@ def load_policy(
             f"{meta_path}: describes a network of more than {e.args[0]:,} parameters, but {pt.name} "
             f"holds {in_file:,} values; the two files do not belong together"
         ) from None
-    try:
-        policy.load_state_dict(state_dict)
-    except (RuntimeError, KeyError, TypeError) as e:
-        raise PolicyLoadError(
-            f"{pt}: weights do not fit the network described in {meta_path.name}: {e}"
-        ) from e
+    load_weights_into(policy, state_dict, pt, meta_path)
     policy.to(device)
     policy.set_training_mode(False)
     return PolicyAgent(policy, meta["side"], meta, deterministic=deterministic, threads=threads)

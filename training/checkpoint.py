@@ -1,15 +1,10 @@
-"""Crash-safe, weights-only training checkpoints: what ``ffo train --resume`` restores.
+"""Crash-safe, weights-only training checkpoints of France Fights On: what ``ffo train --resume`` restores.
 
-A checkpoint of one side is two files in ``<run>/checkpoints/``:
-
-- ``<side>-<timesteps>.pt``: tensors only (policy weights, optimizer state, torch RNG state), written with
-  ``torch.save`` and read back with ``torch.load(weights_only=True)``: loading it runs no code;
-- ``<side>.json``: the manifest (format, side, timesteps, update count, network and observation spec, the
-  name, size and SHA-256 of the ``.pt`` it points to).
-
-Both are written atomically (:mod:`ffo_env.atomic`), the weights first and the manifest last, and the
-previous weights file is deleted only after the new manifest is in place: a run killed at any moment
-leaves a manifest that points to complete weights, so a resume loses at most one checkpoint interval.
+The file pair, its atomic writing and its checked reading are the suite's (:mod:`training.checkpoint_io`):
+``<run>/checkpoints/<side>-<timesteps>.pt`` (tensors only, read with ``torch.load(weights_only=True)``) and
+``<side>.json`` (manifest). What is France Fights On's here: the format name ``ffo-checkpoint`` and what a
+resume must find unchanged, the observation spec hash (:func:`agents.policy.spec_hash`) and the network
+(:data:`agents.policy_net.NETWORK_VERSION`, policy class, sizes).
 
 SB3's own ``.zip`` checkpoints (``MaskablePPO.save``) are cloudpickle archives: loading one can run code
 from the file. Runs written before this format are refused unless the user opts in (``--trust-pickle``).
@@ -17,27 +12,31 @@ from the file. Runs written before this format are refused unless the user opts 
 
 from __future__ import annotations
 
-import hashlib
-import io
-import json
 from pathlib import Path
 from typing import Any
 
-from ffo_env.atomic import atomic_write_bytes, atomic_write_text
-from training.run_folder import (
-    checkpoint_manifest_name,
-    checkpoint_weights_glob,
-    checkpoint_weights_name,
-    legacy_checkpoint_name,
-)
+from training.checkpoint_io import MAX_BYTES, CheckpointError, CheckpointKind, restore, write_checkpoint
+from training.checkpoint_io import read_manifest as _read_manifest
+from training.run_folder import checkpoint_manifest_name, legacy_checkpoint_name
 
 FORMAT = "ffo-checkpoint"
 VERSION = 1
-MAX_BYTES = 512 * 1024 * 1024  # far above any network the config ranges allow; refuses absurd files unread
+KIND = CheckpointKind(FORMAT, VERSION)
 
-
-class CheckpointError(ValueError):
-    """A checkpoint that cannot be resumed from; the message names the file and what to do."""
+__all__ = [
+    "FORMAT",
+    "MAX_BYTES",
+    "VERSION",
+    "CheckpointError",
+    "has_checkpoint",
+    "legacy_zip",
+    "load_checkpoint",
+    "load_legacy_zip",
+    "manifest_path",
+    "read_manifest",
+    "refuse_legacy",
+    "save_checkpoint",
+]
 
 
 def manifest_path(ckpt_dir: Path, side: str) -> Path:
@@ -74,130 +73,39 @@ def _network_meta(model: Any) -> dict[str, Any]:
 
 def save_checkpoint(model: Any, ckpt_dir: Path, side: str) -> Path:
     """Write ``model``'s learner state for ``side``; returns the manifest path."""
-    import torch
-
     from agents.policy import spec_hash
 
-    ckpt_dir.mkdir(parents=True, exist_ok=True)
-    steps = int(model.num_timesteps)
-    weights = ckpt_dir / checkpoint_weights_name(side, steps)
-    payload = {
-        "policy": model.policy.state_dict(),
-        "optimizer": model.policy.optimizer.state_dict(),
-        "torch_rng": torch.get_rng_state(),
-    }
-    buf = io.BytesIO()
-    torch.save(payload, buf)
-    data = buf.getvalue()
-    atomic_write_bytes(weights, data)
-    manifest = {
-        "format": FORMAT,
-        "version": VERSION,
-        "side": side,
-        "num_timesteps": steps,
-        "n_updates": int(getattr(model, "_n_updates", 0)),
-        "weights": weights.name,
-        "bytes": len(data),
-        "sha256": hashlib.sha256(data).hexdigest(),
-        "observation_spec_hash": spec_hash(),
-        "network": _network_meta(model),
-    }
-    path = manifest_path(ckpt_dir, side)
-    atomic_write_text(path, json.dumps(manifest, indent=1) + "\n")
-    for old in ckpt_dir.glob(checkpoint_weights_glob(side)):  # only now is the older one unreferenced
-        if old.name != weights.name:
-            old.unlink(missing_ok=True)
-    return path
+    checks = {"observation_spec_hash": spec_hash(), "network": _network_meta(model)}
+    return write_checkpoint(model, ckpt_dir, side, KIND, checks)
 
 
 def read_manifest(ckpt_dir: Path, side: str) -> dict[str, Any]:
-    path = manifest_path(ckpt_dir, side)
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as e:
-        raise CheckpointError(f"{path}: cannot read: {e}") from e
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise CheckpointError(
-            f"{path}: not valid JSON ({e}); delete the checkpoints folder to restart the side from scratch"
-        ) from e
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
-        raise CheckpointError(f"{path}: not an {FORMAT} manifest")
-    if manifest.get("version") != VERSION:
-        raise CheckpointError(
-            f"{path}: checkpoint format version {manifest.get('version')!r}, this installation "
-            f"reads version {VERSION}"
-        )
-    if manifest.get("side") != side:
-        raise CheckpointError(f"{path}: holds side {manifest.get('side')!r}, expected {side!r}")
-    for key, typ in (
-        ("num_timesteps", int),
-        ("n_updates", int),
-        ("weights", str),
-        ("bytes", int),
-        ("sha256", str),
-    ):
-        if not isinstance(manifest.get(key), typ) or isinstance(manifest.get(key), bool):
-            raise CheckpointError(f"{path}: {key}: expected {typ.__name__}, got {manifest.get(key)!r}")
-    name = manifest["weights"]
-    if Path(name).name != name or not name.startswith(f"{side}-") or not name.endswith(".pt"):
-        raise CheckpointError(
-            f"{path}: weights: expected a file name '{side}-<steps>.pt' in the same folder, got {name!r}"
-        )
-    if not 0 < manifest["bytes"] <= MAX_BYTES:
-        raise CheckpointError(f"{path}: bytes: expected 1..{MAX_BYTES}, got {manifest['bytes']}")
-    return manifest
+    return _read_manifest(ckpt_dir, side, KIND)
 
 
 def load_checkpoint(model: Any, ckpt_dir: Path, side: str) -> dict[str, Any]:
     """Restore a freshly built ``model`` (same config) from the checkpoint of ``side``; returns the manifest.
 
     Raises :class:`CheckpointError` (and leaves ``model`` unchanged) if anything does not match."""
-    import torch
-
     from agents.policy import spec_hash
 
-    manifest = read_manifest(ckpt_dir, side)
-    path = manifest_path(ckpt_dir, side)
-    if manifest.get("observation_spec_hash") != spec_hash():
-        raise CheckpointError(
-            f"{path}: written for observation spec {manifest.get('observation_spec_hash')}, this "
-            f"installation's is {spec_hash()}; the run cannot be resumed on this version"
-        )
-    mine = _network_meta(model)
-    theirs = manifest.get("network")
-    if theirs != mine:
-        raise CheckpointError(
-            f"{path}: network {theirs!r} differs from the one this run's config builds {mine!r}; "
-            "resume with the run's own config.yaml (without --set on policy.*)"
-        )
-    weights = ckpt_dir / manifest["weights"]
-    try:
-        size = weights.stat().st_size
-    except OSError as e:
-        raise CheckpointError(f"{weights}: missing ({e}); the checkpoint is incomplete") from e
-    if size != manifest["bytes"]:
-        raise CheckpointError(f"{weights}: {size} bytes, the manifest says {manifest['bytes']}")
-    data = weights.read_bytes()
-    if hashlib.sha256(data).hexdigest() != manifest["sha256"]:
-        raise CheckpointError(f"{weights}: SHA-256 differs from the manifest's; the file is damaged")
-    try:
-        payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
-    except Exception as e:  # torch raises several unrelated types for a damaged file
-        raise CheckpointError(f"{weights}: not a weights-only checkpoint ({type(e).__name__}: {e})") from e
-    if not isinstance(payload, dict) or not {"policy", "optimizer"} <= set(payload):
-        raise CheckpointError(f"{weights}: expected the keys policy and optimizer")
-    backup = {k: v.clone() for k, v in model.policy.state_dict().items()}
-    try:
-        model.policy.load_state_dict(payload["policy"])
-        model.policy.optimizer.load_state_dict(payload["optimizer"])
-    except (RuntimeError, ValueError, KeyError, TypeError) as e:
-        model.policy.load_state_dict(backup)
-        raise CheckpointError(f"{weights}: weights do not fit the network: {e}") from e
-    if isinstance(payload.get("torch_rng"), torch.Tensor):
-        torch.set_rng_state(payload["torch_rng"])
-    model.num_timesteps = manifest["num_timesteps"]
-    model._n_updates = manifest["n_updates"]
-    return manifest
+    return restore(
+        model,
+        ckpt_dir,
+        side,
+        KIND,
+        {
+            "observation_spec_hash": (
+                spec_hash(),
+                "the observation spec changed: the run cannot be resumed on this version",
+            ),
+            "network": (
+                _network_meta(model),
+                "this run's config builds another network: resume with the run's own config.yaml (without "
+                "--set on policy.*)",
+            ),
+        },
+    )
 
 
 def load_legacy_zip(path: Path, env: Any, device: str) -> Any:

@@ -25,13 +25,11 @@ def make_agent(name: str, side: str, seed: int | None = None) -> Any:
     if side not in SIDES:
         raise ValueError(f"side must be 'french' or 'german', got {side!r}")
     if name.startswith("policy:") or name == "pretrained":
+        from agents.policy_io import make_policy_agent
         from agents.springtime.policy import load_policy, load_pretrained
 
-        agent = load_pretrained(side) if name == "pretrained" else load_policy(name.split(":", 1)[1])
-        if agent.side != side:
-            raise ValueError(f"{name}: this policy plays the {agent.side} side, not {side}")
-        agent.reset(seed)
-        return agent
+        load = (lambda _path: load_pretrained(side)) if name == "pretrained" else load_policy
+        return make_policy_agent(name, side, seed, load)
     if name == "random":
         return RandomAgent(seed)
     if name == "pass":

@@ -14,15 +14,24 @@ data, observation layout or network does not fit this installation. The agent pl
 from __future__ import annotations
 
 import hashlib
-import io
 import json
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents.policy_files import peek_metadata, policy_paths
-from ffo_env.atomic import atomic_write_bytes, atomic_write_text
+from agents import policy_io
+from agents.policy_files import peek_metadata
+from agents.policy_io import (
+    check_extra,
+    check_network_version,
+    check_side,
+    check_versions,
+    load_weights_into,
+    read_metadata,
+    read_weights,
+    write_policy,
+)
 
 __all__ = [
     "FORMAT",
@@ -32,6 +41,7 @@ __all__ = [
     "export_policy",
     "is_springtime_policy",
     "load_policy",
+    "network_meta",
     "observation_spec",
     "spec_hash",
 ]
@@ -44,9 +54,12 @@ ACTIVATIONS = ("tanh", "relu")
 MAX_WIDTH = 4096
 MAX_LAYERS = 8
 MAX_POLICY_BYTES = 64 * 1024 * 1024
+# the version of the network code below (build_policy); files without one were written by version 1
+NETWORK_VERSION = 1
+RETRAIN = "retrain it with 'ffo train --game springtime'"
 
 
-class PolicyLoadError(ValueError):
+class PolicyLoadError(policy_io.PolicyLoadError):
     """A Springtime policy file that cannot be used with this installation (the message names the file)."""
 
 
@@ -73,21 +86,32 @@ def spec_hash(spec: dict[str, Any] | None = None) -> str:
 def is_springtime_policy(path: str | Path) -> bool:
     """Does the metadata beside ``path`` say it is a Springtime policy (without loading anything)?"""
     meta = peek_metadata(path)
-    return meta is not None and (meta.get("game") == GAME or meta.get("format") == FORMAT)
+    return meta is not None and policy_io.policy_game(meta) == GAME
 
 
-def _versions() -> dict[str, Any]:
+def _versions() -> dict[str, tuple[Any, str]]:
+    """What a policy file must have been trained on: ``key: (this installation's value, what it is)``."""
     from ffo_env.springtime.core.actions import N_ACTIONS
     from ffo_env.springtime.core.data import DATA_VERSION
     from ffo_env.springtime.core.game import ENGINE_VERSION
     from ffo_env.springtime.encoding import OBS_SIZE
 
     return {
-        "engine": ENGINE_VERSION,
-        "data_version": DATA_VERSION,
-        "obs_size": OBS_SIZE,
-        "n_actions": N_ACTIONS,
-        "observation_spec_hash": spec_hash(),
+        "engine": (ENGINE_VERSION, "rules engine"),
+        "data_version": (DATA_VERSION, "game data"),
+        "obs_size": (OBS_SIZE, "observation size"),
+        "n_actions": (N_ACTIONS, "action count"),
+        "observation_spec_hash": (spec_hash(), "observation spec"),
+    }
+
+
+def network_meta(net_arch: list[int], activation: str) -> dict[str, Any]:
+    """The network of a policy file (and of a training checkpoint): the actor's layer widths and activation."""
+    return {
+        "version": NETWORK_VERSION,
+        "policy": "MaskableActorCriticPolicy",
+        "net_arch": list(net_arch),
+        "activation": activation,
     }
 
 
@@ -131,62 +155,30 @@ def export_policy(
     extra: dict[str, Any] | None = None,
 ) -> Path:
     """Write ``policy``'s weights and metadata side by side (atomically); returns the ``.pt`` path."""
-    import torch
-
-    pt, meta_path = policy_paths(path)
-    buf = io.BytesIO()
-    torch.save({k: v.detach().cpu() for k, v in policy.state_dict().items()}, buf)
-    atomic_write_bytes(pt, buf.getvalue())
     meta = {
         "format": FORMAT,
         "version": VERSION,
         "game": GAME,
         "env": ENV_NAME,
         "side": side,
-        **_versions(),
-        "network": {
-            "policy": "MaskableActorCriticPolicy",
-            "net_arch": list(net_arch),
-            "activation": activation,
-        },
+        **{key: mine for key, (mine, _what) in _versions().items()},
+        "network": network_meta(net_arch, activation),
         "extra": extra or {},
     }
-    atomic_write_text(meta_path, json.dumps(meta, indent=1) + "\n")
-    return pt
-
-
-def _read_meta(meta_path: Path, pt: Path) -> dict[str, Any]:
-    if not pt.exists() or not meta_path.exists():
-        raise PolicyLoadError(f"{pt}: a policy needs both {pt.name} and {meta_path.name}")
-    try:
-        meta = json.loads(meta_path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise PolicyLoadError(f"{meta_path}: cannot read the policy metadata ({e})") from e
-    if not isinstance(meta, dict):
-        raise PolicyLoadError(f"{meta_path}: not a policy metadata file (expected a JSON object)")
-    if meta.get("format") == "ffo-policy" or meta.get("env") == "france_fights_on_v0":
-        raise PolicyLoadError(
-            f"{meta_path}: a France Fights On policy, not a Springtime for Hitler one; "
-            "use it with --game ffo (or train a Springtime policy with 'ffo train --game springtime')"
-        )
-    if meta.get("format") != FORMAT or meta.get("game") != GAME:
-        raise PolicyLoadError(f"{meta_path}: not a {FORMAT} metadata file")
-    if meta.get("version") != VERSION:
-        raise PolicyLoadError(
-            f"{meta_path}: format version {meta.get('version')!r}, this installation reads {VERSION}"
-        )
-    return meta
+    return write_policy(path, policy.state_dict(), meta)
 
 
 def _check_meta(meta: dict[str, Any], meta_path: Path) -> tuple[list[int], str]:
-    for key, mine in _versions().items():
-        if meta.get(key) != mine:
-            raise PolicyLoadError(
-                f"{meta_path}: {key} {meta.get(key)!r} differs from this installation's {mine!r} (the game or "
-                "its observation changed since the policy was trained); retrain it with 'ffo train --game springtime'"
-            )
-    if meta.get("side") not in ("french", "german"):
-        raise PolicyLoadError(f"{meta_path}: side must be 'french' or 'german', got {meta.get('side')!r}")
+    check_versions(meta, meta_path, _versions(), RETRAIN, PolicyLoadError)
+    check_side(meta, meta_path, PolicyLoadError)
+    check_network_version(
+        meta.get("network"),
+        meta_path,
+        NETWORK_VERSION,
+        "agents/springtime/policy.py",
+        RETRAIN,
+        PolicyLoadError,
+    )
     net = meta.get("network")
     arch = net.get("net_arch") if isinstance(net, dict) else None
     act = net.get("activation") if isinstance(net, dict) else None
@@ -200,8 +192,7 @@ def _check_meta(meta: dict[str, Any], meta_path: Path) -> tuple[list[int], str]:
             f"{meta_path}: network: expected net_arch (1..{MAX_LAYERS} widths in 1..{MAX_WIDTH}) and activation "
             f"one of {ACTIVATIONS}, got {net!r}"
         )
-    if not isinstance(meta.get("extra", {}), dict):
-        raise PolicyLoadError(f"{meta_path}: extra: expected a mapping, got {meta.get('extra')!r}")
+    check_extra(meta, meta_path, PolicyLoadError)
     return list(arch), str(act)
 
 
@@ -210,26 +201,12 @@ def load_policy(path: str | Path, deterministic: bool = True) -> SpringtimePolic
     :class:`PolicyLoadError` otherwise."""
     import torch
 
-    pt, meta_path = policy_paths(path)
-    meta = _read_meta(meta_path, pt)
+    pt, meta_path, meta = read_metadata(path, GAME, PolicyLoadError, version=VERSION)
     arch, act = _check_meta(meta, meta_path)
-    size = pt.stat().st_size
-    if not 0 < size <= MAX_POLICY_BYTES:
-        raise PolicyLoadError(f"{pt}: {size} bytes; a policy file holds 1..{MAX_POLICY_BYTES} bytes")
-    try:
-        state_dict = torch.load(pt, map_location="cpu", weights_only=True)
-    except Exception as e:  # torch raises several unrelated types for a damaged or crafted file
-        raise PolicyLoadError(f"{pt}: not a weights-only policy file ({type(e).__name__}: {e})") from e
-    if not isinstance(state_dict, dict) or not all(isinstance(v, torch.Tensor) for v in state_dict.values()):
-        raise PolicyLoadError(f"{pt}: expected a mapping of parameter names to tensors")
+    state_dict = read_weights(pt, MAX_POLICY_BYTES, PolicyLoadError)
     with torch.random.fork_rng(devices=[]):  # loading leaves torch's random stream as it was
         policy = build_policy(arch, act)
-    try:
-        policy.load_state_dict(state_dict)
-    except (RuntimeError, KeyError, TypeError) as e:
-        raise PolicyLoadError(
-            f"{pt}: weights do not fit the network described in {meta_path.name}: {e}"
-        ) from e
+    load_weights_into(policy, state_dict, pt, meta_path, PolicyLoadError)
     policy.set_training_mode(False)
     return SpringtimePolicyAgent(policy, meta["side"], meta, deterministic=deterministic)
 

@@ -4,31 +4,30 @@ The learner plays :class:`ffo_env.springtime.env.SpringtimeSingleAgentEnv` (flat
 through ``action_masks()``) against a :class:`training.springtime.opponents.MixOpponent`, in a
 ``DummyVecEnv`` of ``n_envs`` (one process: the policy call is one batch).
 
-A checkpoint of a side is ``checkpoints/<side>-<steps>.pt`` (policy and optimizer state, torch RNG; read
-with ``torch.load(weights_only=True)``) and ``checkpoints/<side>.json`` (manifest with its SHA-256), written
-weights first, manifest last (:mod:`ffo_env.atomic`); the older weights are deleted only after that.
+A checkpoint of a side is the suite's file pair (:mod:`training.checkpoint_io`: ``checkpoints/<side>-<steps>.pt``
+with the policy and optimizer state and torch RNG, read with ``torch.load(weights_only=True)``, beside the
+manifest ``checkpoints/<side>.json``, written atomically, weights first). What is Springtime's here: the
+format ``springtime-checkpoint`` and what a resume must find unchanged, the observation layout's hash and the
+network (:func:`agents.springtime.policy.network_meta`).
 """
 
 from __future__ import annotations
 
-import hashlib
-import io
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agents.springtime.policy import spec_hash
-from ffo_env.atomic import atomic_write_bytes, atomic_write_text
-from training.run_folder import RunFolder, checkpoint_weights_glob, checkpoint_weights_name
+from agents.springtime.policy import network_meta, spec_hash
+from training.checkpoint_io import CheckpointError, CheckpointKind, restore, write_checkpoint
+from training.run_folder import RunFolder
 from training.springtime.config import SpringtimeTrainConfig
 from training.springtime.opponents import MixOpponent
 
 FORMAT = "springtime-checkpoint"
+# the first Springtime manifests had no version and no network: they are read as version 1, unchecked network
+KIND = CheckpointKind(FORMAT, 1, unversioned_ok=True)
 
-
-class CheckpointError(ValueError):
-    """A checkpoint that cannot be resumed from (the message names the file)."""
+__all__ = ["FORMAT", "CheckpointError", "episode_stats", "load_checkpoint", "make_model", "save_checkpoint"]
 
 
 def make_model(cfg: SpringtimeTrainConfig, side: str, opponent: MixOpponent, seed: int) -> Any:
@@ -77,75 +76,35 @@ def make_model(cfg: SpringtimeTrainConfig, side: str, opponent: MixOpponent, see
     )
 
 
-def save_checkpoint(model: Any, run: RunFolder, side: str) -> Path:
-    import torch
+def _network(model: Any) -> dict[str, Any]:
+    """The network of ``model`` as a policy file describes it (the layer widths of its actor, activation)."""
+    arch = model.policy.net_arch
+    widths = arch["pi"] if isinstance(arch, dict) else arch
+    return network_meta(list(widths), model.policy.activation_fn.__name__.lower())
 
-    run.checkpoints.mkdir(parents=True, exist_ok=True)
-    steps = int(model.num_timesteps)
-    weights = run.checkpoints / checkpoint_weights_name(side, steps)
-    payload = {
-        "policy": model.policy.state_dict(),
-        "optimizer": model.policy.optimizer.state_dict(),
-        "torch_rng": torch.get_rng_state(),
-    }
-    buf = io.BytesIO()
-    torch.save(payload, buf)  # into memory: the file is written by atomic_write_bytes below
-    data = buf.getvalue()
-    atomic_write_bytes(weights, data)
-    manifest = {
-        "format": FORMAT,
-        "side": side,
-        "num_timesteps": steps,
-        "n_updates": int(getattr(model, "_n_updates", 0)),
-        "weights": weights.name,
-        "bytes": len(data),
-        "sha256": hashlib.sha256(data).hexdigest(),
-        "observation_spec_hash": spec_hash(),
-    }
-    path = run.checkpoint_manifest(side)
-    atomic_write_text(path, json.dumps(manifest, indent=1) + "\n")
-    for old in run.checkpoints.glob(checkpoint_weights_glob(side)):  # only now is the older one unreferenced
-        if old.name != weights.name:
-            old.unlink(missing_ok=True)
-    return path
+
+def save_checkpoint(model: Any, run: RunFolder, side: str) -> Path:
+    checks = {"observation_spec_hash": spec_hash(), "network": _network(model)}
+    return write_checkpoint(model, run.checkpoints, side, KIND, checks)
 
 
 def load_checkpoint(model: Any, run: RunFolder, side: str) -> int:
     """Restore ``model`` (built from the run's config) from the checkpoint of ``side``; returns its timesteps."""
-    import torch
-
-    path = run.checkpoint_manifest(side)
-    try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise CheckpointError(f"{path}: cannot read the checkpoint manifest ({e})") from e
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT or manifest.get("side") != side:
-        raise CheckpointError(f"{path}: not a {FORMAT} manifest of the {side} side")
-    if manifest.get("observation_spec_hash") != spec_hash():
-        raise CheckpointError(
-            f"{path}: written for another observation layout; the run cannot be resumed here"
-        )
-    name = manifest.get("weights")
-    if not isinstance(name, str) or Path(name).name != name or not name.startswith(f"{side}-"):
-        raise CheckpointError(f"{path}: weights: expected a file name '{side}-<steps>.pt', got {name!r}")
-    weights = run.checkpoints / name
-    try:
-        data = weights.read_bytes()
-    except OSError as e:
-        raise CheckpointError(f"{weights}: missing ({e}); the checkpoint is incomplete") from e
-    if hashlib.sha256(data).hexdigest() != manifest.get("sha256"):
-        raise CheckpointError(f"{weights}: SHA-256 differs from the manifest's; the file is damaged")
-    try:
-        payload = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
-        model.policy.load_state_dict(payload["policy"])
-        model.policy.optimizer.load_state_dict(payload["optimizer"])
-    except Exception as e:  # torch raises several unrelated types for a damaged file
-        raise CheckpointError(f"{weights}: does not fit this run's network ({type(e).__name__}: {e})") from e
-    if isinstance(payload.get("torch_rng"), torch.Tensor):
-        torch.set_rng_state(payload["torch_rng"])
-    model.num_timesteps = int(manifest["num_timesteps"])
-    model._n_updates = int(manifest.get("n_updates", 0))
-    return model.num_timesteps
+    restore(
+        model,
+        run.checkpoints,
+        side,
+        KIND,
+        {
+            "observation_spec_hash": (
+                spec_hash(),
+                "written for another observation layout: the run cannot be resumed on this version",
+            ),
+            "network": (_network(model), "resume with the run's own config.yaml (without --set on policy.*)"),
+        },
+        optional=("network",),
+    )
+    return int(model.num_timesteps)
 
 
 def episode_stats(model: Any) -> dict[str, float]:
