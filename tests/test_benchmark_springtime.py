@@ -45,9 +45,11 @@ def test_tasks_list_both_games_with_a_game_field(capsys):
     rows = {r["id"]: r for r in json.loads(out)}
     assert {r["game"] for r in rows.values()} == {"ffo", "springtime"}
     assert all(r["game"] == r["id"].split("/")[0] for r in rows.values())
-    sides = {(rows[t]["side"], rows[t]["opponent"]) for t in SFH}
+    one_side = [t for t in SFH if rows[t]["kind"] != "selfplay"]
+    sides = {(rows[t]["side"], rows[t]["opponent"]) for t in one_side}
     assert sides == {(s, o) for s in ("french", "german") for o in ("random", "heuristic", "expert")}
-    assert all(rows[t]["kind"] == "full" for t in SFH)
+    assert all(rows[t]["kind"] == "full" for t in one_side)
+    assert [t for t in SFH if t not in one_side] == ["springtime/selfplay-ladder/v1"]
     code, out, _ = _ffo(capsys, "benchmark", "tasks")
     assert code == 0 and "springtime/german-vs-heuristic/v1  springtime" in out
 
@@ -145,3 +147,81 @@ def test_a_springtime_run_killed_after_its_first_interval_resumes_as_an_uninterr
     for j in range(3):
         assert resumed[f"step_{j}"]["step_count"] == whole_run[f"step_{j}"]["step_count"]
         assert resumed[f"step_{j}"]["eval"] == whole_run[f"step_{j}"]["eval"]
+
+
+def _as_algo(src: Path, dst: Path, algo: str, score: float) -> None:
+    """A copy of the one-task result ``src`` whose runs are filed under ``algo`` with final score ``score``."""
+    doc = json.loads((src / "results.json").read_text())
+    for task_id, algos in doc["ffo_env"].items():
+        runs = algos.pop(next(iter(algos)))
+        for run in runs.values():
+            run["run_meta"]["algorithm"] = algo
+            for key, row in run.items():
+                if key.startswith("step_") or key == "absolute_metrics":
+                    row["score"] = row["win_rate"] = [score]
+        doc["ffo_env"][task_id] = {algo: runs}
+    dst.mkdir(parents=True)
+    (dst / "results.json").write_text(json.dumps(doc))
+
+
+def test_report_over_both_games_aggregates_each_game_apart(tmp_path, capsys):
+    """Results of the two games in one report: each game gets its own normalised aggregate, profile and
+    probability of improvement; no aggregate mixes a France Fights On task with a Springtime task."""
+    src = tmp_path / "src"
+    for task in ("springtime/german-vs-random/v1", "ffo/german-endgame/v1"):
+        _run(src / task.split("/")[0], task, "random", "--eval-games", "1")
+    runs = tmp_path / "runs"
+    for game, learner in (("springtime", 0.5), ("ffo", 0.25)):
+        _as_algo(src / game, runs / game / "random", "random", 0.0)
+        _as_algo(src / game, runs / game / "expert", "expert", 1.0)
+        _as_algo(src / game, runs / game / "learner", "maskable_ppo", learner)
+    code, _, err = _ffo(
+        capsys, "benchmark", "report", str(runs), "--out", str(tmp_path / "rep"), "--reps", "100"
+    )
+    assert code == 0, err
+    rep = json.loads((tmp_path / "rep" / "report.json").read_text())
+    assert set(rep["tasks"]) == {"springtime/german-vs-random/v1", "ffo/german-endgame/v1"}
+    agg = rep["aggregate"]
+    assert set(agg) == {"ffo", "springtime"}
+    for game, learner in (("springtime", 0.5), ("ffo", 0.25)):
+        row = agg[game]["normalised_final"]["maskable_ppo"]
+        assert [t.split("/")[0] for t in row["tasks"]] == [game]
+        assert row["iqm"]["value"] == pytest.approx(learner)  # pooled, it would be 0.375
+        assert (tmp_path / "rep" / f"performance_profile_{game}.png").exists()
+    assert not (tmp_path / "rep" / "performance_profile.png").exists()
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "France Fights On benchmark tasks" in md and "Springtime for Hitler benchmark tasks" in md
+
+
+def test_springtime_self_play_is_rated_against_its_own_frozen_ladder(tmp_path, capsys):
+    from benchmarks.protocol.ladder_ref import REFERENCE_LADDER, SPRINGTIME_LADDER, rate_one
+
+    task = "springtime/selfplay-ladder/v1"
+    t = get_task(task)
+    assert t.kind == "selfplay" and t.side is None and t.references == ("random", "heuristic", "expert")
+    assert fingerprint_inputs(t)["ladder"] == {k: list(v) for k, v in sorted(SPRINGTIME_LADDER.items())}
+    doc = _run(tmp_path / "sp", task, "random", "--eval-games", "1")
+    row = doc["ffo_env"][task]["random"]["seed_0"]["step_0"]
+    ev = row["eval"]
+    assert set(ev["opponents"]) == {f"{r}@{s}" for r in t.references for s in ("french", "german")}
+    for side, seat in (("french", "german"), ("german", "french")):
+        col = 1 if side == "french" else 0  # the reference plays the other seat
+        games = [(SPRINGTIME_LADDER[r][col], ev["opponents"][f"{r}@{seat}"]["wins"], 1) for r in t.references]
+        assert ev["elo"][side]["elo"] == pytest.approx(rate_one(games)[0])
+        ffo_games = [
+            (REFERENCE_LADDER[r][col], w, n) for (_, w, n), r in zip(games, t.references, strict=True)
+        ]
+        assert ev["elo"][side]["elo"] != pytest.approx(rate_one(ffo_games)[0])  # not FFO's ladder
+    assert row["score"][0] == pytest.approx((ev["elo"]["french"]["elo"] + ev["elo"]["german"]["elo"]) / 2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("algo", ["maskable_ppo", "ppo_mlp_compact"])
+def test_springtime_self_play_trains_both_sides_with_a_tiny_budget(algo, tmp_path):
+    """Each side trains against the other's current policy; the campaign opens with an Axis decision, so the
+    French learner is made before the German one it plays against."""
+    task = "springtime/selfplay-ladder/v1"
+    doc = _run(tmp_path / algo, task, algo, "--budget", "1200", "--evals", "2", "--eval-games", "1")
+    run = doc["ffo_env"][task][algo]["seed_0"]
+    assert run["run_meta"]["complete"] and run["step_1"]["step_count"] >= 1200
+    assert set(run["step_1"]["eval"]["elo"]) == {"french", "german"}

@@ -14,6 +14,7 @@ samples legal ones. Observation: ``observation_format="compact"`` (``ffo_env/Fre
 from __future__ import annotations
 
 import io
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -117,7 +118,10 @@ class _Greedy:
 
 
 class CleanRLLearner(Learner):
-    def __init__(self, ctx: Context) -> None:
+    """``ppo_mlp_compact``; with ``reward="shaped"`` (Springtime only) ``ppo_mlp_compact_shaped``, which
+    trains on the env's shaped reward and is scored, like every learner, by its win rate."""
+
+    def __init__(self, ctx: Context, reward: str = "win") -> None:
         import torch
 
         from benchmarks.protocol.envs import make_env
@@ -127,7 +131,10 @@ class CleanRLLearner(Learner):
         torch.set_num_threads(1)
         torch.manual_seed(ctx.seed)
         self.ctx = ctx
-        probe: Any = make_env(ctx.task, ctx.side, ctx.opponent(0), FORMAT, ctx.seed)
+        self.reward = reward
+        # the spaces only; in self-play the opponent (the other side's learner) may not exist yet
+        probe_opponent = None if ctx.task.kind == "selfplay" else ctx.opponent(0)
+        probe: Any = make_env(ctx.task, ctx.side, probe_opponent, FORMAT, ctx.seed)
         self.n_obs = int(np.prod(probe.observation_space.shape))
         self.n_actions = int(probe.action_space.n)
         self.net = _agent_net(self.n_obs, self.n_actions)
@@ -169,7 +176,7 @@ class CleanRLLearner(Learner):
         torch.manual_seed(seed)
         n_envs, n_steps = int(a["num_envs"]), int(a["num_steps"])
         envs: list[Any] = [
-            make_env(ctx.task, ctx.side, ctx.opponent(seed * 10 + r), FORMAT, seed * 10 + r)
+            make_env(ctx.task, ctx.side, ctx.opponent(seed * 10 + r), FORMAT, seed * 10 + r, self.reward)
             for r in range(n_envs)
         ]
         next_obs = np.stack([e.reset(seed=seed * 10 + r)[0] for r, e in enumerate(envs)]).astype(np.float32)
@@ -292,5 +299,16 @@ register(
         FORMAT,
         CleanRLLearner,
         hyperparameters=dict(ARGS),
+    )
+)
+register(
+    AlgoSpec(
+        "ppo_mlp_compact_shaped",
+        "ppo_mlp_compact trained on Springtime's shaped reward (potential from French Morale); scored by wins",
+        True,
+        FORMAT,
+        partial(CleanRLLearner, reward="shaped"),
+        hyperparameters={**ARGS, "reward": "shaped"},
+        games=("springtime",),
     )
 )

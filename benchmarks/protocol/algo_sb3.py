@@ -241,6 +241,12 @@ def _ppo(ctx: Context, learns: bool = True) -> Learner:
     return PPOLearner(ctx) if learns else UntrainedLearner(ctx)
 
 
+def _ppo_shaped(ctx: Context) -> Learner:
+    from benchmarks.protocol.springtime import SHAPED, SpringtimePPOLearner
+
+    return SpringtimePPOLearner(ctx, reward="shaped", evaluation=str(SHAPED["evaluation"]))
+
+
 register(
     AlgoSpec(
         "maskable_ppo",
@@ -264,6 +270,17 @@ register(
 )
 register(
     AlgoSpec(
+        "maskable_ppo_shaped",
+        "maskable_ppo on Springtime trained on the env's shaped reward (potential from French Morale), its "
+        "policy sampled in evaluation; scored by the task's win rate",
+        True,
+        "flat",
+        _ppo_shaped,
+        games=("springtime",),
+    )
+)
+register(
+    AlgoSpec(
         "untrained",
         "the project's network as initialised (seeded), argmax over the legal actions (reference row)",
         False,
@@ -276,8 +293,10 @@ register(
 def hyperparameters_of(name: str, game: str = "ffo") -> dict[str, Any]:
     """The hyperparameters a result records for ``name`` (in ``game``)."""
     if game == "springtime":
-        from benchmarks.protocol.springtime import PPO
+        from benchmarks.protocol.springtime import PPO, SHAPED
 
+        if name == "maskable_ppo_shaped":
+            return {"source": "benchmarks.protocol.springtime.SHAPED", **SHAPED}
         return (
             {"source": "benchmarks.protocol.springtime.PPO", **PPO}
             if name in ("maskable_ppo", "untrained")

@@ -72,17 +72,22 @@ class FromStates(gym.Wrapper):
         return self.env.unwrapped.action_masks()  # type: ignore[attr-defined]
 
 
-def make_env(task: Task, side: str, opponent: Any, observation_format: str, seed: int) -> gym.Env:
+def make_env(
+    task: Task, side: str, opponent: Any, observation_format: str, seed: int, reward: str = "win"
+) -> gym.Env:
     """A training env of ``task`` for ``side`` against ``opponent`` (an agent object), reset with ``seed``.
     Endgame tasks start every episode from a drawn saved state (``reset(options={"state": ...})``).
-    Springtime tasks: :func:`benchmarks.protocol.springtime.make_env`."""
+    Springtime tasks: :func:`benchmarks.protocol.springtime.make_env`, whose ``reward`` may be ``"shaped"``
+    (a learner's training choice; France Fights On's training envs have the win reward only)."""
     from ffo_env.envs.single_agent import FFOSingleAgentEnv
 
     if task.game == "springtime":
         from benchmarks.protocol import springtime
 
-        sfh: gym.Env = springtime.make_env(side, opponent, observation_format, seed)
+        sfh: gym.Env = springtime.make_env(side, opponent, observation_format, seed, reward)
         return sfh
+    if reward != "win":
+        raise ValueError(f"the {reward!r} training reward is for Springtime tasks only, not {task.id}")
 
     env: gym.Env = FFOSingleAgentEnv(side=side, opponent=opponent, observation_format=observation_format)
     path = task.state_path()

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks.protocol.envs import eval_start
-from benchmarks.protocol.ladder_ref import REFERENCE_LADDER, rate_one
+from benchmarks.protocol.ladder_ref import rate_one, reference_ladder
 from benchmarks.protocol.tasks import Task
 
 MAX_DECISIONS = 20_000
@@ -79,19 +79,20 @@ def side_games(
 
 def evaluate(task: Task, learners: dict[str, Any], games: int, run_seed: int = 0) -> dict[str, Any]:
     """The evaluation row of one point: ``score`` (win rate against the task's opponent, or the self-play
-    task's mean Elo) and the details."""
+    task's mean Elo against its game's frozen ladder) and the details."""
     if task.kind != "selfplay":
         assert task.side is not None and task.opponent is not None
         row = side_games(task, task.side, learners[task.side], task.opponent, games, run_seed)
         return {"score": row["score"], "opponents": {task.opponent: row}}
     out: dict[str, Any] = {"opponents": {}}
     elo = {}
+    ladder = reference_ladder(task.game)  # the frozen ratings of the task's own game
     for side in ("french", "german"):
         rows = []
         for ref in task.references:
             r = side_games(task, side, learners[side], ref, games, run_seed)
             out["opponents"][f"{ref}@{'german' if side == 'french' else 'french'}"] = r
-            ref_rating = REFERENCE_LADDER[ref][1 if side == "french" else 0]
+            ref_rating = ladder[ref][1 if side == "french" else 0]
             rows.append((ref_rating, r["wins"], games))
         elo[side] = rate_one(rows)
     out["elo"] = {side: {"elo": e[0], "lo": e[1], "hi": e[2]} for side, e in elo.items()}

@@ -1,4 +1,5 @@
-"""The frozen reference ladder of the self-play task, and a learner's Elo against it.
+"""The frozen reference ladders of the self-play tasks (one per game of the suite), and a learner's Elo against
+them.
 
 The reference ratings are those of the project's ladder regenerated on 2026-11-25 (README, *The ladder*:
 ``ffo ladder --agents random,pass,heuristic:cautious,heuristic,heuristic:aggressive,expert,pretrained
@@ -20,6 +21,26 @@ REFERENCE_LADDER: dict[str, tuple[float, float]] = {
     "expert": (749.0, 718.0),
 }
 LADDER_SOURCE = "ffo ladder of 2026-11-25 (README, The ladder): 50 games a pairing, seeds 0-49"
+# Springtime for Hitler's own ladder (docs/results/springtime_bots.md, *Ladder*: ``ffo ladder --game springtime
+# --agents random,pass,heuristic,expert --games 20 --seed 0 --workers 2``, 320 games, seeds 0-19,
+# springtime-core-1, sfh-reconstruction-v1), the same model and prior; frozen as FFO's is
+SPRINGTIME_LADDER: dict[str, tuple[float, float]] = {
+    "random": (-234.0, -1154.0),
+    "heuristic": (649.0, 574.0),
+    "expert": (746.0, 806.0),
+}
+SPRINGTIME_LADDER_SOURCE = (
+    "ffo ladder --game springtime of 2026-11-26 (docs/results/springtime_bots.md, Ladder): 20 games a pairing, "
+    "seeds 0-19"
+)
+LADDERS = {"ffo": REFERENCE_LADDER, "springtime": SPRINGTIME_LADDER}
+
+
+def reference_ladder(game: str) -> dict[str, tuple[float, float]]:
+    """The frozen reference ratings of ``game``'s self-play task: ``agent -> (as French, as German)``."""
+    return LADDERS[game]
+
+
 ELO = 400.0 / math.log(10.0)
 PRIOR_SD = 1000.0
 

@@ -10,10 +10,11 @@ mean, and the learning curve (IQM and interval at each evaluation point, against
 against wall seconds). Rows are keyed by the algorithm, with ``@long`` or ``@<budget>`` when the run was
 not on the task's short track. One-side tasks also get a normalised score, ``(score - random) / (expert -
 random)`` with the mean scores of the ``random`` and ``expert`` rows of the same task in the pooled results
-(absent when either row is missing). Across the benchmark tasks (those that count) the normalised final
-scores are aggregated per algorithm (IQM, median, mean, optimality gap, each with its interval, and the
-performance profile), and every pair of learning algorithms gets the probability of improvement on the tasks
-both ran.
+(absent when either row is missing). Across the benchmark tasks (those that count) of each game of the suite
+the normalised final scores are aggregated per algorithm (IQM, median, mean, optimality gap, each with its
+interval, and the performance profile), and every pair of learning algorithms gets the probability of
+improvement on the tasks both ran. The games are aggregated apart (``report["aggregate"][game]``): a report
+over both games' results has two aggregates, never one IQM over France Fights On and Springtime tasks.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from benchmarks.protocol.results import ENV_NAME, ResultError, find_results, loa
 from ffo_env.atomic import atomic_write_bytes, atomic_write_text
 
 REFERENCE_ALGOS = ("random", "untrained", "expert")
+GAME_NAMES = {"ffo": "France Fights On", "springtime": "Springtime for Hitler"}
 TAUS = [round(x, 2) for x in np.linspace(0.0, 1.2, 25)]
 
 
@@ -121,7 +123,7 @@ def make_report(
             raise ResultError(f"no result of a {game} task under {', '.join(str(p) for p in paths)}")
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {out} is a file, not a folder")
-    report: dict[str, Any] = {"format": "ffo-benchmark-report", "version": 1, "tasks": {}, "inputs": []}
+    report: dict[str, Any] = {"format": "ffo-benchmark-report", "version": 2, "tasks": {}, "inputs": []}
     lines: list[str] = []
     normalised: dict[str, dict[str, np.ndarray]] = {}  # algo -> task -> normalised final scores
     for task_id in sorted(pooled):
@@ -183,7 +185,18 @@ def make_report(
             )
         report["tasks"][task_id] = t_out
         report["inputs"].extend({"file": f, "meta": m} for f, m in entry["meta"].items())
-    report["aggregate"] = _aggregate(normalised, reps, seed, lines)
+    # one aggregate per game of the suite: the tasks of two games are not samples of one population, so
+    # their normalised scores are never pooled into one IQM, profile or probability of improvement
+    report["aggregate"] = {
+        g: _aggregate(
+            {a: {t: v for t, v in by.items() if _game(t) == g} for a, by in normalised.items()},
+            reps,
+            seed,
+            lines,
+            g,
+        )
+        for g in sorted({_game(t) for t in report["tasks"]})
+    }
     out.mkdir(parents=True, exist_ok=True)
     report["plots"] = _plots(report, normalised, out)
     report["text"] = "\n".join(lines) + "\n"
@@ -215,9 +228,18 @@ def markdown(report: dict[str, Any]) -> str:
                 f"{a['wall_seconds']:,.0f} |"
             )
         md.append("")
-    agg = report["aggregate"]["normalised_final"]
+    for game, game_agg in report["aggregate"].items():
+        md.extend(_markdown_aggregate(game, game_agg))
+    return "\n".join(md) + "\n"
+
+
+def _markdown_aggregate(game: str, aggregate: dict[str, Any]) -> list[str]:
+    md: list[str] = []
+    agg = aggregate["normalised_final"]
     if agg:
-        md.append("**Normalised final score over the benchmark tasks** (random 0, expert 1)\n")
+        md.append(
+            f"**Normalised final score over the {GAME_NAMES.get(game, game)} benchmark tasks** (random 0, expert 1)\n"
+        )
         md.append("| algorithm | tasks | IQM [95% CI] | median | mean | optimality gap |")
         md.append("|---|---:|---|---:|---:|---:|")
         for algo, r in agg.items():
@@ -227,23 +249,32 @@ def markdown(report: dict[str, Any]) -> str:
                 f"{r['median']['value']:.2f} | {r['mean']['value']:.2f} | {r['optimality_gap']['value']:.2f} |"
             )
         md.append("")
-    poi = report["aggregate"]["probability_of_improvement"]
+    poi = aggregate["probability_of_improvement"]
     if poi:
         md.append("| claim | P(X > Y) [95% CI] | tasks |")
         md.append("|---|---|---:|")
         for k, v in poi.items():
             md.append(f"| {k} | {v['value']:.2f} [{v['lo']:.2f}, {v['hi']:.2f}] | {len(v['tasks'])} |")
         md.append("")
-    return "\n".join(md) + "\n"
+    return md
+
+
+def _game(task_id: str) -> str:
+    """The game of the suite a task id belongs to (its first part)."""
+    return task_id.split("/")[0]
 
 
 def _aggregate(
-    normalised: dict[str, dict[str, np.ndarray]], reps: int, seed: int, lines: list[str]
+    normalised: dict[str, dict[str, np.ndarray]], reps: int, seed: int, lines: list[str], game: str
 ) -> dict[str, Any]:
+    """The aggregate over the benchmark tasks of ONE game (``normalised`` holds only that game's tasks)."""
+    normalised = {a: by for a, by in normalised.items() if by}
+    if any(_game(t) != game for by in normalised.values() for t in by):
+        raise ValueError(f"the aggregate of {game} was given another game's task")
     agg: dict[str, Any] = {"normalised_final": {}, "profiles": {}, "probability_of_improvement": {}}
     if not normalised:
         return agg
-    lines.append("normalised final score over the benchmark tasks (random 0, expert 1)")
+    lines.append(f"normalised final score over the {game} benchmark tasks (random 0, expert 1)")
     for algo, by_task in sorted(normalised.items()):
         tasks = [by_task[t] for t in sorted(by_task)]
         row: dict[str, Any] = {"tasks": sorted(by_task)}
@@ -326,20 +357,31 @@ def _plots(report: dict[str, Any], normalised: dict[str, Any], out: Path) -> lis
         _save_png(fig, out / name)
         plt.close(fig)
         written.append(name)
-    profiles = report["aggregate"]["profiles"]
-    if profiles:
+    games = report["aggregate"]
+    for game, game_agg in games.items():
+        profiles = game_agg["profiles"]
+        if not profiles:
+            continue
         fig, ax = plt.subplots(figsize=(6, 4))
         for algo, p in profiles.items():
             ax.plot(p["tau"], p["fraction"], label=algo, color=_color(algo))
             ax.fill_between(p["tau"], p["lo"], p["hi"], alpha=0.2, color=_color(algo))
         ax.set_xlabel("normalised score tau")
         ax.set_ylabel("fraction of runs with score > tau")
+        ax.set_title(f"{GAME_NAMES.get(game, game)} benchmark tasks")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-        _save_png(fig, out / "performance_profile.png")
+        name = profile_file(game, len(games))
+        _save_png(fig, out / name)
         plt.close(fig)
-        written.append("performance_profile.png")
+        written.append(name)
     return written
+
+
+def profile_file(game: str, games: int) -> str:
+    """The performance profile's file: ``performance_profile.png`` in a report of one game, else one file a
+    game, ``performance_profile_<game>.png``."""
+    return "performance_profile.png" if games == 1 else f"performance_profile_{game}.png"
 
 
 _COLORS = {

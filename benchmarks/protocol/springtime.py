@@ -42,7 +42,14 @@ PPO: dict[str, Any] = {
     "gae_lambda": 0.95,
     "ent_coef": 0.0,
     "net_arch": "SB3 default (64, 64) tanh, separate actor and critic",
+    "reward": "win",
+    "evaluation": "greedy",
 }
+# the shaped reward's scale: the French potential (Morale / 30) from 30 to 0 is worth this many wins
+SHAPING_SCALE = 1.0
+EVALUATIONS = ("greedy", "sample")
+# maskable_ppo_shaped: MaskablePPO's settings with the shaped training reward (docs/experiments/2026-11-26-springtime-rl.md)
+SHAPED: dict[str, Any] = {**PPO, "reward": "shaped", "shaping_scale": SHAPING_SCALE, "evaluation": "sample"}
 
 
 # ------------------------------------------------------------------ fingerprint
@@ -94,7 +101,7 @@ def bot_probe(name: str, probe_decisions: int = 300) -> str:
 def fingerprint_inputs(task: Any) -> dict[str, Any]:
     from ffo_env.springtime.core.game import ENGINE_VERSION
 
-    return {
+    inputs = {
         "game": GAME,
         "engine": ENGINE_VERSION,
         "data": _data_hash(),
@@ -102,6 +109,11 @@ def fingerprint_inputs(task: Any) -> dict[str, Any]:
         "task": task.definition(),
         "bots": {name: bot_probe(name) for name in task.bots()},
     }
+    if task.kind == "selfplay":  # the frozen ratings the score is measured against are part of the task
+        from benchmarks.protocol.ladder_ref import SPRINGTIME_LADDER
+
+        inputs["ladder"] = {k: list(v) for k, v in sorted(SPRINGTIME_LADDER.items())}
+    return inputs
 
 
 def run_meta() -> dict[str, Any]:
@@ -127,14 +139,19 @@ def eval_start(seed: int) -> Any:
     return game_info(GAME).new_state(seed)
 
 
-def make_env(side: str, opponent: Any, observation_format: str, seed: int) -> Any:
+def make_env(side: str, opponent: Any, observation_format: str, seed: int, reward: str = "win") -> Any:
     """The training env of ``side`` against ``opponent`` (an agent object), reset with ``seed``. The
     observation is the flat vector for ``flat`` and ``compact`` (1,351 floats: already compact) and the
-    ``{"observation", "action_mask"}`` dict for ``dict``."""
+    ``{"observation", "action_mask"}`` dict for ``dict``. ``reward``: ``"win"`` (the task's +1/-1 at the end)
+    or ``"shaped"`` (the env's potential-based shaping from French Morale, :data:`SHAPING_SCALE`; a training
+    choice of an algorithm: the task's score stays the win rate)."""
     from ffo_env.springtime.env import SpringtimeSingleAgentEnv
 
     fmt = "dict" if observation_format == "dict" else "flat"
-    env = SpringtimeSingleAgentEnv(side=side, opponent=opponent, observation_format=fmt)
+    kwargs: dict[str, Any] = {}
+    if reward != "win":
+        kwargs = {"reward": reward, "shaping_scale": SHAPING_SCALE}
+    env = SpringtimeSingleAgentEnv(side=side, opponent=opponent, observation_format=fmt, **kwargs)
     env.reset(seed=seed)
     return env
 
@@ -159,13 +176,17 @@ def final_figure(state: Any) -> int:
 
 
 class _Greedy:
-    """A MaskablePPO policy as an agent: argmax over the legal actions of the flat observation."""
+    """A MaskablePPO policy as an agent on the flat observation: the argmax over the legal actions, or with
+    ``sample`` a draw from the policy's distribution over them (from a generator seeded by :meth:`reset`,
+    which the evaluation calls with a seed fixed by the game and the run)."""
 
-    def __init__(self, learner: SpringtimePPOLearner) -> None:
+    def __init__(self, learner: SpringtimePPOLearner, sample: bool = False) -> None:
         self.learner = learner
+        self.sample = sample
+        self.rng = np.random.default_rng(0)
 
     def reset(self, seed: int | None = None) -> None:
-        return None
+        self.rng = np.random.default_rng(seed)
 
     def act_state(self, state: Any) -> int:
         import torch
@@ -174,23 +195,35 @@ class _Greedy:
         obs = torch.as_tensor(encode(state, self.learner.ctx.side)).unsqueeze(0)
         legal = state.legal_actions()
         with torch.inference_mode():
-            logits = policy.get_distribution(obs).distribution.logits[0].numpy()
-        return int(legal[int(np.argmax(logits[legal]))])
+            logits = policy.get_distribution(obs).distribution.logits[0].numpy().astype(np.float64)
+        if not self.sample:
+            return int(legal[int(np.argmax(logits[legal]))])
+        z = logits[legal] - logits[legal].max()
+        p = np.exp(z)
+        return int(legal[int(self.rng.choice(len(legal), p=p / p.sum()))])
 
 
 class SpringtimePPOLearner(Learner):
-    """``maskable_ppo`` (and, with ``learns=False``, ``untrained``) on a Springtime task."""
+    """``maskable_ppo`` (and, with ``learns=False``, ``untrained``) on a Springtime task; ``reward`` and
+    ``evaluation`` make its variants (``maskable_ppo_shaped``: the shaped training reward, the policy sampled
+    in evaluation)."""
 
-    def __init__(self, ctx: Context, learns: bool = True) -> None:
+    def __init__(
+        self, ctx: Context, learns: bool = True, reward: str = "win", evaluation: str = "greedy"
+    ) -> None:
         import torch
         from sb3_contrib import MaskablePPO
 
+        if evaluation not in EVALUATIONS:
+            raise ValueError(f"evaluation must be one of {EVALUATIONS}, got {evaluation!r}")
         torch.set_num_threads(1)
         self.ctx = ctx
         self.learns = learns
+        self.reward = reward
+        self.evaluation = evaluation
         self.model = MaskablePPO(
             PPO["policy"],
-            self._vec_env(0),
+            self._spaces_env() if ctx.task.kind == "selfplay" else self._vec_env(0),
             n_steps=int(PPO["n_steps"]),
             batch_size=int(PPO["batch_size"]),
             n_epochs=int(PPO["n_epochs"]),
@@ -203,6 +236,17 @@ class SpringtimePPOLearner(Learner):
             verbose=0,
         )
 
+    def _spaces_env(self) -> Any:
+        """An env for the model's spaces only (learning replaces it): in self-play the opponent is the other
+        side's learner, which may not exist yet, and a campaign opens with an Axis decision, so the French env
+        could not be reset against it here."""
+        from stable_baselines3.common.vec_env import DummyVecEnv
+
+        n = int(PPO["n_envs"])
+        return DummyVecEnv(
+            [partial(make_env, self.ctx.side, None, "flat", self.ctx.seed + r) for r in range(n)]
+        )
+
     def _vec_env(self, segment: int) -> Any:
         from stable_baselines3.common.vec_env import DummyVecEnv
 
@@ -212,7 +256,7 @@ class SpringtimePPOLearner(Learner):
         base = segment_seed(ctx.seed, segment) * 10
         return DummyVecEnv(
             [
-                partial(make_env, ctx.side, ctx.opponent(base + r), "flat", base + r)
+                partial(make_env, ctx.side, ctx.opponent(base + r), "flat", base + r, self.reward)
                 for r in range(int(PPO["n_envs"]))
             ]
         )
@@ -233,7 +277,7 @@ class SpringtimePPOLearner(Learner):
         self.model.learn(remaining, reset_num_timesteps=False)
 
     def agent(self) -> Any:
-        return _Greedy(self)
+        return _Greedy(self, sample=self.evaluation == "sample")
 
     def save(self, folder: Path) -> None:
         import torch

@@ -21,8 +21,9 @@ Three kinds of task:
   reference ladder (:mod:`benchmarks.protocol.ladder_ref`).
 
 Springtime for Hitler has ``full`` tasks: the whole campaign (standard rules) as one side against the other
-side's ``random``, ``heuristic`` or ``expert`` bot. A task's fingerprint covers its own game's engine, data,
-observation and bots.
+side's ``random``, ``heuristic`` or ``expert`` bot, and a ``selfplay`` task rated against its own game's frozen
+ladder (:data:`benchmarks.protocol.ladder_ref.SPRINGTIME_LADDER`). A task's fingerprint covers its own game's
+engine, data, observation and bots.
 """
 
 from __future__ import annotations
@@ -122,6 +123,20 @@ def _springtime_tasks() -> list[Task]:
                     note=_SOLVED_NOTE if solved else "",
                 )
             )
+    out.append(
+        Task(
+            "springtime/selfplay-ladder/v1",
+            "selfplay",
+            None,
+            None,
+            10,
+            2 * _SFH_SHORT,  # both sides together: each side gets a one-side task's short budget
+            2 * _SFH_LONG,
+            "Springtime for Hitler: both sides learn against each other; rated (Elo) against the game's frozen "
+            "reference ladder (random, heuristic, expert on each side)",
+            references=("random", "heuristic", "expert"),
+        )
+    )
     return out
 
 
