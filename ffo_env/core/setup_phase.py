@@ -78,9 +78,12 @@ def random_setup(s: State, side: Side) -> None:
     n_first = sum(1 for u in pending if plan.fortress[u])
     # the stack counts of rules 6.2, 6.3 (what State._counted answers), kept up to date as units are placed
     # here rather than recounted for every candidate hex of every unit: same answers, a fraction of the time
+    # (only the candidate hexes' counts are ever read)
     count = [0] * hg.N_HEX
-    for h in s.stacks:
-        count[h] = s._counted(h)
+    stacks = s.stacks
+    for h in plan.hexes:
+        if h in stacks:
+            count[h] = s._counted(h)
     limit = s.game.scenario.tables.setup_stack_limit
     # each kind of unit's legal hexes (setup_rules.setup_hexes), kept up to date: a count only grows here,
     # so a hex leaves the lists where the limit applies when it fills up, and never joins one
@@ -119,6 +122,7 @@ class _RandomPlan(NamedTuple):
     kind: tuple[int, ...]  # per unit index: its entry in kinds (-1 if not set up by this side)
     kinds: tuple[tuple[tuple[int, ...], bool], ...]  # setup_rules.setup_candidates per kind of unit
     purpose: tuple[str, ...]  # per unit index: the dice log's purpose of its hex draw
+    hexes: tuple[int, ...]  # every candidate hex of the kinds
 
 
 _PLANS: weakref.WeakKeyDictionary[Game, dict[int, _RandomPlan]] = weakref.WeakKeyDictionary()
@@ -148,6 +152,7 @@ def _random_plan(game: Game, side: Side) -> _RandomPlan:
         kind=tuple(kind),
         kinds=tuple(kind_of),
         purpose=tuple(f"random setup: hex of {u.id}" for u in units),
+        hexes=tuple(sorted({h for cand, _ in kind_of for h in cand})),
     )
     plans[int(side)] = plan
     return plan

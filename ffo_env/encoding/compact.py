@@ -113,6 +113,7 @@ from ffo_env.encoding.layout import (
     N_CELLS,
     N_GLOBALS,
     N_ROWS,
+    N_UNIT_FEATURES,
     PLANE_INDEX,
     UNIT_FEATURE_INDEX,
     UNIT_GROUPS,
@@ -346,7 +347,8 @@ class CompactEncoder:
         self._special_base = game.layout.special_base
         o = lay.offsets
         self._o = tuple(o[n] for n in BLOCKS)
-        self._units_shape = lay.shapes["units"]
+        # the unit table's kept columns, row by row, as indices into the flattened (units, features) table
+        self._unit_idx = (np.arange(lay.n_units)[:, None] * N_UNIT_FEATURES + _UNIT_COLS[None, :]).ravel()
 
     def encode(
         self,
@@ -374,7 +376,8 @@ class CompactEncoder:
         og, ou, ol, of, os_, oc, ob = self._o
         g = obs["globals"]
         out[og:ou] = g
-        np.take(obs["units"], _UNIT_COLS, axis=1, out=out[ou:ol].reshape(self._units_shape))
+        # (one flat gather: np.take along an axis costs twice as much on this small table)
+        obs["units"].reshape(-1).take(self._unit_idx, out=out[ou:ol])
         v = obs["planes"].reshape(-1).take(self._idx)  # uint8
         L = self._n_land
         out[ol:of] = v[:L]

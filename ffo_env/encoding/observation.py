@@ -735,14 +735,14 @@ class ObservationEncoder:
             n = len(stacks)
             vals = list(stacks.values())
             hexes = np.fromiter(stacks, dtype=np.int64, count=n)
-            tops = np.array(list(map(_LAST, vals)), dtype=np.int64)
+            tops = np.fromiter(map(_LAST, vals), dtype=np.int64, count=n)
             is_top = np.zeros(U, dtype=bool)
             is_top[tops] = True
             sh.hexes, sh.tops, sh.is_top = hexes, tops, is_top
             sh.stack_german = self.german[tops]
             sh.hideable = on > is_top  # on the map under another unit: hidden from the enemy unless revealed
             size_at = np.zeros(hg.N_HEX + 1, dtype=np.int64)
-            size_at[hexes] = list(map(len, vals))
+            size_at[hexes] = np.fromiter(map(len, vals), dtype=np.int64, count=n)
             sh.size_at = size_at
             dyn[:, 4] = on & is_top
         else:
