@@ -27,7 +27,8 @@ def enter_movement(s: State) -> bool:
     s.oos_roll = {}
     comply = []
     if s.turn == 1:
-        comply = [u for u in s.on_map_units(side) if not s.units[u].static]  # R7
+        static = s.game.unit_static
+        comply = [u for u in s.on_map_units(side) if not static[u]]  # R7
     elif side == GERMAN:
         comply = [u for u in s.on_map_units(GERMAN) if s.must_leave[u]]  # R7, rule 9.2
     s._ctx.comply = comply
