@@ -150,20 +150,16 @@ def make_agent(name: str, side: str, seed: int | None = None, **kwargs: Any) -> 
     if name.startswith("policy:"):
         # a trained policy file: "policy:runs/<run>/policies/french.pt"
         from agents.flat_policy import is_flat_policy, load_flat_policy
+        from agents.policy_io import make_policy_agent
 
         path = name.split(":", 1)[1]
         if (peek_metadata(path) or {}).get("game") == "springtime":  # issue 41: the other game's file
             raise ValueError(f"{name}: a Springtime for Hitler policy; play it with --game springtime")
         if is_flat_policy(path):  # an MLP over the flat observation (ffo train --backend rllib)
-            agent: Any = load_flat_policy(path)
-        else:
-            from agents.policy import load_policy
+            return make_policy_agent(name, side, seed, load_flat_policy)
+        from agents.policy import load_policy
 
-            agent = load_policy(path)
-        if agent.side != side:
-            raise ValueError(f"{name}: this policy plays the {agent.side} side, not {side}")
-        agent.reset(seed)
-        return agent
+        return make_policy_agent(name, side, seed, load_policy)
     factory = _FACTORIES.get(name)
     if factory is None:
         raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(AGENT_NAMES)}")
