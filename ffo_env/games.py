@@ -91,6 +91,7 @@ class GameInfo:
     _aec_env: str
     _parallel_env: str
     gym_ids: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    _write_viewer: str = ""  # the game's self-contained HTML replay viewer: write_viewer(record, path) -> bytes
 
     def new_state(
         self, seed: int = 0, scenario: str | None = None, options: Mapping[str, Any] | None = None
@@ -125,6 +126,11 @@ class GameInfo:
 
     def parallel_env(self, **kwargs: Any) -> Any:
         return _attr(self._parallel_env)(**kwargs)
+
+    def write_viewer(self, record: dict[str, Any], path: str | Path) -> int:
+        """Write the game's HTML replay viewer of ``record`` to ``path`` (the record is verified first: nothing
+        is written for one that does not replay); returns its size in bytes."""
+        return int(_attr(self._write_viewer)(record, path))
 
     def random_playout(self, seed: int, max_decisions: int = 100_000) -> GameState:
         """A game of uniform random legal play from ``seed`` (the same generator for every game)."""
@@ -200,6 +206,7 @@ GAMES: dict[str, GameInfo] = {
             "french": ("ffo_env/French-v0", "ffo_env/French-flat-v0", "ffo_env/French-compact-v0"),
             "german": ("ffo_env/German-v0", "ffo_env/German-flat-v0", "ffo_env/German-compact-v0"),
         },
+        _write_viewer="ffo_env.render.html_viewer:write_viewer",
     ),
     "springtime": GameInfo(
         name="springtime",
@@ -220,6 +227,7 @@ GAMES: dict[str, GameInfo] = {
             "french": ("ffo_env/Springtime-French-v0", "ffo_env/Springtime-French-flat-v0"),
             "german": ("ffo_env/Springtime-German-v0", "ffo_env/Springtime-German-flat-v0"),
         },
+        _write_viewer="ffo_env.springtime.render.viewer:write_viewer",
     ),
 }
 GAME_NAMES = tuple(GAMES)
