@@ -91,7 +91,7 @@ class GameInfo:
     _aec_env: str
     _parallel_env: str
     gym_ids: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    _write_viewer: str = ""  # the game's self-contained HTML replay viewer: write_viewer(record, path) -> bytes
+    _write_viewer: str = ""  # the game's HTML replay viewer: write_viewer(record, path) -> size
 
     def new_state(
         self, seed: int = 0, scenario: str | None = None, options: Mapping[str, Any] | None = None
