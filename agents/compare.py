@@ -102,7 +102,9 @@ def run(args: argparse.Namespace) -> int:
         side, a, b, opponent = args.side, args.a.strip(), args.b.strip(), args.opponent.strip()
         if a == b:
             raise ValueError(f"--a and --b are both {a!r}: compare two different agents")
-        harness.check_game_options(argparse.Namespace(game=args.game, setup=args.setup))
+        harness.check_game_options(
+            argparse.Namespace(game=args.game, setup=args.setup, data=getattr(args, "data", None))
+        )
         for option, name in (("--a", a), ("--b", b), ("--opponent", opponent)):
             if not harness.is_game_agent_name(name, args.game):
                 raise ValueError(f"{option}: {harness.unknown_agent(name, args.game)}")

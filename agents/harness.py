@@ -19,8 +19,9 @@ recorded seeds, in parallel worker processes, and writes to ``--out``:
 ``--game springtime`` plays Springtime for Hitler instead of France Fights On (the default, ``--game ffo``)
 through the suite's game interface (:mod:`ffo_env.games`) and its bots (``make_agent(..., game=...)``): a
 game's row then has its result and final French Morale in place of the VP columns, ``--setup`` and
-``--html`` are France Fights On's only, and the tournament folder records its game (``tournament.json``
-and ``results.json`` name it; resuming it with another ``--game`` is refused).
+``--data`` are France Fights On's only (refused with another game), ``--html`` writes the game's own replay
+viewer (:meth:`ffo_env.games.GameInfo.write_viewer`), and the tournament folder records its game
+(``tournament.json`` and ``results.json`` name it; resuming it with another ``--game`` is refused).
 
 Game ``i`` of every pairing uses seed ``--seed + i`` (the agents get
 ``2*seed+1`` and ``2*seed+2``), so results do not depend on the number of
@@ -229,8 +230,12 @@ def _play_suite_game(g: GameSpec) -> dict[str, Any]:
             Path(g.record_dir)
             / f"p{g.pairing:02d}_{_safe(g.french_name)}_vs_{_safe(g.german_name)}_seed{g.seed}.json"
         )
-        info.save_record(rec.record(), path)  # the record's keys are fixed: the agents are in its name
+        record = rec.record()
+        info.save_record(record, path)  # the record's keys are fixed: the agents are in its name
         row["record"] = str(path)
+        if g.html:
+            info.write_viewer(record, path.with_suffix(".html"))  # the game's viewer verifies the record first
+            row["viewer"] = str(path.with_suffix(".html"))
     return row
 
 
@@ -387,8 +392,6 @@ def run_tournament(
         raise ValueError(f"games must be >= 1, got {games}")
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
-    if game != DEFAULT_GAME and html:
-        raise ValueError(f"--html: the HTML replay viewer draws France Fights On games, not {game}")
     engine, data_version = game_versions(game, setup)
     out_dir = Path(out) if out is not None else None
     labels = [(_name_of(f), _name_of(g)) for f, g in pairings]
@@ -978,8 +981,12 @@ def check_game_options(args: argparse.Namespace) -> None:
         return
     if args.setup != "random":
         raise ValueError(f"--setup {args.setup}: setup modes are France Fights On's (R2), not {args.game}'s")
-    if getattr(args, "html", False):
-        raise ValueError(f"--html: the HTML replay viewer draws France Fights On games, not {args.game}")
+    data = getattr(args, "data", None)
+    if data is not None:
+        raise ValueError(
+            f"--data {data}: game data versions are France Fights On's; {game_info(args.game).title} plays its "
+            "one data set"
+        )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -989,6 +996,7 @@ def run(args: argparse.Namespace) -> int:
         if args.out is not None and Path(args.out) != Path(args.resume):
             raise ValueError("--resume DIR continues the tournament in DIR; drop --out")
         _resume_args(args)
+        check_game_options(args)  # the plan's options are the game's own; a --data given now is not
         pairings = args.pairing_list
         for f, g in pairings:
             for n in (f, g):
@@ -1016,6 +1024,7 @@ def run(args: argparse.Namespace) -> int:
             print(
                 f"seed {row['seed']}: {row['winner']} victory ({row['result']}), French Morale {row['morale']}"
                 f" after turn {row['turn']}; record written to {row['record']}"
+                + (f", viewer to {row['viewer']}" if "viewer" in row else "")
             )
             return 0
         print(

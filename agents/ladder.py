@@ -251,7 +251,9 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.add:
             raise ValueError("--add AGENTS joins agents to a ladder: give the ladder with --resume DIR")
-        harness.check_game_options(argparse.Namespace(game=args.game, setup=args.setup))
+        harness.check_game_options(
+            argparse.Namespace(game=args.game, setup=args.setup, data=getattr(args, "data", None))
+        )
         if args.agents is None:
             args.agents = GAME_DEFAULT_AGENTS.get(args.game, DEFAULT_AGENTS)
         names = _agent_names(args.agents, "--agents", args.game)

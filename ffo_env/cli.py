@@ -253,7 +253,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     data_before = os.environ.get(DATA_ENV)
     try:
-        _use_data(getattr(args, "data", None))
+        if getattr(args, "game", DEFAULT_GAME) == DEFAULT_GAME:  # another game's command refuses --data
+            _use_data(getattr(args, "data", None))
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

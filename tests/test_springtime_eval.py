@@ -173,3 +173,84 @@ def test_compare_game_springtime_smoke(tmp_path: Path, capsys: pytest.CaptureFix
     result = json.loads((out / "compare.json").read_text())
     assert result["game"] == "springtime" and "Morale" in result["score"]
     assert "French Morale" in (out / "compare.md").read_text()
+
+
+def test_eval_html_writes_the_springtime_viewer_of_each_saved_record(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from ffo_env.springtime.render.viewer import build_viewer_html
+
+    out = tmp_path / "ev"
+    args = [
+        "eval",
+        "--game",
+        "springtime",
+        "--pairings",
+        "heuristic:random",
+        "--workers",
+        "1",
+        "--no-progress",
+    ]
+    assert ffo([*args, "--games", "2", "--save-records", "1", "--html", "--quiet", "--out", str(out)]) == 0
+    records = sorted((out / "records").glob("*.json"))
+    pages = sorted((out / "records").glob("*.html"))
+    assert len(records) == 1 and [p.with_suffix(".json") for p in pages] == records  # one game of two saved
+    info = game_info("springtime")
+    # the game's own viewer of the verified record, as 'ffo replay --game springtime --html' writes it
+    assert pages[0].read_text(encoding="utf-8") == build_viewer_html(info.load_record(records[0]))
+    with open(out / "games.csv", newline="", encoding="utf-8") as f:
+        assert len(list(csv.DictReader(f))) == 2
+    capsys.readouterr()
+    seed_dir = tmp_path / "one"
+    assert ffo([*args, "--record-seed", "4", "--html", "--out", str(seed_dir)]) == 0
+    printed = capsys.readouterr().out
+    page = next((seed_dir / "records").glob("*seed4.html"))
+    assert f"viewer to {page}" in printed and page.with_suffix(".json").exists()
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["eval", "--pairings", "random:random", "--games", "1"],
+        ["ladder", "--agents", "random,pass", "--games", "1"],
+        [
+            "compare",
+            "--side",
+            "french",
+            "--a",
+            "random",
+            "--b",
+            "pass",
+            "--opponent",
+            "random",
+            "--games",
+            "1",
+        ],
+        ["play"],
+    ],
+)
+def test_data_is_france_fights_on_s_option_and_one_error_with_springtime(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
+) -> None:
+    out = tmp_path / "x"
+    where = ["--record", str(out / "r.json")] if command == ["play"] else ["--out", str(out), "--no-progress"]
+    for data in (
+        ["--data", "reconstruction-v2", *command],
+        [*command, "--data", "nonsense"],
+    ):  # before or after the command name
+        capsys.readouterr()
+        assert ffo([*data, "--game", "springtime", *where]) == 2
+        err = _err(capsys)
+        assert f"--data {data[data.index('--data') + 1]}:" in err and "France Fights On" in err
+    assert not out.exists()  # nothing written
+
+
+def test_replay_with_data_is_one_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    rec = tmp_path / "g.json"
+    assert ffo(["play", "--game", "springtime", "--seed", "1", "--record", str(rec)]) == 0
+    capsys.readouterr()
+    assert (
+        ffo(["replay", "--game", "springtime", str(rec), "--data", "v2", "--html", str(tmp_path / "g.html")])
+        == 2
+    )
+    assert "--data v2" in _err(capsys) and not (tmp_path / "g.html").exists()

@@ -16,11 +16,18 @@ GAME = "springtime"
 
 
 def refuse_ffo_options(args: argparse.Namespace) -> None:
-    """France Fights On's setup modes (R2) have no meaning here: a non-default ``--setup`` is one error."""
+    """France Fights On's setup modes (R2) and game data versions (``--data``) have no meaning here: either
+    given is one error naming the option."""
     setup = getattr(args, "setup", "random")
     if setup != "random":
         raise ValueError(
             f"--setup {setup}: setup modes are France Fights On's (R2), not Springtime for Hitler's"
+        )
+    data = getattr(args, "data", None)
+    if data is not None:
+        raise ValueError(
+            f"--data {data}: game data versions are France Fights On's; Springtime for Hitler plays its one "
+            "data set (ffo_env/springtime/data)"
         )
 
 
@@ -78,6 +85,7 @@ def replay(args: argparse.Namespace) -> int:
     from ffo_env.springtime.core.record import RecordError, read_record
     from ffo_env.springtime.core.record import replay as verify
 
+    refuse_ffo_options(args)
     try:
         record = read_record(args.record)
         if args.html:
