@@ -16,8 +16,13 @@ What differs between games lives in the game's own package and is reached throug
 - ``recorder(state)``: a ``Recorder`` that plays the state forward (``.apply(a)``, ``.state``) and writes
   each decision with its text, ``.record()`` the game record; ``replay(record)`` (verifies every decision, die and field a viewer shows and
   raises ``ValueError`` naming the first divergence), ``load_record(path)`` / ``save_record(rec, path)``;
-- ``aec_env(**kw)`` / ``parallel_env(**kw)``: the PettingZoo environments; ``gym_ids[side]`` the
-  Gymnasium ids (structured and ``-flat``).
+- ``aec_env(**kw)`` / ``parallel_env(**kw)``: the PettingZoo environments; ``single_agent_env(**kw)`` the
+  one-side Gymnasium env (``side``, ``opponent``, ...); ``gym_ids[side]`` the Gymnasium ids (structured and
+  ``-flat``);
+- ``env_adapter(**kw)``: what the suite's shared environments (:mod:`ffo_env.envs.suite_aec`,
+  :mod:`ffo_env.envs.suite_single_agent`) ask of the game, with the game's env options
+  (:class:`ffo_env.envs.adapter.GameAdapter`: a new state, a start state, the observation, the shaping
+  potential, the winner, the ``info`` facts, the renderer).
 
 The agents of a game are named in the layer above (:func:`agents.registry.make_agent` with ``game=``).
 """
@@ -90,6 +95,8 @@ class GameInfo:
     _save_record: str
     _aec_env: str
     _parallel_env: str
+    _single_agent_env: str
+    _env_adapter: str
     gym_ids: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     _write_viewer: str = ""  # the game's HTML replay viewer: write_viewer(record, path) -> size
 
@@ -126,6 +133,15 @@ class GameInfo:
 
     def parallel_env(self, **kwargs: Any) -> Any:
         return _attr(self._parallel_env)(**kwargs)
+
+    def single_agent_env(self, **kwargs: Any) -> Any:
+        """The one-side Gymnasium env (``side``, ``opponent``: an agent object or None for random, ...)."""
+        return _attr(self._single_agent_env)(**kwargs)
+
+    def env_adapter(self, **kwargs: Any) -> Any:
+        """The game's :class:`~ffo_env.envs.adapter.GameAdapter` with these env options (FFO: ``setup``,
+        ``rules``, ``data``, ``observation_format``, ``view``; Springtime: ``scenario``, ``rules``)."""
+        return _attr(self._env_adapter)(**kwargs)
 
     def write_viewer(self, record: dict[str, Any], path: str | Path) -> int:
         """Write the game's HTML replay viewer of ``record`` to ``path`` (the record is verified first: nothing
@@ -202,6 +218,8 @@ GAMES: dict[str, GameInfo] = {
         _save_record="ffo_env.core.record:save_record",
         _aec_env="ffo_env.envs.aec:env",
         _parallel_env="ffo_env.envs.aec:parallel_env",
+        _single_agent_env="ffo_env.envs.single_agent:FFOSingleAgentEnv",
+        _env_adapter="ffo_env.envs.ffo_adapter:make_adapter",
         gym_ids={
             "french": ("ffo_env/French-v0", "ffo_env/French-flat-v0", "ffo_env/French-compact-v0"),
             "german": ("ffo_env/German-v0", "ffo_env/German-flat-v0", "ffo_env/German-compact-v0"),
@@ -223,6 +241,8 @@ GAMES: dict[str, GameInfo] = {
         _save_record="ffo_env.games:_springtime_save_record",
         _aec_env="ffo_env.springtime.env:env",
         _parallel_env="ffo_env.springtime.env:parallel_env",
+        _single_agent_env="ffo_env.springtime.env:SpringtimeSingleAgentEnv",
+        _env_adapter="ffo_env.springtime.env:make_adapter",
         gym_ids={
             "french": ("ffo_env/Springtime-French-v0", "ffo_env/Springtime-French-flat-v0"),
             "german": ("ffo_env/Springtime-German-v0", "ffo_env/Springtime-German-flat-v0"),
