@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.paired import Outcome, paired_comparison, summary_text
+from agents.paired import MORALE, VP, Outcome, paired_comparison, summary_text
 from agents.registry import agent_sides
 from ffo_env.atomic import atomic_write_text, new_unique_dir
 from ffo_env.core.sides import SIDE_NAMES
@@ -133,7 +133,8 @@ def run(args: argparse.Namespace) -> int:
         game=args.game,
     )
     rows = harness.read_games(out)
-    result = paired_comparison(outcomes(rows, 0, side), outcomes(rows, 1, side), side, (a, b))
+    score = VP if args.game == "ffo" else MORALE  # a game without VP compares the final French Morale
+    result = paired_comparison(outcomes(rows, 0, side), outcomes(rows, 1, side), side, (a, b), score)
     result = {
         "opponent": opponent,
         **result,
@@ -143,8 +144,6 @@ def run(args: argparse.Namespace) -> int:
     }
     atomic_write_text(out / COMPARE_JSON, json.dumps(result, indent=1) + "\n")
     text = summary_text(result)
-    if args.game != "ffo":  # paired.summary_text says VP: in this game the score is the French Morale
-        text = f"Game: {args.game}; 'VP' below is the final French Morale (this game has no VP).\n\n{text}"
     atomic_write_text(out / COMPARE_MD, text)
     print(text)
     print(f"written to {out}/ ({COMPARE_JSON}, {COMPARE_MD}, and the tournament's results.json, games.csv)")

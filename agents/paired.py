@@ -9,8 +9,9 @@ differ only by A and B, and the comparison is made seed by seed:
   and 95 % normal interval;
 - the exact McNemar test (a two-sided sign test on the discordant seeds: those won by exactly one of the
   two): under "A and B are equally strong" each discordant seed is B's with probability 1/2;
-- the paired difference of VP (French victory points, and the same signed for the side compared: for the
-  German side fewer French VP is better) with its standard error and 95 % normal interval.
+- the paired difference of the game's score (:class:`Score`: France Fights On's French victory points, or
+  Springtime for Hitler's final French Morale, which has no VP; and the same signed for the side compared:
+  for the German side a lower French score is better) with its standard error and 95 % normal interval.
 
 Pure Python (no numpy, no torch): the numbers can be checked by hand (tests/test_paired.py).
 """
@@ -63,18 +64,40 @@ def mean_and_se(values: Sequence[float]) -> tuple[float, float]:
 
 
 @dataclass(frozen=True)
+class Score:
+    """What the paired score difference compares; more is better for the French side in every game."""
+
+    key: str  # the result's keys: french_<key>_mean, <key>_difference.french_<key>_b_minus_a
+    label: str  # in the summary's table and lines
+    unit: str  # after a signed difference
+
+
+VP = Score("vp", "French VP", "VP")  # France Fights On: the French victory points at the end
+MORALE = Score(
+    "morale", "final French Morale", "Morale"
+)  # Springtime for Hitler (no VP; Morale 0 loses, 16.1.1)
+SCORES = (VP, MORALE)
+
+
+@dataclass(frozen=True)
 class Outcome:
-    """One game of the compared side: did it win, and the French VP at the end."""
+    """One game of the compared side: did it win, and the game's score at the end (``vp``: the French VP, or
+    in a game without VP the :class:`Score` the comparison is given, e.g. the final French Morale)."""
 
     won: bool
     vp: float
 
 
 def paired_comparison(
-    a: Mapping[int, Outcome], b: Mapping[int, Outcome], side: str, names: tuple[str, str] = ("A", "B")
+    a: Mapping[int, Outcome],
+    b: Mapping[int, Outcome],
+    side: str,
+    names: tuple[str, str] = ("A", "B"),
+    score: Score = VP,
 ) -> dict[str, Any]:
     """Compare B with A, seed by seed (``a`` and ``b`` map a game seed to the compared side's outcome; both must
-    hold the same seeds). Returns a JSON-ready mapping (see the module docstring)."""
+    hold the same seeds; ``score`` names what an outcome's number is). Returns a JSON-ready mapping (see the
+    module docstring)."""
     if side not in ("french", "german"):
         raise ValueError(f"side must be 'french' or 'german', got {side!r}")
     if set(a) != set(b):
@@ -99,7 +122,7 @@ def paired_comparison(
             "wins": wins,
             "win_rate": wins / n,
             "wilson95": [lo, hi],
-            "french_vp_mean": sum(outcomes[s].vp for s in seeds) / n,
+            f"french_{score.key}_mean": sum(outcomes[s].vp for s in seeds) / n,
         }
 
     return {
@@ -118,19 +141,20 @@ def paired_comparison(
             "seeds_won_by_neither": sum(not a[s].won and not b[s].won for s in seeds),
             "mcnemar_exact_p": sign_test_p(b_only, a_only),
         },
-        "vp_difference": {
-            "french_vp_b_minus_a": vp_diff,
+        f"{score.key}_difference": {
+            f"french_{score.key}_b_minus_a": vp_diff,
             "se": vp_se,
             "ci95": [vp_diff - Z95 * vp_se, vp_diff + Z95 * vp_se],
-            # for the compared side: more French VP is better for the French, worse for the German
+            # for the compared side: a higher French score is better for the French, worse for the German
             "gain_for_side": sign * vp_diff,
         },
     }
 
 
 def summary_text(result: Mapping[str, Any]) -> str:
-    """A readable Markdown summary of :func:`paired_comparison`'s result."""
-    a, b, d, v = result["a"], result["b"], result["win_rate_difference"], result["vp_difference"]
+    """A readable Markdown summary of :func:`paired_comparison`'s result, in the units of its score."""
+    score = next((sc for sc in SCORES if f"{sc.key}_difference" in result), VP)
+    a, b, d, v = result["a"], result["b"], result["win_rate_difference"], result[f"{score.key}_difference"]
     n = result["games"]
     seeds = result["seeds"]
     seed_text = f"{seeds[0]}..{seeds[1]}" if len(seeds) == 2 and n > 2 else ", ".join(map(str, seeds))
@@ -140,14 +164,14 @@ def summary_text(result: Mapping[str, Any]) -> str:
         "",
         f"{n} games each on the same seeds ({seed_text}).",
         "",
-        "| agent | wins | win rate | 95 % Wilson | mean French VP |",
+        f"| agent | wins | win rate | 95 % Wilson | mean {score.label} |",
         "|---|---:|---:|---|---:|",
     ]
     for label, x in (("A", a), ("B", b)):
         lo, hi = x["wilson95"]
         lines.append(
             f"| {label}: `{x['name']}` | {x['wins']}/{n} | {x['win_rate']:.3f} | [{lo:.3f}, {hi:.3f}] | "
-            f"{x['french_vp_mean']:.2f} |"
+            f"{x[f'french_{score.key}_mean']:.2f} |"
         )
     lo, hi = d["ci95"]
     vlo, vhi = v["ci95"]
@@ -157,8 +181,8 @@ def summary_text(result: Mapping[str, Any]) -> str:
         f"- seeds won by B only: {d['seeds_won_by_b_only']}, by A only: {d['seeds_won_by_a_only']}, by both: "
         f"{d['seeds_won_by_both']}, by neither: {d['seeds_won_by_neither']}",
         f"- exact McNemar (sign test on the discordant seeds): p = {_p(d['mcnemar_exact_p'])}",
-        f"- French VP B - A: {v['french_vp_b_minus_a']:+.2f} (se {v['se']:.2f}, 95 % [{vlo:+.2f}, {vhi:+.2f}]); "
-        f"for the {result['side']} side that is {v['gain_for_side']:+.2f} VP",
+        f"- {score.label} B - A: {v[f'french_{score.key}_b_minus_a']:+.2f} (se {v['se']:.2f}, 95 % "
+        f"[{vlo:+.2f}, {vhi:+.2f}]); for the {result['side']} side that is {v['gain_for_side']:+.2f} {score.unit}",
         "",
     ]
     return "\n".join(lines)

@@ -88,3 +88,25 @@ def test_seeds_that_differ_or_no_games_are_refused() -> None:
         paired_comparison({}, {}, "french")
     with pytest.raises(ValueError, match="side must be"):
         paired_comparison(a, a, "british")
+
+
+def test_a_springtime_comparison_says_morale_where_france_fights_on_says_vp() -> None:
+    from agents.paired import MORALE
+
+    # Morale at the end: A 3, 5, 0 (lost); B 4, 5, 2 -> B - A = +1, 0, +2: mean +1, se sqrt(1 / 3)
+    a = {0: Outcome(True, 3), 1: Outcome(True, 5), 2: Outcome(False, 0)}
+    b = {0: Outcome(True, 4), 1: Outcome(True, 5), 2: Outcome(True, 2)}
+    r = paired_comparison(a, b, "german", ("x", "y"), MORALE)
+    assert "vp_difference" not in r and "french_vp_mean" not in r["a"]
+    assert r["morale_difference"]["french_morale_b_minus_a"] == pytest.approx(1.0)
+    assert r["morale_difference"]["se"] == pytest.approx(math.sqrt(1 / 3))
+    assert r["morale_difference"]["gain_for_side"] == pytest.approx(
+        -1.0
+    )  # the German wants less French Morale
+    assert r["a"]["french_morale_mean"] == pytest.approx(8 / 3)
+    text = summary_text(r)
+    assert "VP" not in text
+    assert "| mean final French Morale |" in text and "| 2.67 |" in text
+    assert "- final French Morale B - A: +1.00" in text and "that is -1.00 Morale" in text
+    ffo_text = summary_text(paired_comparison(a, b, "german", ("x", "y")))
+    assert "Morale" not in ffo_text and "that is -1.00 VP" in ffo_text  # France Fights On's text as before
