@@ -1,7 +1,9 @@
 """Play France Fights On in the browser against any registered agent (``ffo play --french human ...``).
 
-- :mod:`webplay.session` - one game: the human's legal choices (the agents' own legal actions), bot
-  steps, fog of war (``ffo_env.encoding.fog``), the record written at the end;
+- :mod:`webplay.game_session` - one game of any game of the suite: the human's decision checked against
+  the legal actions, bot steps, the record and its viewer written at the end;
+- :mod:`webplay.session` / :mod:`webplay.springtime_session` - what each game shows: France Fights On's
+  fog of war (``ffo_env.encoding.fog``) and battles, Springtime for Hitler's map and held markers;
 - :mod:`webplay.app` - the Flask app and the local server (127.0.0.1 only);
 - :mod:`webplay.command` - ``ffo play`` with a human side.
 

@@ -29,9 +29,9 @@ LOCALHOST = "127.0.0.1"
 
 def _page(session: Any) -> str:
     if getattr(session, "game", "ffo") == "springtime":
-        from webplay.springtime_page import page
+        from webplay.springtime_page import page as springtime_page
 
-        return page(session)
+        return springtime_page(session)
     svg, extra = board_payload(session.state.game.scenario.version)
     data = json.loads(extra)
     data.update(
@@ -87,9 +87,7 @@ def create_app(session: Any) -> Flask:
     @app.get("/api/record")
     def record() -> Response:
         game = getattr(session, "game", "ffo")
-        rec = session.recorder.record()
-        if game == "ffo":
-            rec["agents"] = dict(session.players)  # a Springtime record has a fixed set of keys (it verifies)
+        rec = session.record()  # the game's record (France Fights On's names its players)
         return Response(
             json.dumps(rec, indent=1),
             mimetype="application/json",

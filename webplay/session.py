@@ -7,28 +7,21 @@ sees of the enemy follows the fog of war an agent gets (rule 3.6, R3, ``ffo_env.
 
 from __future__ import annotations
 
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
-from ffo_env.atomic import atomic_write_text
 from ffo_env.core import hexgrid as hg
-from ffo_env.core.game import Game, RulesOptions
-from ffo_env.core.record import Recorder
 from ffo_env.encoding.fog import revealed_hex_mask
 from ffo_env.render.frames import BattleTracker, snapshot, unit_table
-
-HUMAN = "human"
-SIDES = ("french", "german")
+from webplay.game_session import HUMAN, SIDES, PlayError, PlaySession
 
 
-class PlayError(ValueError):
-    """A request the game cannot take (not the human's turn, an illegal action, a finished game)."""
+class GameSession(PlaySession):
+    """A France Fights On game in progress. ``players[side]`` is ``"human"`` or an agent name; agents are built
+    here. The turn, the checks of a human decision, the bots' steps and the record are
+    :class:`~webplay.game_session.PlaySession`'s; the board with its fog of war and battles is this class's."""
 
-
-class GameSession:
-    """A game in progress. ``players[side]`` is ``"human"`` or an agent name; agents are built here."""
+    game = "ffo"
 
     def __init__(
         self,
@@ -38,33 +31,11 @@ class GameSession:
         setup: str = "random",
         record_path: str | Path | None = None,
     ) -> None:
-        from agents import make_agent
-
-        self.players = {"french": french, "german": german}
-        self.seed = seed
-        self.agents: dict[str, Any] = {}
-        for i, side in enumerate(SIDES):
-            if self.players[side] != HUMAN:
-                agent = make_agent(self.players[side], side, seed=seed * 2 + 1 + i)
-                if hasattr(agent, "reset"):
-                    agent.reset(None)
-                self.agents[side] = agent
-        self.state = Game(options=RulesOptions(setup=setup)).new_initial_state(seed)
-        self.recorder = Recorder(self.state)
+        super().__init__(french, german, seed, record_path, options={"setup": setup})
         self.battles = BattleTracker()
         self.units = unit_table(self.state)
-        self.record_path = Path(record_path) if record_path else None
-        self.saved: dict[str, str] | None = None
-        self.lock = threading.RLock()  # the server is threaded: one request at a time touches the game
-        self.finished_at: float | None = None
 
     # ----------------------------------------------------------------- queries
-
-    def humans(self) -> list[str]:
-        return [s for s in SIDES if self.players[s] == HUMAN]
-
-    def human_to_move(self) -> bool:
-        return not self.state.is_terminal() and self.players[self.state.current_agent] == HUMAN
 
     def viewer(self) -> str | None:
         """Whose eyes the board is drawn with: the one human, or the deciding human when both are."""
@@ -124,10 +95,6 @@ class GameSession:
         h = st.loc[a - lay.unit_base]
         return h if h >= 0 else None
 
-    def view(self, since_dice: int = 0, since_decision: int = 0) -> dict[str, Any]:
-        with self.lock:
-            return self._view(since_dice, since_decision)
-
     def _view(self, since_dice: int, since_decision: int) -> dict[str, Any]:
         st = self.state
         viewer = self.viewer()
@@ -142,61 +109,23 @@ class GameSession:
             "battle": self.battles.view(st),
             "selected": self.selected_hex(),
             "dice": st.dice_log[max(0, since_dice) :],
-            "log": [
-                [d["player"], bool(d["auto"]), d.get("text") or "automatic", d.get("at", "")]
-                for d in decs[max(0, since_decision) :]
-            ],
+            "log": self.log(since_decision),
             "n_decisions": len(decs),
             "vp_log": st.vp_log,
             "saved": self.saved,
         }
 
+    def record(self) -> dict[str, Any]:
+        """The game record so far, with the players' names (a France Fights On record may carry them)."""
+        record = super().record()
+        record["agents"] = dict(self.players)
+        return record
+
     # ----------------------------------------------------------------- actions
 
-    def _apply(self, action: int) -> None:
+    def _before_apply(self, action: int) -> None:
         self.battles.before(self.state, action)
         self.battles.view(self.state)  # notes the strengths as committed, before the battle is resolved
-        self.recorder.apply(action)
-        if self.state.is_terminal():
-            self._finish()
-
-    def act(self, action: Any) -> None:
-        """Apply a human decision; an action that is not legal now is refused with the state unchanged."""
-        with self.lock:
-            if self.state.is_terminal():
-                raise PlayError("the game is over")
-            if not self.human_to_move():
-                raise PlayError(f"it is the {self.state.current_agent} bot's decision, not yours")
-            if isinstance(action, bool) or not isinstance(action, int):
-                raise PlayError(f"action must be an integer, not {action!r}")
-            if action not in self.state.legal_actions():
-                raise PlayError(f"action {action} is not legal now ({self.state.decision_string()})")
-            self._apply(action)
-
-    def bot_step(self) -> bool:
-        """Let the bot on move make one decision; False when a human is to move or the game is over."""
-        with self.lock:
-            st = self.state
-            if st.is_terminal() or self.human_to_move():
-                return False
-            self._apply(int(self.agents[st.current_agent].act_state(st)))
-            return True
-
-    def _finish(self) -> None:
-        """Write the record (and its viewer) once the game is over."""
-        self.finished_at = time.time()
-        if self.record_path is None:
-            return
-        import json
-
-        from ffo_env.render.html_viewer import write_viewer
-
-        record = self.recorder.record()
-        record["agents"] = dict(self.players)
-        atomic_write_text(self.record_path, json.dumps(record, indent=1, ensure_ascii=False) + "\n")
-        html = self.record_path.with_suffix(".html")
-        write_viewer(record, html)
-        self.saved = {"record": str(self.record_path), "viewer": str(html)}
 
 
 def hex_names() -> list[str]:

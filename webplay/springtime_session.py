@@ -8,17 +8,13 @@ name, the opponent's as "a marker"); with two humans, with the eyes of the one d
 
 from __future__ import annotations
 
-import threading
-import time
 from pathlib import Path
 from typing import Any
 
 from ffo_env.springtime.core import actions as A
-from ffo_env.springtime.core.game import Game
-from ffo_env.springtime.core.record import Recorder, write_record
 from ffo_env.springtime.render.svg import layers
 from ffo_env.springtime.render.view import PUBLIC
-from webplay.session import HUMAN, SIDES, PlayError
+from webplay.game_session import SIDES, PlaySession
 
 __all__ = ["SpringtimeSession", "action_target"]
 
@@ -40,40 +36,20 @@ def action_target(state: Any, a: int) -> dict[str, Any]:
     return {}
 
 
-class SpringtimeSession:
-    """A Springtime game in progress; ``players[side]`` is ``"human"`` or a Springtime agent name."""
+class SpringtimeSession(PlaySession):
+    """A Springtime game in progress; ``players[side]`` is ``"human"`` or a Springtime agent name. The turn, the
+    checks of a human decision, the bots' steps and the record are :class:`~webplay.game_session.PlaySession`'s;
+    the map drawn with the human's eyes is this class's."""
 
     game = "springtime"
 
     def __init__(
         self, french: str, german: str, seed: int = 0, record_path: str | Path | None = None
     ) -> None:
-        from agents.harness import agent_seed
-        from agents.registry import make_agent
-
-        self.players = {"french": french, "german": german}
-        self.seed = seed
-        self.agents: dict[str, Any] = {}
-        for side in SIDES:
-            if self.players[side] != HUMAN:
-                self.agents[side] = make_agent(
-                    self.players[side], side, seed=agent_seed(seed, side), game="springtime"
-                )
-        self.state = Game().new_initial_state(seed)
-        self.recorder = Recorder(self.state)
-        self.record_path = Path(record_path) if record_path else None
-        self.saved: dict[str, str] | None = None
-        self.lock = threading.RLock()  # the server is threaded: one request at a time touches the game
-        self.finished_at: float | None = None
+        super().__init__(french, german, seed, record_path)
         self._cache: dict[int | None, dict[tuple[Any, ...], str]] = {}
 
     # ----------------------------------------------------------------- queries
-
-    def humans(self) -> list[str]:
-        return [s for s in SIDES if self.players[s] == HUMAN]
-
-    def human_to_move(self) -> bool:
-        return not self.state.is_terminal() and self.players[self.state.current_agent] == HUMAN
 
     def viewer(self) -> int | None:
         """Whose eyes the map is drawn with: the one human, the deciding human when both are, else public."""
@@ -90,10 +66,6 @@ class SpringtimeSession:
         if not self.human_to_move():
             return []
         return [{"a": a, "text": st.action_to_string(a), **action_target(st, a)} for a in st.legal_actions()]
-
-    def view(self, since_dice: int = 0, since_decision: int = 0) -> dict[str, Any]:
-        with self.lock:
-            return self._view(since_dice, since_decision)
 
     def _view(self, since_dice: int, since_decision: int) -> dict[str, Any]:
         st = self.state
@@ -112,10 +84,7 @@ class SpringtimeSession:
                 [x.get("die"), x.get("for", "")] for x in st.dice_log[max(0, since_dice) :] if "die" in x
             ],
             "n_dice": len(st.dice_log),
-            "log": [
-                [d["player"], bool(d["auto"]), d.get("text") or "automatic", d.get("at", "")]
-                for d in decs[max(0, since_decision) :]
-            ],
+            "log": self.log(since_decision),
             "n_decisions": len(decs),
             "terminal": st.is_terminal(),
             "winner": None if st.winner < 0 else SIDES[st.winner],
@@ -123,49 +92,3 @@ class SpringtimeSession:
             "turn": st.turn,
             "saved": self.saved,
         }
-
-    # ----------------------------------------------------------------- actions
-
-    def _apply(self, action: int) -> None:
-        self.recorder.apply(action)
-        if self.state.is_terminal():
-            self._finish()
-
-    def act(self, action: Any) -> None:
-        """Apply a human decision; an action that is not legal now is refused with the state unchanged."""
-        with self.lock:
-            if self.state.is_terminal():
-                raise PlayError("the game is over")
-            if not self.human_to_move():
-                raise PlayError(f"it is the {self.state.current_agent} bot's decision, not yours")
-            if isinstance(action, bool) or not isinstance(action, int):
-                raise PlayError(f"action must be an integer, not {action!r}")
-            if action not in self.state.legal_actions():
-                raise PlayError(f"action {action} is not legal now ({self.state.decision_string()})")
-            self._apply(action)
-
-    def bot_step(self) -> bool:
-        """Let the bot on move make one decision; False when a human is to move or the game is over."""
-        with self.lock:
-            st = self.state
-            if st.is_terminal() or self.human_to_move():
-                return False
-            self._apply(int(self.agents[st.current_agent].act_state(st)))
-            return True
-
-    def record(self) -> dict[str, Any]:
-        """The game record so far (the suite's Springtime record: it replays and verifies)."""
-        return self.recorder.record()
-
-    def _finish(self) -> None:
-        """Write the record (and its viewer) once the game is over."""
-        self.finished_at = time.time()
-        if self.record_path is None:
-            return
-        from ffo_env.springtime.render.viewer import write_viewer
-
-        record = self.record()
-        write_record(self.record_path, record)
-        html = self.record_path.with_suffix(".html")
-        write_viewer(record, html)
-        self.saved = {"record": str(self.record_path), "viewer": str(html)}
