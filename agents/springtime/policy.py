@@ -22,16 +22,6 @@ import numpy as np
 
 from agents import policy_io
 from agents.policy_files import peek_metadata
-from agents.policy_io import (
-    check_extra,
-    check_network_version,
-    check_side,
-    check_versions,
-    load_weights_into,
-    read_metadata,
-    read_weights,
-    write_policy,
-)
 
 __all__ = [
     "FORMAT",
@@ -165,13 +155,13 @@ def export_policy(
         "network": network_meta(net_arch, activation),
         "extra": extra or {},
     }
-    return write_policy(path, policy.state_dict(), meta)
+    return policy_io.write_policy(path, policy.state_dict(), meta)
 
 
 def _check_meta(meta: dict[str, Any], meta_path: Path) -> tuple[list[int], str]:
-    check_versions(meta, meta_path, _versions(), RETRAIN, PolicyLoadError)
-    check_side(meta, meta_path, PolicyLoadError)
-    check_network_version(
+    policy_io.check_versions(meta, meta_path, _versions(), RETRAIN, PolicyLoadError)
+    policy_io.check_side(meta, meta_path, PolicyLoadError)
+    policy_io.check_network_version(
         meta.get("network"),
         meta_path,
         NETWORK_VERSION,
@@ -192,7 +182,7 @@ def _check_meta(meta: dict[str, Any], meta_path: Path) -> tuple[list[int], str]:
             f"{meta_path}: network: expected net_arch (1..{MAX_LAYERS} widths in 1..{MAX_WIDTH}) and activation "
             f"one of {ACTIVATIONS}, got {net!r}"
         )
-    check_extra(meta, meta_path, PolicyLoadError)
+    policy_io.check_extra(meta, meta_path, PolicyLoadError)
     return list(arch), str(act)
 
 
@@ -201,12 +191,12 @@ def load_policy(path: str | Path, deterministic: bool = True) -> SpringtimePolic
     :class:`PolicyLoadError` otherwise."""
     import torch
 
-    pt, meta_path, meta = read_metadata(path, GAME, PolicyLoadError, version=VERSION)
+    pt, meta_path, meta = policy_io.read_metadata(path, GAME, PolicyLoadError, version=VERSION)
     arch, act = _check_meta(meta, meta_path)
-    state_dict = read_weights(pt, MAX_POLICY_BYTES, PolicyLoadError)
+    state_dict = policy_io.read_weights(pt, MAX_POLICY_BYTES, PolicyLoadError)
     with torch.random.fork_rng(devices=[]):  # loading leaves torch's random stream as it was
         policy = build_policy(arch, act)
-    load_weights_into(policy, state_dict, pt, meta_path, PolicyLoadError)
+    policy_io.load_weights_into(policy, state_dict, pt, meta_path, PolicyLoadError)
     policy.set_training_mode(False)
     return SpringtimePolicyAgent(policy, meta["side"], meta, deterministic=deterministic)
 
