@@ -1,3 +1,7 @@
-"""Environments over :mod:`ffo_env.core`: PettingZoo AEC (:mod:`ffo_env.envs.aec`), a
-single-agent gymnasium env against a fixed opponent (:mod:`ffo_env.envs.single_agent`)
-and wrappers (:mod:`ffo_env.envs.wrappers`)."""
+"""Environments of the suite: the PettingZoo AEC env, its turn-based parallel view and the one-side
+Gymnasium env, written once for every game (:mod:`ffo_env.envs.suite_aec`,
+:mod:`ffo_env.envs.suite_single_agent`) over a per-game adapter (:mod:`ffo_env.envs.adapter`).
+France Fights On's: :mod:`ffo_env.envs.aec`, :mod:`ffo_env.envs.single_agent` and its adapter
+(:mod:`ffo_env.envs.ffo_adapter`); Springtime for Hitler's: :mod:`ffo_env.springtime.env`. Also the
+flat observation layout (:mod:`ffo_env.envs.flat`), the Gymnasium ids (:mod:`ffo_env.envs.registration`),
+opt-in wrappers (:mod:`ffo_env.envs.wrappers`) and the OpenSpiel game (:mod:`ffo_env.envs.openspiel_game`)."""

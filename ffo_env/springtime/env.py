@@ -44,7 +44,11 @@ Render              ``render_mode="ansi"``: the core's text notation of the
 
 Options: ``scenario`` (``"campaign"``, ``"plan_red"``), ``rules`` (a
 :class:`~ffo_env.springtime.core.game.RulesOptions` or a dict of its fields), ``illegal_action``,
-``render_mode``, ``max_steps``, ``reward`` (``"win"``, ``"shaped"``), ``shaping_scale``. ``reset(seed)`` seeds the env's generator, which draws the game seed;
+``render_mode``, ``max_steps``, ``reward`` (``"win"``, ``"shaped"``), ``shaping_scale``. The potential is
+French Morale over the campaign's printed starting Morale, 30 (rule 5.1.3): Plan Red starts at 20 / 30, a
+bid (rule 17.1) moves the start, and Morale has no bounds (S49), so neither has P.
+
+``reset(seed)`` seeds the env's generator, which draws the game seed;
 ``reset(options={"game_seed": n})`` uses ``n`` directly, ``{"state": s}`` starts from a copy of ``s`` (a
 core ``State`` of the same scenario and rules, or a saved-state dict, checked by the core).
 
