@@ -274,6 +274,23 @@ def game_of_record(path: str | Path) -> str | None:
     return next((g.name for g in GAMES.values() if g.record_format == fmt), None)
 
 
+def refuse_ffo_options(args: Any, game: str | None = None) -> None:
+    """France Fights On's own options given with another game (``game``, or ``args.game``) are one error naming
+    the option, not silently ignored: ``--setup`` (setup modes, R2) and ``--data`` (game data versions)."""
+    game = game or getattr(args, "game", DEFAULT_GAME)
+    if game == DEFAULT_GAME:
+        return
+    title = game_info(game).title
+    setup = getattr(args, "setup", "random")
+    if setup != "random":
+        raise ValueError(f"--setup {setup}: setup modes are France Fights On's (R2), not {title}'s")
+    data = getattr(args, "data", None)
+    if data is not None:
+        raise ValueError(
+            f"--data {data}: game data versions are France Fights On's; {title} plays its one data set"
+        )
+
+
 def add_game_option(parser: Any, help_suffix: str = "") -> None:
     """``--game {ffo,springtime}`` on a command (default ``ffo``, France Fights On)."""
     parser.add_argument(
