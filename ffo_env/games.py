@@ -277,10 +277,10 @@ def game_of_record(path: str | Path) -> str | None:
 def refuse_ffo_options(args: Any, game: str | None = None) -> None:
     """France Fights On's own options given with another game (``game``, or ``args.game``) are one error naming
     the option, not silently ignored: ``--setup`` (setup modes, R2) and ``--data`` (game data versions)."""
-    game = game or getattr(args, "game", DEFAULT_GAME)
-    if game == DEFAULT_GAME:
+    name = str(game or getattr(args, "game", DEFAULT_GAME))
+    if name == DEFAULT_GAME:
         return
-    title = game_info(game).title
+    title = game_info(name).title
     setup = getattr(args, "setup", "random")
     if setup != "random":
         raise ValueError(f"--setup {setup}: setup modes are France Fights On's (R2), not {title}'s")
