@@ -10,6 +10,7 @@ from typing import Any, NamedTuple
 from training.config import TrainConfig
 from training.envs import build_local_vec_env
 from training.planes import plane_entries_of, planes_reader_of
+from training.ppo_settings import ppo_kwargs
 
 
 def build_vec_env(cfg: TrainConfig, side: str, snapshots: list[str]) -> Any:
@@ -390,16 +391,7 @@ def build_model(cfg: TrainConfig, env: Any, tb_dir: Path, seed: int) -> Any:
         policy,
         env,
         rollout_buffer_class=buffer,
-        learning_rate=p.learning_rate,
-        n_steps=p.n_steps,
-        batch_size=p.batch_size,
-        n_epochs=p.n_epochs,
-        gamma=p.gamma,
-        gae_lambda=p.gae_lambda,
-        clip_range=p.clip_range,
-        ent_coef=p.ent_coef,
-        vf_coef=p.vf_coef,
-        max_grad_norm=p.max_grad_norm,
+        **ppo_kwargs(p),
         policy_kwargs=policy_kwargs,
         tensorboard_log=str(tb_dir),
         seed=seed,

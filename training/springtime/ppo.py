@@ -19,6 +19,7 @@ from typing import Any
 
 from agents.springtime.policy import network_meta, spec_hash
 from training.checkpoint_io import CheckpointError, CheckpointKind, restore, write_checkpoint
+from training.ppo_settings import ppo_kwargs
 from training.run_folder import RunFolder
 from training.springtime.config import SpringtimeTrainConfig
 from training.springtime.opponents import MixOpponent
@@ -51,21 +52,11 @@ def make_model(cfg: SpringtimeTrainConfig, side: str, opponent: MixOpponent, see
 
     venv = DummyVecEnv([env_with(opp) for opp in opponents])
     venv.seed(seed)
-    p = cfg.ppo
     act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.policy.activation]
     return MaskablePPO(
         "MlpPolicy",
         venv,
-        learning_rate=p.learning_rate,
-        n_steps=p.n_steps,
-        batch_size=p.batch_size,
-        n_epochs=p.n_epochs,
-        gamma=p.gamma,
-        gae_lambda=p.gae_lambda,
-        clip_range=p.clip_range,
-        ent_coef=p.ent_coef,
-        vf_coef=p.vf_coef,
-        max_grad_norm=p.max_grad_norm,
+        **ppo_kwargs(cfg.ppo),
         policy_kwargs={
             "net_arch": {"pi": list(cfg.policy.net_arch), "vf": list(cfg.policy.net_arch)},
             "activation_fn": act,
