@@ -56,7 +56,7 @@ from ffo_env.atomic import new_unique_dir
 from ffo_env.core.game import ENGINE_VERSION, SETUP_MODES
 from ffo_env.core.sides import SIDE_NAMES, Side
 from ffo_env.envs.aec import make_game
-from ffo_env.games import DEFAULT_GAME, GAME_NAMES, add_game_option, game_info
+from ffo_env.games import DEFAULT_GAME, GAME_NAMES, add_game_option, game_info, refuse_ffo_options
 
 AgentSpec = str | Callable[..., Any]
 
@@ -137,66 +137,12 @@ def agent_seed(game_seed: int, side: str) -> int:
 
 
 def play_game(g: GameSpec) -> dict[str, Any]:
-    """Play one game; return its result row (and write its record if asked)."""
-    if g.game != DEFAULT_GAME:
-        return _play_suite_game(g)
-    from ffo_env.core.record import Recorder, save_record
-
-    game = make_game(g.setup)
-    state = game.new_initial_state(g.seed)
-    agents = {
-        "french": _make(g.french, "french", agent_seed(g.seed, "french")),
-        "german": _make(g.german, "german", agent_seed(g.seed, "german")),
-    }
-    for a in agents.values():
-        if hasattr(a, "reset"):
-            a.reset(None)
-    rec = Recorder(state) if g.record_dir else None
-    t0 = time.perf_counter()
-    while not state.is_terminal():
-        a = agents[state.current_agent].act_state(state)
-        if rec is not None:
-            rec.apply(a)
-        else:
-            state.apply_action(a)
-    dt = time.perf_counter() - t0
-    bd = state.vp_breakdown()
-    row: dict[str, Any] = {
-        "pairing": g.pairing,
-        "game": g.index,
-        "seed": g.seed,
-        "french": g.french_name,
-        "german": g.german_name,
-        "winner": "french" if state.winner == 0 else "german",
-        "vp": state.vp,
-        **{f"vp_{k}": bd.get(k, 0) for k in VP_KINDS},
-        "turn": state.turn,
-        "decisions": len(state.history),
-        "agent_decisions": sum(1 for _s, _a, auto in state.history if not auto),
-        "seconds": round(dt, 4),
-    }
-    if rec is not None and g.record_dir:
-        path = (
-            Path(g.record_dir)
-            / f"p{g.pairing:02d}_{_safe(g.french_name)}_vs_{_safe(g.german_name)}_seed{g.seed}.json"
-        )
-        record = rec.record()
-        record["agents"] = {"french": g.french_name, "german": g.german_name}
-        save_record(record, path)
-        row["record"] = str(path)
-        if g.html:
-            from ffo_env.render.html_viewer import write_viewer
-
-            write_viewer(record, path.with_suffix(".html"))
-            row["viewer"] = str(path.with_suffix(".html"))
-    return row
-
-
-def _play_suite_game(g: GameSpec) -> dict[str, Any]:
-    """Play one game of another game of the suite through :mod:`ffo_env.games`; its row has the result and the
-    final French Morale where France Fights On's has VP."""
+    """Play one game of ``g.game`` through the game interface (:mod:`ffo_env.games`); return its result row
+    (and write its record, and the game's replay viewer with ``g.html``, if asked)."""
     info = game_info(g.game)
-    state: Any = info.new_state(g.seed)
+    state: Any = (
+        make_game(g.setup).new_initial_state(g.seed) if g.game == DEFAULT_GAME else info.new_state(g.seed)
+    )
     agents = {side: _make(spec, side, agent_seed(g.seed, side), g.game) for side, spec in _sides(g)}
     for a in agents.values():
         if hasattr(a, "reset"):
@@ -218,8 +164,7 @@ def _play_suite_game(g: GameSpec) -> dict[str, Any]:
         "french": g.french_name,
         "german": g.german_name,
         "winner": SIDE_NAMES[state.winner],
-        "result": getattr(state, "result", ""),
-        "morale": getattr(state, "morale", None),
+        **_score_columns(g.game, state),
         "turn": state.turn,
         "decisions": len(history),
         "agent_decisions": sum(1 for _s, _a, auto in history if not auto),
@@ -231,12 +176,27 @@ def _play_suite_game(g: GameSpec) -> dict[str, Any]:
             / f"p{g.pairing:02d}_{_safe(g.french_name)}_vs_{_safe(g.german_name)}_seed{g.seed}.json"
         )
         record = rec.record()
-        info.save_record(record, path)  # the record's keys are fixed: the agents are in its name
+        if (
+            g.game == DEFAULT_GAME
+        ):  # a Springtime record's keys are fixed (it verifies): its agents are in its name
+            record["agents"] = {"french": g.french_name, "german": g.german_name}
+        info.save_record(record, path)
         row["record"] = str(path)
         if g.html:
-            info.write_viewer(record, path.with_suffix(".html"))  # the game's viewer verifies the record first
+            info.write_viewer(
+                record, path.with_suffix(".html")
+            )  # the game's viewer verifies the record first
             row["viewer"] = str(path.with_suffix(".html"))
     return row
+
+
+def _score_columns(game: str, state: Any) -> dict[str, Any]:
+    """A game row's own columns: France Fights On's VP and their breakdown; a game without VP (Springtime for
+    Hitler) its result and final French Morale."""
+    if game == DEFAULT_GAME:
+        bd = state.vp_breakdown()
+        return {"vp": state.vp, **{f"vp_{k}": bd.get(k, 0) for k in VP_KINDS}}
+    return {"result": getattr(state, "result", ""), "morale": getattr(state, "morale", None)}
 
 
 def _sides(g: GameSpec) -> tuple[tuple[str, AgentSpec], tuple[str, AgentSpec]]:
@@ -976,17 +936,9 @@ def _resume_args(args: argparse.Namespace) -> None:
 
 
 def check_game_options(args: argparse.Namespace) -> None:
-    """France Fights On's own options are refused with another game, not silently ignored."""
-    if args.game == DEFAULT_GAME:
-        return
-    if args.setup != "random":
-        raise ValueError(f"--setup {args.setup}: setup modes are France Fights On's (R2), not {args.game}'s")
-    data = getattr(args, "data", None)
-    if data is not None:
-        raise ValueError(
-            f"--data {data}: game data versions are France Fights On's; {game_info(args.game).title} plays its "
-            "one data set"
-        )
+    """France Fights On's own options (``--setup``, ``--data``) are refused with another game, not silently
+    ignored (:func:`ffo_env.games.refuse_ffo_options`)."""
+    refuse_ffo_options(args)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,18 +17,10 @@ GAME = "springtime"
 
 def refuse_ffo_options(args: argparse.Namespace) -> None:
     """France Fights On's setup modes (R2) and game data versions (``--data``) have no meaning here: either
-    given is one error naming the option."""
-    setup = getattr(args, "setup", "random")
-    if setup != "random":
-        raise ValueError(
-            f"--setup {setup}: setup modes are France Fights On's (R2), not Springtime for Hitler's"
-        )
-    data = getattr(args, "data", None)
-    if data is not None:
-        raise ValueError(
-            f"--data {data}: game data versions are France Fights On's; Springtime for Hitler plays its one "
-            "data set (ffo_env/springtime/data)"
-        )
+    given is one error naming the option (:func:`ffo_env.games.refuse_ffo_options`)."""
+    from ffo_env.games import refuse_ffo_options as refuse
+
+    refuse(args, GAME)
 
 
 def play(args: argparse.Namespace) -> int:
