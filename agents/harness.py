@@ -43,7 +43,7 @@ import os
 import statistics
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
@@ -148,14 +148,7 @@ def play_game(g: GameSpec) -> dict[str, Any]:
         if hasattr(a, "reset"):
             a.reset(None)
     rec = info.recorder(state) if g.record_dir else None
-    t0 = time.perf_counter()
-    while not state.is_terminal():
-        a = agents[SIDE_NAMES[state.current_player]].act_state(state)
-        if rec is not None:
-            rec.apply(a)
-        else:
-            state.apply_action(a)
-    dt = time.perf_counter() - t0
+    dt = play_out(state, agents, rec)
     history = state.history
     row: dict[str, Any] = {
         "pairing": g.pairing,
@@ -188,6 +181,19 @@ def play_game(g: GameSpec) -> dict[str, Any]:
             )  # the game's viewer verifies the record first
             row["viewer"] = str(path.with_suffix(".html"))
     return row
+
+
+def play_out(state: Any, agents: Mapping[str, Any], recorder: Any = None) -> float:
+    """Play ``state`` (of any game of the suite) to its end, each decision by the agent of the side to move,
+    through ``recorder`` when given (it writes each decision and its text); returns the seconds it took."""
+    t0 = time.perf_counter()
+    while not state.is_terminal():
+        a = agents[SIDE_NAMES[state.current_player]].act_state(state)
+        if recorder is not None:
+            recorder.apply(a)
+        else:
+            state.apply_action(a)
+    return time.perf_counter() - t0
 
 
 def _score_columns(game: str, state: Any) -> dict[str, Any]:

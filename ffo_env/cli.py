@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -41,7 +40,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
 
         check_writable(args.record)  # an unwritable path is refused before the game, not after it
     from agents import make_agent
-    from agents.harness import agent_seed
+    from agents.harness import agent_seed, play_out
     from ffo_env.core.game import Game, RulesOptions
     from ffo_env.core.record import Recorder, save_record
 
@@ -52,10 +51,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
         "german": make_agent(args.german, "german", seed=agent_seed(args.seed, "german")),
     }
     rec = Recorder(state)
-    t0 = time.perf_counter()
-    while not state.is_terminal():
-        rec.apply(agents[state.current_agent].act_state(state))
-    dt = time.perf_counter() - t0
+    dt = play_out(state, agents, rec)
     record = rec.record()
     res = record["result"]
     print(f"seed {args.seed}: {res['winner']} victory, French VP {res['vp']} after GT{res['turn']}")

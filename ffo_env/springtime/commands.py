@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 
 GAME = "springtime"
 
@@ -30,7 +29,7 @@ def play(args: argparse.Namespace) -> int:
         from ffo_env.atomic import check_writable
 
         check_writable(args.record)  # an unwritable path is refused before the game, not after it
-    from agents.harness import agent_seed
+    from agents.harness import agent_seed, play_out
     from agents.registry import make_agent
     from ffo_env.springtime.core.game import Game
     from ffo_env.springtime.core.record import Recorder, write_record
@@ -41,10 +40,7 @@ def play(args: argparse.Namespace) -> int:
     }
     state = Game().new_initial_state(args.seed)
     rec = Recorder(state)
-    t0 = time.perf_counter()
-    while not state.is_terminal():
-        rec.apply(agents[state.current_agent].act_state(state))
-    dt = time.perf_counter() - t0
+    dt = play_out(state, agents, rec)
     record = rec.record()
     n_agent = sum(1 for d in record["decisions"] if not d["auto"])
     print(
