@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from agents.harness import play_out
 from agents.paired import wilson_interval
 from agents.springtime import make_agent
 from ffo_env.springtime.core.game import Game
@@ -36,10 +37,8 @@ def play_games(
         bot = make_agent(opponent, other, seed + 10**6)
         if hasattr(agent, "reset"):
             agent.reset(seed)
-        bots = {me: agent, 1 - me: bot}
         s = game.new_initial_state(seed)
-        while not s.is_terminal():
-            s.apply_action(bots[s.current_side].act_state(s))
+        play_out(s, {side: agent, other: bot})
         won = int(s.winner == me)
         wins += won
         outcomes.append(won)
