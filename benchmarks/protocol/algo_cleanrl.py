@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.protocol.algos import AlgoError, AlgoSpec, Context, Learner, register
+from benchmarks.protocol.springtime import SHAPING_SCALE
 from ffo_env.atomic import atomic_write_bytes
 
 ARGS = {
@@ -99,13 +100,17 @@ def _agent_net(n_obs: int, n_actions: int) -> Any:
 
 
 class _Greedy:
-    """The trained MLP as an agent: argmax over the legal actions of the compact observation."""
+    """The trained MLP as an agent: argmax over the legal actions of the compact observation, or with
+    ``sample`` a draw from the policy over them (a generator seeded by :meth:`reset`, which the evaluation
+    calls with a seed fixed by the game and the run)."""
 
-    def __init__(self, learner: CleanRLLearner) -> None:
+    def __init__(self, learner: CleanRLLearner, sample: bool = False) -> None:
         self.learner = learner
+        self.sample = sample
+        self.rng = np.random.default_rng(0)
 
     def reset(self, seed: int | None = None) -> None:
-        return None
+        self.rng = np.random.default_rng(seed)
 
     def act_state(self, state: Any) -> int:
         import torch
@@ -113,15 +118,20 @@ class _Greedy:
         obs = self.learner.encode(state)
         legal = state.legal_actions()
         with torch.inference_mode():
-            logits = self.learner.net.actor(torch.as_tensor(obs).unsqueeze(0))[0].numpy()
-        return int(legal[int(np.argmax(logits[legal]))])
+            logits = self.learner.net.actor(torch.as_tensor(obs).unsqueeze(0))[0].numpy().astype(np.float64)
+        if not self.sample:
+            return int(legal[int(np.argmax(logits[legal]))])
+        z = logits[legal] - logits[legal].max()
+        p = np.exp(z)
+        return int(legal[int(self.rng.choice(len(legal), p=p / p.sum()))])
 
 
 class CleanRLLearner(Learner):
-    """``ppo_mlp_compact``; with ``reward="shaped"`` (Springtime only) ``ppo_mlp_compact_shaped``, which
-    trains on the env's shaped reward and is scored, like every learner, by its win rate."""
+    """``ppo_mlp_compact``; with ``reward="shaped"`` and ``evaluation="sample"`` (Springtime only)
+    ``ppo_mlp_compact_shaped``, which trains on the env's shaped reward, is evaluated with its policy sampled,
+    and is scored, like every learner, by its win rate."""
 
-    def __init__(self, ctx: Context, reward: str = "win") -> None:
+    def __init__(self, ctx: Context, reward: str = "win", evaluation: str = "greedy") -> None:
         import torch
 
         from benchmarks.protocol.envs import make_env
@@ -132,6 +142,7 @@ class CleanRLLearner(Learner):
         torch.manual_seed(ctx.seed)
         self.ctx = ctx
         self.reward = reward
+        self.evaluation = evaluation
         # the spaces only; in self-play the opponent (the other side's learner) may not exist yet
         probe_opponent = None if ctx.task.kind == "selfplay" else ctx.opponent(0)
         probe: Any = make_env(ctx.task, ctx.side, probe_opponent, FORMAT, ctx.seed)
@@ -160,7 +171,7 @@ class CleanRLLearner(Learner):
         )
 
     def agent(self) -> Any:
-        return _Greedy(self)
+        return _Greedy(self, sample=self.evaluation == "sample")
 
     def learn(self, until: int, segment: int) -> None:
         import torch
@@ -304,11 +315,12 @@ register(
 register(
     AlgoSpec(
         "ppo_mlp_compact_shaped",
-        "ppo_mlp_compact trained on Springtime's shaped reward (potential from French Morale); scored by wins",
+        "ppo_mlp_compact trained on Springtime's shaped reward (potential from French Morale), its policy "
+        "sampled in evaluation; scored by the task's win rate",
         True,
         FORMAT,
-        partial(CleanRLLearner, reward="shaped"),
-        hyperparameters={**ARGS, "reward": "shaped"},
+        partial(CleanRLLearner, reward="shaped", evaluation="sample"),
+        hyperparameters={**ARGS, "reward": "shaped", "shaping_scale": SHAPING_SCALE, "evaluation": "sample"},
         games=("springtime",),
     )
 )

@@ -13,7 +13,8 @@ reference rows and then its learners (5 seeds), then the full-game tasks' refere
 (3 seeds). Springtime for Hitler's jobs (``--only springtime``) write under ``benchmarks/results/springtime/``:
 the reference rows of its six tasks (3 seeds; the opponent-``expert`` and expert-row jobs last, the French
 expert takes seconds a game) and ``maskable_ppo`` (3 seeds) on ``springtime/german-vs-random/v1``, then
-on ``springtime/french-vs-heuristic/v1`` and ``springtime/german-vs-heuristic/v1``.
+on ``springtime/french-vs-heuristic/v1`` and ``springtime/german-vs-heuristic/v1``; then the learners with the
+shaped training reward (``maskable_ppo_shaped``, and ``ppo_mlp_compact`` with and without it) in the same order.
 """
 
 from __future__ import annotations
@@ -46,6 +47,7 @@ SFH_CHEAP = (
 SFH_EXPERT = ("springtime/french-vs-expert/v1", "springtime/german-vs-expert/v1")
 SFH_LEARN = ("springtime/german-vs-random/v1",)
 SFH_LEARN_LATE = ("springtime/french-vs-heuristic/v1", "springtime/german-vs-heuristic/v1")
+SFH_CLEANRL = ("ppo_mlp_compact", "ppo_mlp_compact_shaped")
 
 
 def jobs() -> list[tuple[str, str, int]]:
@@ -58,6 +60,10 @@ def jobs() -> list[tuple[str, str, int]]:
     out += [(t, a, 3) for t in SFH_EXPERT for a in ("random", "untrained")]
     out += [(t, "expert", 3) for t in (*SFH_CHEAP, *SFH_EXPERT) if not t.startswith("springtime/german-vs-r")]
     out += [(t, "maskable_ppo", 3) for t in SFH_LEARN_LATE]
+    # the shaped-reward learners (docs/experiments/2026-11-26-springtime-rl.md): the Axis from scratch first
+    out += [(t, a, 3) for t in SFH_LEARN for a in ("maskable_ppo_shaped", *SFH_CLEANRL)]
+    out += [(t, "maskable_ppo_shaped", 3) for t in SFH_LEARN_LATE]
+    out += [(t, a, 3) for t in SFH_LEARN_LATE for a in SFH_CLEANRL]
     return list(dict.fromkeys(out))
 
 

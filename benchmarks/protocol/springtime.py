@@ -46,10 +46,16 @@ PPO: dict[str, Any] = {
     "evaluation": "greedy",
 }
 # the shaped reward's scale: the French potential (Morale / 30) from 30 to 0 is worth this many wins
-SHAPING_SCALE = 1.0
+SHAPING_SCALE = 0.5  # the env's default: Morale 30 -> 0 is worth half a win
 EVALUATIONS = ("greedy", "sample")
 # maskable_ppo_shaped: MaskablePPO's settings with the shaped training reward (docs/experiments/2026-11-26-springtime-rl.md)
-SHAPED: dict[str, Any] = {**PPO, "reward": "shaped", "shaping_scale": SHAPING_SCALE, "evaluation": "sample"}
+SHAPED: dict[str, Any] = {
+    **PPO,
+    "ent_coef": 0.01,  # rescued 1 of 3 collapsing seeds in the experiments; no other single change did more
+    "reward": "shaped",
+    "shaping_scale": SHAPING_SCALE,
+    "evaluation": "sample",
+}
 
 
 # ------------------------------------------------------------------ fingerprint
@@ -221,6 +227,7 @@ class SpringtimePPOLearner(Learner):
         self.learns = learns
         self.reward = reward
         self.evaluation = evaluation
+        self.settings = SHAPED if reward == "shaped" else PPO
         self.model = MaskablePPO(
             PPO["policy"],
             self._spaces_env() if ctx.task.kind == "selfplay" else self._vec_env(0),
@@ -230,7 +237,7 @@ class SpringtimePPOLearner(Learner):
             learning_rate=float(PPO["learning_rate"]),
             gamma=float(PPO["gamma"]),
             gae_lambda=float(PPO["gae_lambda"]),
-            ent_coef=float(PPO["ent_coef"]),
+            ent_coef=float(self.settings["ent_coef"]),
             seed=ctx.seed,
             device="cpu",
             verbose=0,
