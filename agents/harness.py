@@ -680,20 +680,10 @@ SUITE_PAIRING_COLUMNS = (
     "agent_decisions_mean",
     "seconds_per_game",
 )
-SUITE_GAME_COLUMNS = (
-    "pairing",
-    "game",
-    "seed",
-    "french",
-    "german",
-    "winner",
-    "result",
-    "morale",
-    "turn",
-    "decisions",
-    "agent_decisions",
-    "seconds",
-)
+# games.csv: the columns of every game of the suite around each game's own (_score_columns)
+GAME_COLUMNS_FIRST = ("pairing", "game", "seed", "french", "german", "winner")
+GAME_COLUMNS_LAST = ("turn", "decisions", "agent_decisions", "seconds")
+SUITE_GAME_COLUMNS = (*GAME_COLUMNS_FIRST, "result", "morale", *GAME_COLUMNS_LAST)
 
 
 def _is_suite(summary: dict[str, Any]) -> bool:
@@ -738,22 +728,11 @@ def write_outputs(out: Path, summary: dict[str, Any], rows: list[dict[str, Any]]
         for p in summary["pairings"]:
             w.writerow(suite_pairing_row(p) if suite else pairing_row(p))
 
-    game_cols = [
-        "pairing",
-        "game",
-        "seed",
-        "french",
-        "german",
-        "winner",
-        "vp",
-        *(f"vp_{k}" for k in VP_KINDS),
-        "turn",
-        "decisions",
-        "agent_decisions",
-        "seconds",
-    ]
-    if suite:
-        game_cols = list(SUITE_GAME_COLUMNS)
+    game_cols = (
+        list(SUITE_GAME_COLUMNS)
+        if suite
+        else [*GAME_COLUMNS_FIRST, "vp", *(f"vp_{k}" for k in VP_KINDS), *GAME_COLUMNS_LAST]
+    )
 
     def games_csv(f: Any) -> None:
         w = csv.DictWriter(f, fieldnames=game_cols, extrasaction="ignore")
