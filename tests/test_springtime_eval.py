@@ -228,13 +228,16 @@ def test_eval_html_writes_the_springtime_viewer_of_each_saved_record(
             "1",
         ],
         ["play"],
+        ["play", "--french", "human"],  # the web UI: refused before its record folder is made
     ],
 )
 def test_data_is_france_fights_on_s_option_and_one_error_with_springtime(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], command: list[str]
 ) -> None:
     out = tmp_path / "x"
-    where = ["--record", str(out / "r.json")] if command == ["play"] else ["--out", str(out), "--no-progress"]
+    where = (
+        ["--record", str(out / "r.json")] if command[0] == "play" else ["--out", str(out), "--no-progress"]
+    )
     for data in (
         ["--data", "reconstruction-v2", *command],
         [*command, "--data", "nonsense"],

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ffo_env.atomic import check_writable
+from ffo_env.games import refuse_ffo_options
 from webplay.session import HUMAN, GameSession
 
 
@@ -23,16 +24,17 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port {args.port} is not a TCP port (0..65535; 0 = any free port)")
+    game = getattr(args, "game", "ffo")
+    refuse_ffo_options(
+        args
+    )  # France Fights On's --setup / --data with another game: before anything is written
     record = Path(args.record) if args.record else default_record_path(args.seed)
     check_writable(record)  # before a person plays a whole game, not after
     check_writable(record.with_suffix(".html"))
-    game = getattr(args, "game", "ffo")
     session: Any
     if game == "springtime":
-        from ffo_env.springtime.commands import refuse_ffo_options
         from webplay.springtime_session import SpringtimeSession
 
-        refuse_ffo_options(args)
         session = SpringtimeSession(args.french, args.german, seed=args.seed, record_path=record)
     else:
         session = GameSession(args.french, args.german, seed=args.seed, setup=args.setup, record_path=record)
