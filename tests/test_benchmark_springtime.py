@@ -191,6 +191,8 @@ def test_report_over_both_games_aggregates_each_game_apart(tmp_path, capsys):
         assert row["iqm"]["value"] == pytest.approx(learner)  # pooled, it would be 0.375
         assert (tmp_path / "rep" / f"performance_profile_{game}.png").exists()
     assert not (tmp_path / "rep" / "performance_profile.png").exists()
+    runs = rep["tasks"]["springtime/german-vs-random/v1"]["algorithms"]["maskable_ppo"]["run_curves"]
+    assert runs == [[[0, pytest.approx(runs[0][0][1]), 0.5]]]  # each run's own points, for the thin lines
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "France Fights On benchmark tasks" in md and "Springtime for Hitler benchmark tasks" in md
 

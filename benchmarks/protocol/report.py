@@ -7,7 +7,7 @@ with one error naming both files. A run (task, algorithm, seed, budget) may appe
 
 Per task and algorithm: the final score of each run, its IQM with a 95% stratified-bootstrap interval, the
 mean, and the learning curve (IQM and interval at each evaluation point, against the learner's decisions and
-against wall seconds). Rows are keyed by the algorithm, with ``@long`` or ``@<budget>`` when the run was
+against wall seconds, with each run's own curve drawn thin beside it). Rows are keyed by the algorithm, with ``@long`` or ``@<budget>`` when the run was
 not on the task's short track. One-side tasks also get a normalised score, ``(score - random) / (expert -
 random)`` with the mean scores of the ``random`` and ``expert`` rows of the same task in the pooled results
 (absent when either row is missing). Across the benchmark tasks (those that count) of each game of the suite
@@ -163,6 +163,12 @@ def make_report(
                 "decisions": float(np.mean([step_rows(r)[-1][1]["step_count"] for r in done or runs])),
                 "complete": len(done) == len(runs),
                 "curve": _curve(runs, reps, seed),
+                # each run's own points, drawn thin beside the IQM: with few runs the IQM can hide a
+                # minority of runs that learn (or fail)
+                "run_curves": [
+                    [[row["step_count"], row["wall_seconds"], row["score"][0]] for _, row in step_rows(r)]
+                    for r in runs
+                ],
             }
             text = f"  {key:24} runs {len(done):2}"
             if vals.size:
@@ -344,6 +350,10 @@ def _plots(report: dict[str, Any], normalised: dict[str, Any], out: Path) -> lis
                     continue
                 xs = [p[x_key] for p in c]
                 ax.plot(xs, [p["iqm"] for p in c], marker="o", markersize=3, label=key, color=_color(key))
+                col = 0 if x_key == "decisions" else 1
+                for run in a.get("run_curves", []):
+                    ax.plot([q[col] for q in run], [q[2] for q in run], linewidth=0.7, alpha=0.35,
+                            color=_color(key))  # fmt: skip
                 ax.fill_between(xs, [p["lo"] for p in c], [p["hi"] for p in c], alpha=0.2, color=_color(key))
         ylabel = "mean Elo (frozen ladder)" if t["kind"] == "selfplay" else "win rate (IQM, 95% CI)"
         axes[0].set_xlabel("learner decisions")
@@ -391,6 +401,8 @@ _COLORS = {
     "maskable_ppo": "#1f77b4",
     "ppo_mlp_compact": "#ff7f0e",
     "dagger_expert": "#2ca02c",
+    "maskable_ppo_shaped": "#d62728",
+    "ppo_mlp_compact_shaped": "#8c564b",
 }
 
 
