@@ -941,6 +941,11 @@ def run(args: argparse.Namespace) -> int:
                     raise ValueError(f"{args.resume}/{TOURNAMENT_FILE}: unknown agent {n!r}")
     else:
         check_game_options(args)
+        if args.html and not args.save_records and args.record_seed is None:
+            # a viewer is written beside a saved record; without one --html would do nothing and say nothing
+            raise ValueError(
+                "--html writes a viewer beside each saved record: add --save-records K or --record-seed S"
+            )
         pairings = parse_pairings(args)
     if args.games < 1:
         raise ValueError(f"--games must be >= 1, got {args.games}")

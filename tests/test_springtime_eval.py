@@ -258,3 +258,27 @@ def test_replay_with_data_is_one_error(tmp_path: Path, capsys: pytest.CaptureFix
         == 2
     )
     assert "--data v2" in _err(capsys) and not (tmp_path / "g.html").exists()
+
+
+@pytest.mark.parametrize("game", ["ffo", "springtime"])
+def test_eval_html_without_saved_records_is_one_error(
+    game: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # a viewer goes beside a saved record: --html alone would write nothing and say nothing
+    out = tmp_path / "ev"
+    args = [
+        "eval",
+        "--game",
+        game,
+        "--pairings",
+        "random:random",
+        "--games",
+        "1",
+        "--html",
+        "--out",
+        str(out),
+    ]
+    assert ffo(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("error:") == 1 and "--save-records" in err
+    assert not out.exists()  # nothing written
