@@ -920,12 +920,6 @@ def _resume_args(args: argparse.Namespace) -> None:
     args.out = str(d)
 
 
-def check_game_options(args: argparse.Namespace) -> None:
-    """France Fights On's own options (``--setup``, ``--data``) are refused with another game, not silently
-    ignored (:func:`ffo_env.games.refuse_ffo_options`)."""
-    refuse_ffo_options(args)
-
-
 def run(args: argparse.Namespace) -> int:
     if args.resume:
         if args.force or args.record_seed is not None:
@@ -933,14 +927,14 @@ def run(args: argparse.Namespace) -> int:
         if args.out is not None and Path(args.out) != Path(args.resume):
             raise ValueError("--resume DIR continues the tournament in DIR; drop --out")
         _resume_args(args)
-        check_game_options(args)  # the plan's options are the game's own; a --data given now is not
+        refuse_ffo_options(args)  # the plan's options are the game's own; a --data given now is not
         pairings = args.pairing_list
         for f, g in pairings:
             for n in (f, g):
                 if not is_game_agent_name(n, args.game):
                     raise ValueError(f"{args.resume}/{TOURNAMENT_FILE}: unknown agent {n!r}")
     else:
-        check_game_options(args)
+        refuse_ffo_options(args)
         if args.html and not args.save_records and args.record_seed is None:
             # a viewer is written beside a saved record; without one --html would do nothing and say nothing
             raise ValueError(

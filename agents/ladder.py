@@ -43,6 +43,7 @@ import numpy as np
 
 from ffo_env.atomic import atomic_write_text, new_unique_dir
 from ffo_env.core.sides import SIDE_NAMES
+from ffo_env.games import refuse_ffo_options
 
 ELO = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
 PRIOR_SD = 1000.0 / ELO
@@ -251,9 +252,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.add:
             raise ValueError("--add AGENTS joins agents to a ladder: give the ladder with --resume DIR")
-        harness.check_game_options(
-            argparse.Namespace(game=args.game, setup=args.setup, data=getattr(args, "data", None))
-        )
+        refuse_ffo_options(args)
         if args.agents is None:
             args.agents = GAME_DEFAULT_AGENTS.get(args.game, DEFAULT_AGENTS)
         names = _agent_names(args.agents, "--agents", args.game)
