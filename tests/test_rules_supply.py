@@ -182,7 +182,7 @@ def test_7_3_hex_index_helpers_consistent():
 def test_r10_supply_floods_kept_across_games_are_the_floods_themselves():
     """masks keeps the last floods of the supply network (rules 7.2, 7.7, 7.8, R10) across states and games,
     keyed on the flood's inputs: every mask it gives is the flood of those inputs, the kept ones are never
-    written through a state's mask, and no more than _FLOODS_MAX are kept."""
+    written through a state's mask, and no more than FLOODS_KEPT are kept."""
     import random
 
     from ffo_env.core import masks
@@ -190,7 +190,7 @@ def test_r10_supply_floods_kept_across_games_are_the_floods_themselves():
 
     game = plain_game()
     rng = random.Random(7)
-    masks._FLOODS.clear()
+    masks._flood_mask.cache_clear()
     for seed in range(6):
         s = game.new_initial_state(seed)
         for _ in range(120):
@@ -209,4 +209,5 @@ def test_r10_supply_floods_kept_across_games_are_the_floods_themselves():
                 got[0] ^= 1
             legal = s.legal_actions()
             s.apply_action(legal[rng.randrange(len(legal))])
-    assert 0 < len(masks._FLOODS) <= masks._FLOODS_MAX
+    assert 0 < masks._flood_mask.cache_info().currsize <= masks.FLOODS_KEPT
+    assert masks._flood_mask.cache_info().hits > 0  # the floods do recur across games

@@ -4,6 +4,7 @@ side occupies, the hexes next to the enemy (rules 8.2, 11.7, R17, R35) and the s
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any
 
 from ffo_env.core import hexgrid as hg
@@ -94,17 +95,11 @@ def supply_mask(s: State, side: int, west: bool = False) -> bytearray:
 
 # flood_bits is a pure function of its ints, and the same floods recur across games: every new game starts
 # with the same French supply network (the German units stand in the green row, which the French may not
-# enter anyway), and a flood costs ~0.1 ms. The last floods' masks are kept, keyed on the inputs themselves.
-_FLOODS: dict[tuple[tuple[int, ...], int, int], bytes] = {}
-_FLOODS_MAX = 64
+# enter anyway), and a flood costs ~0.1 ms. The last floods' masks are kept, keyed on the inputs themselves;
+# they are immutable bytes, so no state can write through a kept one.
+FLOODS_KEPT = 64
 
 
+@functools.lru_cache(maxsize=FLOODS_KEPT)
 def _flood_mask(open_bits: tuple[int, ...], sources: int, passable: int) -> bytes:
-    key = (open_bits, sources, passable)
-    hit = _FLOODS.get(key)
-    if hit is None:
-        hit = bytes(bits_to_mask(flood_bits(open_bits, sources, passable)))
-        if len(_FLOODS) >= _FLOODS_MAX:
-            del _FLOODS[next(iter(_FLOODS))]  # the oldest
-        _FLOODS[key] = hit
-    return hit
+    return bytes(bits_to_mask(flood_bits(open_bits, sources, passable)))
