@@ -31,7 +31,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -254,8 +254,17 @@ class _Export:
         self.action_space = policy.action_space
 
 
+class FitSettings(Protocol):
+    """What :func:`fit_student` reads of a run's config (this module's, and ``training.self_imitation``'s)."""
+
+    changed_weight: int
+    epochs: int
+    batch_size: int
+    learning_rate: float
+
+
 def fit_student(
-    policy: Any, parts: list[dict[str, np.ndarray]], cfg: ExpertIterationConfig, seed: int
+    policy: Any, parts: list[dict[str, np.ndarray]], cfg: FitSettings, seed: int
 ) -> dict[str, float]:
     """Cross-entropy passes over every iteration's decisions (changed ones ``changed_weight`` times)."""
     from training.imitation import Dataset, fit
@@ -356,12 +365,15 @@ def train_side(cfg: ExpertIterationConfig, side: str, folder: RunFolder, progres
     return final
 
 
-def _save_npz(path: Path, parts: list[dict[str, np.ndarray]]) -> None:
+def _save_npz(
+    path: Path,
+    parts: list[dict[str, np.ndarray]],
+    keys: tuple[str, ...] = (*OBS_KEYS, "mask", "action", "changed"),
+) -> None:
     import io
 
     from ffo_env.atomic import atomic_write_bytes
 
-    keys = (*OBS_KEYS, "mask", "action", "changed")
     nonempty = [p for p in parts if len(p["action"])]
     merged = {k: np.concatenate([p[k] for p in nonempty]) for k in keys} if nonempty else {}
     buf = io.BytesIO()

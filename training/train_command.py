@@ -7,7 +7,8 @@
     ffo train --game springtime --config configs/springtime/train_quick.yaml  # Springtime for Hitler
 
 A config file that says ``backend: rllib`` selects RLlib by itself, and one that says ``method:
-expert_iteration`` the expert-iteration trainer (``training/expert_iteration.py``). ``--game springtime``
+expert_iteration`` the expert-iteration trainer (``training/expert_iteration.py``), ``method: self_imitation``
+the self-imitation trainer (``training/self_imitation.py``). ``--game springtime``
 (or a config or resumed run that says ``game: springtime``) trains Springtime for Hitler
 (``training/springtime``).
 """
@@ -92,8 +93,13 @@ def run(args: argparse.Namespace) -> int:
     args.config = str(config_file(args.config))
     from training import expert_iteration as ei
 
-    if ei.config_method(args.resume or args.config) == ei.METHOD:  # `method: expert_iteration` (issue 39)
+    method = ei.config_method(args.resume or args.config)
+    if method == ei.METHOD:  # `method: expert_iteration` (issue 39)
         return ei.command(args.config, Path(args.out), args.resume, args.set)
+    if method == "self_imitation":  # issue 39: training/self_imitation.py
+        from training import self_imitation
+
+        return self_imitation.command(args.config, Path(args.out), args.resume, args.set)
     resumed = RunFolder(args.resume) if args.resume else None
     resumed_backend = resumed.backend() if resumed is not None else None
     backend = args.backend or resumed_backend or _config_backend(args.config) or "sb3"
