@@ -5,9 +5,11 @@ change (terrain, rivers) or hold a handful of non-zero cells; an MLP's first lay
 ~7 M weights, so stock scripts (CleanRL's ``ppo.py``, SB3's ``MlpPolicy``) crawl. The compact vector keeps
 what changes and what the current decision needs, in 4,490 floats for the shipped data.
 
-It is computed from the structured observation of :mod:`ffo_env.encoding.observation` (the encoder's
-own arrays, after its fog of war: rule 3.6, R2, R3), never from the core state directly, so it shows
-nothing the structured observation hides. ``omniscient=True`` lifts the fog as there.
+It is defined as the structured observation of :mod:`ffo_env.encoding.observation` (after its fog of war:
+rule 3.6, R2, R3) compacted (:meth:`CompactEncoder.encode_reference`), so it shows nothing the structured
+observation hides. :meth:`CompactEncoder.encode` builds the same bytes without the 110,760-entry structured
+observation, from the structured encoder's own per-unit data, fog of war, supply and globals (the same
+code; ``tests/test_compact_direct.py`` compares the two). ``omniscient=True`` lifts the fog as there.
 
 Blocks, in order (``tests/test_compact_observation.py`` checks these tables against the code: names,
 offsets, sizes; the offsets and sizes are those of the shipped data, where ``U`` = 62 units, ``L`` =
@@ -104,7 +106,7 @@ import numpy as np
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.game import Game
 from ffo_env.core.scenario import MAX_CF
-from ffo_env.core.state import State
+from ffo_env.core.state import Decision, Phase, State
 from ffo_env.encoding.layout import (
     GLOBAL_GROUPS,
     GLOBAL_HIGH,
@@ -121,6 +123,7 @@ from ffo_env.encoding.layout import (
     expand_names,
 )
 from ffo_env.encoding.observation import FLAT, ObservationEncoder, PerGameCache, encoder_for
+from ffo_env.encoding.observation import _Shared as Shared
 
 __all__ = [
     "BLOCKS",
@@ -181,6 +184,24 @@ _P_DEST_OVERSTACKS = PLANE_INDEX["dest_overstacks"]
 _P_TARGET_ENDS_GAME = PLANE_INDEX["target_ends_game"]
 _P_GERMAN_CONTROL = PLANE_INDEX["german_control"]
 _G_TO_ACT = GLOBAL_INDEX["to_act"]
+_TARGET_DECISIONS = (Decision.ATTACK_TARGET, Decision.AIR_TARGET)
+# columns of the compact unit table (UNIT_COLUMNS expanded) and board planes, for the direct path
+_C = {n: _UNIT_NAMES.index(n if _UNIT_SIZE[n] == 1 else f"{n}[0]") for n in UNIT_COLUMNS}
+_C_VISIBLE, _C_STATUS, _C_CF, _C_SUPPLIED = _C["visible"], _C["status"], _C["cf"], _C["supplied"]
+_C_MUST_LEAVE, _C_SCARE, _C_REPLACEMENT = _C["must_leave"], _C["scare"], _C["replacement"]
+_C_BATTLE_ATTACKER, _C_BATTLE_DEFENDER = _C["battle_attacker"], _C["battle_defender"]
+_C_IN_RESERVE_READY, _C_CTX_UNIT, _C_LEGAL = _C["in_reserve_ready"], _C["ctx_unit"], _C["legal"]
+_N_FULL = _C_SUPPLIED - _C_CF  # cf .. immobile: the encoder's full-information columns, masked by visibility
+assert (_C_VISIBLE, _C_STATUS, _C_CF) == (0, 1, 5) and _C_SUPPLIED + 1 == _C_MUST_LEAVE == _C_SCARE - 1
+assert _C_LEGAL == N_UNIT_COLUMNS - 1 and list(_UNIT_COLS[_C_CF:]) == list(
+    range(UNIT_FEATURE_INDEX["cf"], N_UNIT_FEATURES)
+)  # the dynamic columns are the encoder's, contiguous and in its order
+_B = {name: p for p, (name, _s, _m) in enumerate(BOARD_PLANES)}
+_B_REFUGEE, _B_REFUGEE_FLIPPED, _B_ATTACKED_HEX = _B["refugee"], _B["refugee_flipped"], _B["attacked_hex"]
+_B_OWN_UNITS, _B_OWN_CF, _B_ENEMY_UNITS, _B_ENEMY_CF = (
+    _B["own_units"], _B["own_cf"], _B["enemy_units"], _B["enemy_cf"],
+)  # fmt: skip
+assert (_B["german_control"], _B["ever_german"]) == (0, 1)
 
 
 @dataclass(frozen=True)
@@ -349,6 +370,45 @@ class CompactEncoder:
         self._o = tuple(o[n] for n in BLOCKS)
         # the unit table's kept columns, row by row, as indices into the flattened (units, features) table
         self._unit_idx = (np.arange(lay.n_units)[:, None] * N_UNIT_FEATURES + _UNIT_COLS[None, :]).ravel()
+        # ---- the direct path (encode): per-unit and per-hex lookups into the compact blocks
+        n_cells = len(lay.cell_land)
+        self._k1 = k1 = n_cells + 1  # coarse cells plus one overflow column (off the map, not land)
+        cellk = np.full(hg.N_HEX + 1, n_cells, dtype=np.int64)  # hex -> coarse cell; index -1 (off map) too
+        cellk[lay.land_hexes] = cell_of
+        self._cellk = cellk
+        land_pos = np.full(hg.N_HEX + 1, n_land, dtype=np.int64)  # hex -> land index (n_land: not land)
+        land_pos[lay.land_hexes] = np.arange(n_land)
+        self._land_pos = land_pos
+        # the land hexes' coarse cells for the control planes (one weighted bincount each)
+        self._land_cells = cell_of.astype(np.int64)
+        enc = self.encoder
+        # board row of each unit's count, per viewer: own_units or enemy_units
+        self._count_row = tuple(
+            np.where(enc._own[v], _B_OWN_UNITS, _B_ENEMY_UNITS).astype(np.int64) * k1 for v in (0, 1)
+        )
+        self._n_pooled = N_BOARD_PLANES * k1
+        self._ones_u = np.ones(lay.n_units)
+        self._control_key: bytes | None = None
+        self._control_rows = np.zeros((2, n_cells), dtype=np.float64)  # german_control, ever_german sums
+        self._city_german = np.zeros(self._n_city, dtype=np.float32)
+        self._french_cities = 0.0
+        self._eg_key: bytes | None = None
+
+    def encode_reference(
+        self,
+        state: State,
+        viewer: int,
+        omniscient: bool = False,
+        legal: list[int] | None = None,
+        out: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """The compact vector as the specification defines it: the structured observation of the encoder
+        (its fog of war), compacted. :meth:`encode` builds the same bytes without the structured
+        observation (``tests/test_compact_direct.py`` compares them); this is the reference."""
+        if legal is None and not state.is_terminal() and int(state.player) == int(viewer):
+            legal = state.legal_actions()
+        obs = self.encoder.encode(state, int(viewer), omniscient, legal=legal)
+        return self.compact(obs, legal, out)
 
     def encode(
         self,
@@ -358,13 +418,180 @@ class CompactEncoder:
         legal: list[int] | None = None,
         out: np.ndarray | None = None,
     ) -> np.ndarray:
-        """The compact vector of ``state`` for side ``viewer`` (0 French, 1 German): the structured
-        observation of the encoder (its fog of war), compacted. ``legal`` may pass
-        ``state.legal_actions()`` when the caller has it."""
-        if legal is None and not state.is_terminal() and int(state.player) == int(viewer):
+        """The compact vector of ``state`` for side ``viewer`` (0 French, 1 German); ``legal`` may pass
+        ``state.legal_actions()`` when the caller has it.
+
+        Equal, byte for byte, to :meth:`encode_reference` (the structured observation compacted), built
+        straight from the encoder's per-unit data (``_sync``: the state's unit lists and stacks), its fog
+        of war (``_visibility``, rule 3.6, R3), its supply (``_supplied``) and its globals (``_globals``):
+        the same code the structured observation runs, without its 110,760 plane entries. The pooled
+        board is summed per unit and per marker into the coarse cells (integer sums, exact in float32,
+        so the order of summation does not matter)."""
+        viewer = int(viewer)
+        enc = self.encoder
+        terminal = state.is_terminal()
+        to_act = (not terminal) and int(state.player) == viewer
+        if to_act and legal is None:
             legal = state.legal_actions()
-        obs = self.encoder.encode(state, int(viewer), omniscient, legal=legal)
-        return self.compact(obs, legal, out)
+        if out is None:
+            out = np.empty(self.layout.size, dtype=np.float32)
+        og, ou, ol, of, os_, oc, ob = self._o
+        sh = enc._sync(state)
+        _rev_hex, rev_unit, visible = enc._visibility(state, sh, viewer, bool(omniscient))
+        own = enc._own[viewer]
+        on = sh.on
+        own_on = own & on
+
+        # ---- public hex state: control (rule 3.7, 4.3) and ever_german (7.8), summed per coarse cell, kept
+        # while unchanged (a new game starts from the same control)
+        control = state.control
+        if control != self._control_key:
+            self._control_key = bytes(control)
+            c8 = np.frombuffer(self._control_key, dtype=np.uint8)
+            self._control_rows[0] = np.bincount(
+                self._land_cells, weights=c8[self.layout.land_hexes], minlength=self._k1 - 1
+            )
+            self._city_german[:] = c8[self.layout.city_hexes]
+            self._french_cities = enc.french_cities(c8)
+        eg = state.ever_german
+        if eg != self._eg_key:
+            self._eg_key = bytes(eg)
+            e8 = np.frombuffer(self._eg_key, dtype=np.uint8)
+            self._control_rows[1] = np.bincount(
+                self._land_cells, weights=e8[self.layout.land_hexes], minlength=self._k1 - 1
+            )
+
+        out[og:ou] = enc._globals(state, sh, viewer, to_act, terminal, legal, self._french_cities)
+        out[oc:ob] = self._city_german
+
+        # ---- unit table (the columns of UNIT_COLUMNS)
+        U = self.layout.n_units
+        T = out[ou:ol].reshape(U, N_UNIT_COLUMNS)
+        T[:, _C_VISIBLE] = visible
+        T[:, _C_STATUS : _C_STATUS + 4] = sh.status_onehot
+        # full-information columns of the units the viewer sees (all >= 0: a product with 0 is +0.0)
+        np.multiply(sh.dyn, visible[:, None], out=T[:, _C_CF : _C_CF + _N_FULL])
+        supplied = enc._supplied(state, viewer, sh.loc, own_on, sh.present[viewer])
+        T[:, _C_SUPPLIED] = supplied
+        T[:, _C_MUST_LEAVE] = sh.must_leave_on & own
+        T[:, _C_SCARE:] = 0.0
+        T[:, _C_IN_RESERVE_READY] = sh.in_reserve_ready
+        if state.scare_unit >= 0:
+            T[state.scare_unit, _C_SCARE] = 1.0
+        ru = state.replacement_unit
+        if ru >= 0 and visible[ru]:
+            T[ru, _C_REPLACEMENT] = 1.0
+        b = state.battle
+        if b is not None:
+            if b["attackers"]:
+                T[b["attackers"], _C_BATTLE_ATTACKER] = 1.0
+            dd = np.asarray(b["defenders"], dtype=np.int64)
+            if dd.size:
+                T[dd[visible[dd]], _C_BATTLE_DEFENDER] = 1.0
+
+        # ---- decision: legal hexes, specials and unit actions, the unit, the hex flags (decider only)
+        lh = out[ol:of]
+        lh[:] = 0.0
+        flag = out[of:os_]
+        flag[:] = 0.0
+        specials = out[os_:oc]
+        specials[:] = 0.0
+        if to_act and legal:
+            self._decision(state, sh, viewer, legal, T, lh, flag, specials, own_on)
+
+        # ---- board: every pooled plane but control as one weighted bincount over (plane, coarse cell)
+        k1 = self._k1
+        cellk = self._cellk
+        ucell = cellk[sh.loc]  # off the map: the overflow column
+        idx = [self._count_row[viewer] + ucell, _B_OWN_CF * k1 + ucell[own_on]]
+        wts = [self._ones_u, sh.cf[own_on]]
+        enemy_on = on > own  # on the map and not own
+        esel = sh.stack_german if viewer == 0 else ~sh.stack_german
+        et = sh.tops[esel]
+        ehx = sh.hexes[esel]
+        rsel = rev_unit & enemy_on
+        if rsel.any():
+            # enemy CF seen: the top unit's, or the whole revealed stack's (R3), the larger per hex
+            val = np.zeros(hg.N_HEX + 1, dtype=np.float64)
+            val[ehx] = sh.cf[et]
+            ri = rsel.nonzero()[0]
+            np.maximum(val, np.bincount(sh.loc[ri], weights=sh.cf[ri], minlength=hg.N_HEX + 1), out=val)
+            nz = val.nonzero()[0]
+            idx.append(_B_ENEMY_CF * k1 + cellk[nz])
+            wts.append(val[nz])
+        elif et.size:
+            idx.append(_B_ENEMY_CF * k1 + cellk[ehx])
+            wts.append(sh.cf[et])
+        refugees = state.refugees
+        if refugees:
+            rc = cellk[np.fromiter(refugees.keys(), dtype=np.int64, count=len(refugees))]
+            idx += [_B_REFUGEE * k1 + rc, _B_REFUGEE_FLIPPED * k1 + rc]
+            wts += [np.ones(len(rc)), np.fromiter(refugees.values(), dtype=np.float64, count=len(rc))]
+        done = state.attacked_hexes()
+        if done:
+            hexes = set(done)  # a hex can be attacked twice; the plane marks it once
+            idx.append(_B_ATTACKED_HEX * k1 + cellk[np.fromiter(hexes, dtype=np.int64, count=len(hexes))])
+            wts.append(np.ones(len(hexes)))
+        pooled = np.bincount(np.concatenate(idx), weights=np.concatenate(wts), minlength=self._n_pooled)
+        pooled = pooled.reshape(N_BOARD_PLANES, k1)[:, :-1]
+        pooled[0:2] = self._control_rows
+        np.multiply(pooled.astype(np.float32).reshape(-1), self._factor, out=out[ob:])
+        return out
+
+    def _decision(
+        self,
+        state: State,
+        sh: Shared,
+        viewer: int,
+        legal: list[int],
+        T: np.ndarray,
+        lh: np.ndarray,
+        flag: np.ndarray,
+        specials: np.ndarray,
+        own_on: np.ndarray,
+    ) -> None:
+        """The decider's entries of :meth:`encode`, as the structured observation sets them."""
+        enc = self.encoder
+        la = np.asarray(legal, dtype=np.int64)
+        unit_base, special_base = enc.unit_base, self._special_base
+        top = max(legal)
+        hx = la if top < unit_base else la[la < unit_base]
+        n_land = self._n_land
+        if hx.size:
+            pos = self._land_pos[hx]
+            lh_pos = pos[pos < n_land]
+            lh[lh_pos] = 1.0
+        ctx_u = state.decision_unit()
+        if ctx_u >= 0:
+            T[ctx_u, _C_CTX_UNIT] = 1.0
+            if hx.size and enc.counted[ctx_u] and enc._own[viewer][ctx_u]:
+                # rule 6.5, R9: the unit would join a hex already full without it (the own units counted for
+                # stacking, rule 6.3, R8: at least the limit elsewhere, more than it where the unit stands)
+                limit = enc.stack_limits[state.phase in (Phase.SETUP_FRENCH, Phase.SETUP_GERMAN)]
+                cu = own_on & enc.counted
+                n_hex = np.bincount(sh.loc[cu], minlength=hg.N_HEX + 1)[hx]
+                n_hex -= hx == sh.loc[ctx_u]  # (loc -1 off the map matches no hex)
+                fl = pos[n_hex >= limit]
+                flag[fl[fl < n_land]] = 1.0
+        if (
+            viewer == 1
+            and state.decision in _TARGET_DECISIONS
+            and hx.size
+            and state.turn < enc.last_turn
+            and self._french_cities > 0
+        ):
+            # rule 4.1, 4.3, R21: wiping out this stack ends the game (the core decides, as there)
+            big = hx[sh.size_at[hx] >= sh.french_left]
+            ends = [h for h in big.tolist() if state.destroying_ends_game(h)]
+            if ends:
+                ep = self._land_pos[np.asarray(ends, dtype=np.int64)]
+                flag[ep[ep < n_land]] = 1.0
+        if top >= unit_base:
+            ua = la[(la >= unit_base) & (la < special_base)] - unit_base
+            if ua.size:
+                T[ua, _C_LEGAL] = 1.0
+            if top >= special_base:
+                specials[la[la >= special_base] - special_base] = 1.0
 
     def compact(
         self, obs: dict[str, np.ndarray], legal: list[int] | None, out: np.ndarray | None = None

@@ -550,7 +550,43 @@ class ObservationEncoder:
             if top >= self.unit_base:
                 ua = la[(la >= self.unit_base) & (la < self.special_base)] - self.unit_base
 
-        # ---- globals (built as a Python list: ~40 scalar writes are cheaper there)
+        gv = self._globals(state, sh, viewer, to_act, terminal, legal, view.french_cities)
+
+        # ---- unit table: the view's table, then the markers, the battle and the decision context
+        T = view.units.copy()
+        visible = view.visible
+        if state.scare_unit >= 0:
+            T[state.scare_unit, _F_SCARE] = 1
+        ru = state.replacement_unit
+        if ru >= 0 and visible[ru]:
+            T[ru, _F_REPLACEMENT] = 1
+        if b is not None:
+            if b["attackers"]:
+                T[b["attackers"], _F_BATTLE_ATTACKER] = 1
+            dd = np.asarray(b["defenders"], dtype=np.int64)
+            if dd.size:
+                T[dd[visible[dd]], _F_BATTLE_DEFENDER] = 1
+        if ctx_u >= 0:  # (to act)
+            T[ctx_u, _F_CTX_UNIT] = 1
+        if ua is not None and ua.size:
+            T[ua, _F_LEGAL] = 1
+        return {"planes": planes.reshape(N_PLANES, *GRID_SHAPE), "globals": gv, "units": T}
+
+    def _globals(
+        self,
+        state: State,
+        sh: _Shared,
+        viewer: int,
+        to_act: bool,
+        terminal: bool,
+        legal: list[int] | None,
+        french_cities: float,
+    ) -> np.ndarray:
+        """The globals of ``state`` for ``viewer`` (float32, clipped to the layout's bounds); shared by the
+        structured observation and the compact encoder, which copies them unchanged. Built as a Python
+        list: ~40 scalar writes are cheaper there."""
+        d = state.decision
+        b = state.battle
         g = [0.0] * N_GLOBALS
         t = state.turn
         g[_G_TURN] = t / self.last_turn
@@ -600,31 +636,12 @@ class ObservationEncoder:
         if to_act and legal is not None:
             g[_G_LEGAL_COUNT] = len(legal) / 100.0
         g[_G_STEP_FRACTION] = min(1.0, len(state.history) / 4000.0)
-        g[_G_FRENCH_CITIES] = view.french_cities
+        g[_G_FRENCH_CITIES] = french_cities
         gv = np.array(g, dtype=np.float32)
         # np.clip's Python wrapper costs more than the two ufuncs it calls: max then min, as clip does
         np.maximum(gv, GLOBAL_LOW, out=gv)
         np.minimum(gv, GLOBAL_HIGH, out=gv)
-
-        # ---- unit table: the view's table, then the markers, the battle and the decision context
-        T = view.units.copy()
-        visible = view.visible
-        if state.scare_unit >= 0:
-            T[state.scare_unit, _F_SCARE] = 1
-        ru = state.replacement_unit
-        if ru >= 0 and visible[ru]:
-            T[ru, _F_REPLACEMENT] = 1
-        if b is not None:
-            if b["attackers"]:
-                T[b["attackers"], _F_BATTLE_ATTACKER] = 1
-            dd = np.asarray(b["defenders"], dtype=np.int64)
-            if dd.size:
-                T[dd[visible[dd]], _F_BATTLE_DEFENDER] = 1
-        if ctx_u >= 0:  # (to act)
-            T[ctx_u, _F_CTX_UNIT] = 1
-        if ua is not None and ua.size:
-            T[ua, _F_LEGAL] = 1
-        return {"planes": planes.reshape(N_PLANES, *GRID_SHAPE), "globals": gv, "units": T}
+        return gv
 
     def _sync(self, state: State) -> _Shared:
         """The viewer-independent unit and stack data of ``state`` (cached; see the comment above)."""
@@ -808,9 +825,7 @@ class ObservationEncoder:
             if pkey[0] != old[0]:
                 control = np.frombuffer(pkey[0], dtype=np.uint8)
                 planes[_P_GERMAN_CONTROL, FLAT] = control
-                # the French share of the cities (rule 4.3)
-                french = np.count_nonzero(control[self.city_hexes] == 0)
-                view.french_cities = int(french) / max(1, len(self.city_hexes))
+                view.french_cities = self.french_cities(control)
             if pkey[1] != old[1]:
                 planes[_P_EVER_GERMAN, FLAT] = np.frombuffer(pkey[1], dtype=np.uint8)
             if pkey[2] != old[2]:
@@ -842,15 +857,7 @@ class ObservationEncoder:
         loc, on, cf, cells = sh.loc, sh.on, sh.cf, sh.cells
         own = self._own[viewer]
         enemy = self._own[1 - viewer]
-        rev_hex = np.zeros(hg.N_HEX + 1, dtype=bool)
-        if omniscient:
-            rev_hex[:-1] = True
-        else:
-            rev = state.revealed[viewer]
-            if rev:
-                rev_hex[np.fromiter(rev, dtype=np.int64, count=len(rev))] = True
-        rev_unit = rev_hex[loc]
-        visible = rev_unit >= (sh.hideable & enemy)  # own, off the map, on top or revealed
+        rev_hex, rev_unit, visible = self._visibility(state, sh, viewer, omniscient)
         own_on = own & on
         supplied = self._supplied(state, viewer, loc, own_on, sh.present[viewer])
         planes = view.planes
@@ -908,6 +915,29 @@ class ObservationEncoder:
         T[:, _F_MUST_LEAVE] = sh.must_leave_on & own
         T[:, _F_IN_RESERVE_READY] = sh.in_reserve_ready
         view.visible = visible
+
+    def french_cities(self, control: np.ndarray) -> float:
+        """The French share of the cities (rule 4.3) under ``control`` (uint8 per hex), a global."""
+        french = np.count_nonzero(control[self.city_hexes] == 0)
+        return int(french) / max(1, len(self.city_hexes))
+
+    def _visibility(
+        self, state: State, sh: _Shared, viewer: int, omniscient: bool
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Fog of war (rule 3.6, R3) for ``viewer``: the hexes revealed to it (bool, ``N_HEX + 1``, the last
+        entry False for units off the map), whether each unit stands in one, and whether each unit is
+        visible (own, off the map, on top of its stack or revealed). The one definition, for the structured
+        observation and the compact encoder."""
+        rev_hex = np.zeros(hg.N_HEX + 1, dtype=bool)
+        if omniscient:
+            rev_hex[:-1] = True
+        else:
+            rev = state.revealed[viewer]
+            if rev:
+                rev_hex[np.fromiter(rev, dtype=np.int64, count=len(rev))] = True
+        rev_unit = rev_hex[sh.loc]
+        visible = rev_unit >= (sh.hideable & self._own[1 - viewer])
+        return rev_hex, rev_unit, visible
 
     def _unit_arrays(self, state: State) -> np.ndarray:
         """``(9, U)`` int64 rows: loc, status, steps, moved, attacked, no_attack, immobile, must_leave,
