@@ -89,6 +89,9 @@ class FFOSingleAgentEnv(SuiteSingleAgentEnv):
         self.render_scale = render_scale
         # (state, history length, dice state, observation) of the last observation returned (_obs_unchanged)
         self._last_obs: tuple[State, int, int, np.ndarray] | None = None
+        self._obs_buf: np.ndarray | None = (
+            None if self._compact is None else np.empty(self._compact.layout.size, dtype=np.float32)
+        )
 
     @property
     def state(self) -> State | None:
@@ -103,10 +106,11 @@ class FFOSingleAgentEnv(SuiteSingleAgentEnv):
     def _obs(self) -> Any:
         s: State = self._state
         if self._compact is not None:
-            obs = self._compact.encode(s, self.learner, self.omniscient)
-            # kept (a private copy: the caller may write into the one returned) for _obs_unchanged
-            self._last_obs = (s, len(s.history), s.dice.state, obs.copy())
-            return obs
+            # encoded into a private buffer, kept for _obs_unchanged; the caller gets a copy (it may write
+            # into it), so each step allocates one vector, not two
+            buf = self._compact.encode(s, self.learner, self.omniscient, out=self._obs_buf)
+            self._last_obs = (s, len(s.history), s.dice.state, buf)
+            return buf.copy()
         arrays = self.encoder.encode(s, self.learner, self.omniscient)
         if self.observation_format == "flat":
             return self._flat.flatten(arrays)

@@ -179,10 +179,15 @@ class SuiteSingleAgentEnv(gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """Mask of the learner's legal actions (sb3-contrib ``MaskablePPO``), dtype ``mask_dtype``."""
+        return self._mask(self.mask_dtype)
+
+    def _mask(self, dtype: Any) -> np.ndarray:
+        """The learner's legal actions as a fresh array of ``dtype`` (``info["action_mask"]`` is int8: built
+        as such, not converted from the bool mask, as it is made at every step)."""
         s = self._state
-        m = np.zeros(self.adapter.n_actions, dtype=self.mask_dtype)
+        m = np.zeros(self.adapter.n_actions, dtype=dtype)
         if s is not None and not self._over and not s.is_terminal() and s.current_player == self.learner:
-            m[s.legal_actions()] = True
+            m[s.legal_actions()] = 1
         return m
 
     def render(self) -> Any:
@@ -233,7 +238,7 @@ class SuiteSingleAgentEnv(gym.Env):
             **self.adapter.facts(s),
             "winner": self.adapter.winner(s),
             "opponent": self._opponent_name(),
-            "action_mask": self.action_masks().astype(np.int8),
+            "action_mask": self._mask(np.int8),
         }
 
     def _opponent_name(self) -> str:
