@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from benchmarks.protocol.tasks import TASKS, fingerprint_inputs, get_task
@@ -93,17 +94,50 @@ def test_report_of_one_game_keeps_only_its_tasks(tmp_path, capsys):
     assert code == 2 and "no result of a ffo task" in err and not (tmp_path / "rep2").exists()
 
 
-def test_dagger_is_refused_on_a_springtime_task_with_one_error(tmp_path, capsys):
+def test_an_algorithm_of_one_game_is_refused_on_the_other_with_one_error(tmp_path, capsys):
     out = tmp_path / "d"
-    code, _, err = _ffo(capsys, "benchmark", "run", "--task", "springtime/french-vs-heuristic/v1", "--algo",
-                        "dagger_expert", "--out", str(out), "--no-progress")  # fmt: skip
-    assert code == 2 and err.startswith("error: ") and "ffo tasks only" in err and err.count("\n") == 1
+    code, _, err = _ffo(capsys, "benchmark", "run", "--task", "ffo/french-endgame/v1", "--algo",
+                        "maskable_ppo_shaped", "--out", str(out), "--no-progress")  # fmt: skip
+    assert code == 2 and err.startswith("error: ") and "springtime tasks only" in err and err.count("\n") == 1
     assert not out.exists()
+
+
+def test_springtime_dagger_labels_the_teachers_moves_with_the_games_results(tmp_path):
+    """dagger_expert on Springtime: its first interval's labels are the expert's own moves (the teacher
+    plays every move), each with the learner's result of a finished game, and the data survives a save."""
+    from agents.springtime import make_agent
+    from benchmarks.protocol.algos import Context
+    from benchmarks.protocol.springtime import SpringtimeDaggerLearner
+
+    task = get_task("springtime/german-vs-random/v1")
+    ctx = Context(task, "german", 0, 400, tmp_path, lambda r: make_agent("random", "french", r))
+    learner = SpringtimeDaggerLearner(ctx)
+    data = learner._collect(400, 1.0, 11)
+    n = len(data["label"])
+    assert (
+        100 < n < 300 and data["obs"].shape == (n, 1351) and data["mask"][np.arange(n), data["label"]].all()
+    )
+    finished = data["ret"][~np.isnan(data["ret"])]
+    assert len(finished) and set(np.unique(finished)) <= {-1.0, 1.0}
+    learner.parts = [data]
+    learner._decisions = 400
+    learner.save(tmp_path)
+    again = SpringtimeDaggerLearner(ctx)
+    again.load(tmp_path)
+    assert again.decisions == 400 and np.array_equal(again.parts[0]["label"], data["label"])
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "algo", ["maskable_ppo", "ppo_mlp_compact", "untrained", "maskable_ppo_shaped", "ppo_mlp_compact_shaped"]
+    "algo",
+    [
+        "maskable_ppo",
+        "ppo_mlp_compact",
+        "untrained",
+        "maskable_ppo_shaped",
+        "ppo_mlp_compact_shaped",
+        "dagger_expert",
+    ],
 )
 def test_every_algorithm_runs_a_springtime_task_with_a_tiny_budget(algo, tmp_path):
     task = "springtime/german-vs-heuristic/v1"

@@ -11,7 +11,8 @@
   is not solved before any training.
 
 On a Springtime for Hitler task ``maskable_ppo`` and ``untrained`` are MaskablePPO with SB3's ``MlpPolicy`` on
-the flat observation (:mod:`benchmarks.protocol.springtime`); ``dagger_expert`` runs FFO tasks only.
+the flat observation (:mod:`benchmarks.protocol.springtime`), and ``dagger_expert`` imitates the game's
+``expert`` into that network (:class:`benchmarks.protocol.springtime.SpringtimeDaggerLearner`).
 """
 
 from __future__ import annotations
@@ -241,6 +242,14 @@ def _ppo(ctx: Context, learns: bool = True) -> Learner:
     return PPOLearner(ctx) if learns else UntrainedLearner(ctx)
 
 
+def _dagger(ctx: Context) -> Learner:
+    if ctx.task.game == "springtime":
+        from benchmarks.protocol.springtime import SpringtimeDaggerLearner
+
+        return SpringtimeDaggerLearner(ctx)
+    return DaggerLearner(ctx)
+
+
 def _ppo_shaped(ctx: Context) -> Learner:
     from benchmarks.protocol.springtime import SHAPED, SpringtimePPOLearner
 
@@ -260,12 +269,13 @@ register(
 register(
     AlgoSpec(
         "dagger_expert",
-        "DAgger imitation of the side's expert bot into the project's network (training.imitation.fit)",
+        "DAgger imitation of the side's expert bot into the project's network (training.imitation.fit; "
+        "on Springtime into maskable_ppo's MlpPolicy, training.springtime.imitation.fit)",
         True,
         "dict",
-        DaggerLearner,
+        _dagger,
         hyperparameters=dict(DAGGER),
-        games=("ffo",),
+        games=("ffo", "springtime"),
     )
 )
 register(
@@ -293,8 +303,14 @@ register(
 def hyperparameters_of(name: str, game: str = "ffo") -> dict[str, Any]:
     """The hyperparameters a result records for ``name`` (in ``game``)."""
     if game == "springtime":
-        from benchmarks.protocol.springtime import PPO, SHAPED
+        from benchmarks.protocol.springtime import DAGGER_SETTINGS, PPO, SHAPED
 
+        if name == "dagger_expert":
+            return {
+                "source": "benchmarks.protocol.springtime.DAGGER_SETTINGS",
+                **PPO,
+                "dagger": DAGGER_SETTINGS,
+            }
         if name == "maskable_ppo_shaped":
             return {"source": "benchmarks.protocol.springtime.SHAPED", **SHAPED}
         return (

@@ -306,3 +306,128 @@ class SpringtimePPOLearner(Learner):
         self.model.policy.load_state_dict(payload["policy"])
         self.model.policy.optimizer.load_state_dict(payload["optimizer"])
         self.model.num_timesteps = int(payload["num_timesteps"])
+
+
+# ------------------------------------------------------------------ DAgger
+
+# dagger_expert on this game: the FFO rows' DAgger settings (benchmarks.protocol.algo_sb3.DAGGER) into the
+# MlpPolicy of maskable_ppo; a Springtime observation is 1,351 float16 (2.7 kB), so every labelled decision
+# of the run is kept (DAgger's aggregate; FFO keeps a window of 4,000 for memory)
+DAGGER_SETTINGS: dict[str, Any] = {
+    "teacher": "expert",
+    "keep_fraction": 0.5,
+    "epochs": 4,
+    "batch_size": 64,
+    "learning_rate": 1e-3,
+    "value_coef": 0.5,
+    "beta": "0.5 ** (segment - 1): the teacher's share of the moves played while collecting",
+    "network": PPO["net_arch"],
+}
+
+
+class SpringtimeDaggerLearner(SpringtimePPOLearner):
+    """``dagger_expert`` on a Springtime task: DAgger imitation of the side's ``expert`` bot (Ross et al.
+    2011) into the network of ``maskable_ppo``. Each interval of the budget plays ``n`` learner decisions
+    against the task's opponent, from envs seeded by (seed, segment) as the PPO rows; each decision is
+    played by the teacher with probability ``0.5 ** (segment - 1)`` (all of them in the first interval),
+    else by the student's argmax, and a ``keep_fraction`` of them is labelled with the teacher's move and
+    the game's result (+1/-1 for the learner; none for a game the interval cuts short). Then
+    ``epochs`` passes of :func:`training.springtime.imitation.fit` over every label so far."""
+
+    def __init__(self, ctx: Context) -> None:
+        super().__init__(ctx)
+        self.parts: list[dict[str, np.ndarray]] = []
+        self._decisions = 0
+
+    @property
+    def decisions(self) -> int:
+        return self._decisions
+
+    def learn(self, until: int, segment: int) -> None:
+        import torch
+
+        from benchmarks.protocol.algo_sb3 import segment_seed
+        from training.springtime.imitation import concat, fit
+
+        n = until - self._decisions
+        if n <= 0:
+            return
+        seed = segment_seed(self.ctx.seed, segment)
+        torch.manual_seed(seed)
+        self.parts.append(self._collect(n, 0.5 ** max(segment - 1, 0), seed))
+        data = concat(self.parts)
+        known = data["ret"] == data["ret"]  # NaN marks a label without a result
+        if len(data["label"]):
+            policy: Any = self.model.policy
+            opt = torch.optim.Adam(policy.parameters(), lr=float(DAGGER_SETTINGS["learning_rate"]))
+            fit(
+                policy,
+                opt,
+                {**data, "ret": np.where(known, data["ret"], 0.0).astype(np.float32)},
+                int(DAGGER_SETTINGS["epochs"]),
+                int(DAGGER_SETTINGS["batch_size"]),
+                float(DAGGER_SETTINGS["value_coef"]),
+                seed=seed,
+            )
+        self._decisions = until
+
+    def _collect(self, n: int, beta: float, seed: int) -> dict[str, np.ndarray]:
+        from agents.springtime import make_agent
+        from ffo_env.springtime.core.actions import N_ACTIONS
+
+        ctx = self.ctx
+        rng = np.random.default_rng(seed)
+        env: Any = make_env(ctx.side, ctx.opponent(seed * 10), "flat", seed)
+        teacher = make_agent(str(DAGGER_SETTINGS["teacher"]), ctx.side, seed)
+        student = _Greedy(self)
+        obs_rows: list[np.ndarray] = []
+        masks: list[np.ndarray] = []
+        labels: list[int] = []
+        rets: list[float] = []
+        pending: list[int] = []  # rows of the game in play, whose result is not known yet
+        obs, _ = env.reset(seed=seed)
+        for _ in range(n):
+            state = env.unwrapped.game_state
+            a_teacher = int(teacher.act_state(state))
+            if rng.random() < float(DAGGER_SETTINGS["keep_fraction"]):
+                mask = np.zeros(N_ACTIONS, dtype=bool)
+                mask[state.legal_actions()] = True
+                obs_rows.append(np.asarray(obs, dtype=np.float16))
+                masks.append(mask)
+                labels.append(a_teacher)
+                rets.append(float("nan"))
+                pending.append(len(labels) - 1)
+            a = a_teacher if rng.random() < beta else student.act_state(state)
+            obs, _r, term, trunc, _info = env.step(a)
+            if term or trunc:
+                won = winner(env.unwrapped.game_state) == ctx.side
+                result = (1.0 if won else -1.0) if term else float("nan")
+                for row in pending:
+                    rets[row] = result
+                pending = []
+                obs, _ = env.reset()
+                teacher.reset(int(rng.integers(2**31)))
+        return {
+            "obs": np.asarray(obs_rows, dtype=np.float16).reshape(-1, len(obs)),
+            "mask": np.asarray(masks, dtype=bool).reshape(-1, N_ACTIONS),
+            "label": np.asarray(labels, dtype=np.int16),
+            "ret": np.asarray(rets, dtype=np.float32),
+        }
+
+    def save(self, folder: Path) -> None:
+        self.model.num_timesteps = self._decisions  # the checkpoint records the decisions used
+        super().save(folder)
+        buf = io.BytesIO()
+        arrays: dict[str, Any] = {f"{i}:{k}": v for i, p in enumerate(self.parts) for k, v in p.items()}
+        np.savez_compressed(buf, **arrays)
+        atomic_write_bytes(folder / f"{self.ctx.side}-springtime-dagger-data.npz", buf.getvalue())
+
+    def load(self, folder: Path) -> None:
+        super().load(folder)
+        self._decisions = int(self.model.num_timesteps)
+        parts: dict[int, dict[str, np.ndarray]] = {}
+        with np.load(folder / f"{self.ctx.side}-springtime-dagger-data.npz", allow_pickle=False) as z:
+            for key in z.files:
+                i, k = key.split(":", 1)
+                parts.setdefault(int(i), {})[k] = z[key]
+        self.parts = [parts[i] for i in sorted(parts)]
