@@ -64,6 +64,8 @@ def jobs() -> list[tuple[str, str, int]]:
     out += [(t, a, 3) for t in SFH_LEARN for a in ("maskable_ppo_shaped", *SFH_CLEANRL)]
     out += [(t, "maskable_ppo_shaped", 3) for t in SFH_LEARN_LATE]
     out += [(t, a, 3) for t in SFH_LEARN_LATE for a in SFH_CLEANRL]
+    # the imitation reference (issue 40), against the heuristics first
+    out += [(t, "dagger_expert", 3) for t in (*SFH_LEARN_LATE, *SFH_LEARN)]
     return list(dict.fromkeys(out))
 
 
