@@ -382,12 +382,21 @@ class CompactEncoder:
         # the land hexes' coarse cells for the control planes (one weighted bincount each)
         self._land_cells = cell_of.astype(np.int64)
         enc = self.encoder
-        # board row of each unit's count, per viewer: own_units or enemy_units
-        self._count_row = tuple(
-            np.where(enc._own[v], _B_OWN_UNITS, _B_ENEMY_UNITS).astype(np.int64) * k1 for v in (0, 1)
+        # per viewer, the board rows each unit adds to (its count: own_units or enemy_units; own_cf; enemy_cf),
+        # as offsets into the (plane, coarse cell) bincount
+        self._unit_rows = tuple(
+            np.stack(
+                [
+                    np.where(enc._own[v], _B_OWN_UNITS, _B_ENEMY_UNITS),
+                    np.full(lay.n_units, _B_OWN_CF),
+                    np.full(lay.n_units, _B_ENEMY_CF),
+                ]
+            ).astype(np.int64)
+            * k1
+            for v in (0, 1)
         )
+        self._unit_w = np.ones((3, lay.n_units))  # their weights: 1, own CF, enemy top CF (scratch)
         self._n_pooled = N_BOARD_PLANES * k1
-        self._ones_u = np.ones(lay.n_units)
         self._control_key: bytes | None = None
         self._control_rows = np.zeros((2, n_cells), dtype=np.float64)  # german_control, ever_german sums
         self._city_german = np.zeros(self._n_city, dtype=np.float32)
@@ -499,40 +508,50 @@ class CompactEncoder:
         if to_act and legal:
             self._decision(state, sh, viewer, legal, T, lh, flag, specials, own_on)
 
-        # ---- board: every pooled plane but control as one weighted bincount over (plane, coarse cell)
+        # ---- board: every pooled plane but control as one weighted bincount over (plane, coarse cell): per
+        # unit its count (own_units or enemy_units), its CF if own (own_cf) and its CF if it tops an enemy
+        # stack (enemy_cf: the top unit is seen, rule 3.6); zero weights add nothing, units off the map
+        # fall in the overflow column
         k1 = self._k1
         cellk = self._cellk
-        ucell = cellk[sh.loc]  # off the map: the overflow column
-        idx = [self._count_row[viewer] + ucell, _B_OWN_CF * k1 + ucell[own_on]]
-        wts = [self._ones_u, sh.cf[own_on]]
-        enemy_on = on > own  # on the map and not own
-        esel = sh.stack_german if viewer == 0 else ~sh.stack_german
-        et = sh.tops[esel]
-        ehx = sh.hexes[esel]
-        rsel = rev_unit & enemy_on
-        if rsel.any():
-            # enemy CF seen: the top unit's, or the whole revealed stack's (R3), the larger per hex
+        cf = sh.cf
+        ucell = cellk[sh.loc]
+        idx = self._unit_rows[viewer] + ucell
+        w = self._unit_w  # row 0 stays 1
+        np.multiply(cf, own, out=w[1])
+        rev_enemy = (rev_unit & (on > own)) if (omniscient or state.revealed[viewer]) else None
+        if rev_enemy is None or not rev_enemy.any():
+            np.multiply(cf, sh.is_top & enc._own[1 - viewer], out=w[2])
+            idx_l, wts_l = [idx.reshape(-1)], [w.reshape(-1)]
+        else:
+            # some enemy units stand in revealed hexes: per hex the top unit's CF or the whole revealed
+            # stack's (R3), the larger (as the structured observation's two planes)
+            w[2] = 0.0
+            esel = sh.stack_german if viewer == 0 else ~sh.stack_german
+            et, ehx = sh.tops[esel], sh.hexes[esel]
             val = np.zeros(hg.N_HEX + 1, dtype=np.float64)
-            val[ehx] = sh.cf[et]
-            ri = rsel.nonzero()[0]
-            np.maximum(val, np.bincount(sh.loc[ri], weights=sh.cf[ri], minlength=hg.N_HEX + 1), out=val)
+            val[ehx] = cf[et]
+            ri = rev_enemy.nonzero()[0]
+            np.maximum(val, np.bincount(sh.loc[ri], weights=cf[ri], minlength=hg.N_HEX + 1), out=val)
             nz = val.nonzero()[0]
-            idx.append(_B_ENEMY_CF * k1 + cellk[nz])
-            wts.append(val[nz])
-        elif et.size:
-            idx.append(_B_ENEMY_CF * k1 + cellk[ehx])
-            wts.append(sh.cf[et])
+            idx_l = [idx.reshape(-1), _B_ENEMY_CF * k1 + cellk[nz]]
+            wts_l = [w.reshape(-1), val[nz]]
         refugees = state.refugees
         if refugees:
             rc = cellk[np.fromiter(refugees.keys(), dtype=np.int64, count=len(refugees))]
-            idx += [_B_REFUGEE * k1 + rc, _B_REFUGEE_FLIPPED * k1 + rc]
-            wts += [np.ones(len(rc)), np.fromiter(refugees.values(), dtype=np.float64, count=len(rc))]
+            idx_l += [_B_REFUGEE * k1 + rc, _B_REFUGEE_FLIPPED * k1 + rc]
+            wts_l += [np.ones(len(rc)), np.fromiter(refugees.values(), dtype=np.float64, count=len(rc))]
         done = state.attacked_hexes()
         if done:
             hexes = set(done)  # a hex can be attacked twice; the plane marks it once
-            idx.append(_B_ATTACKED_HEX * k1 + cellk[np.fromiter(hexes, dtype=np.int64, count=len(hexes))])
-            wts.append(np.ones(len(hexes)))
-        pooled = np.bincount(np.concatenate(idx), weights=np.concatenate(wts), minlength=self._n_pooled)
+            idx_l.append(_B_ATTACKED_HEX * k1 + cellk[np.fromiter(hexes, dtype=np.int64, count=len(hexes))])
+            wts_l.append(np.ones(len(hexes)))
+        if len(idx_l) == 1:
+            pooled = np.bincount(idx_l[0], weights=wts_l[0], minlength=self._n_pooled)
+        else:
+            pooled = np.bincount(
+                np.concatenate(idx_l), weights=np.concatenate(wts_l), minlength=self._n_pooled
+            )
         pooled = pooled.reshape(N_BOARD_PLANES, k1)[:, :-1]
         pooled[0:2] = self._control_rows
         np.multiply(pooled.astype(np.float32).reshape(-1), self._factor, out=out[ob:])
