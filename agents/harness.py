@@ -382,9 +382,11 @@ def run_tournament(
             rec_dir.mkdir(exist_ok=True)
     finished = {(r["pairing"], r["game"]) for r in done}
     specs = []
-    for p, (f, g) in enumerate(pairings):
-        fn, gn = labels[p]
-        for i in range(games):
+    # seed-major: every pairing advances together, so a tournament stopped early (or a comparison read
+    # before it ends) holds the same seeds for each pairing, paired and comparable
+    for i in range(games):
+        for p, (f, g) in enumerate(pairings):
+            fn, gn = labels[p]
             if (p, i) not in finished:
                 specs.append(
                     GameSpec(

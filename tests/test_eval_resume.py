@@ -36,6 +36,15 @@ def test_finished_games_are_logged_as_they_finish(tmp_path: Path) -> None:
     assert plan["pairings"] == [list(p) for p in PAIRS] and plan["games"] == 3
 
 
+def test_games_are_played_seed_by_seed_across_pairings(tmp_path: Path) -> None:
+    """A tournament stopped early holds the same seeds for every pairing (so an ``ffo compare`` killed half
+    way is already paired): one worker plays game 0 of each pairing, then game 1 of each, ..."""
+    run_tournament(PAIRS, games=3, seed=7, workers=1, out=tmp_path, progress=False)
+    lines = (tmp_path / "games.jsonl").read_text().splitlines()
+    played = [(json.loads(x)["game"], json.loads(x)["pairing"]) for x in lines]
+    assert played == [(g, p) for g in range(3) for p in range(2)]
+
+
 def test_resume_after_a_torn_log_plays_only_the_missing_games_and_gives_the_same_results(
     tmp_path: Path,
 ) -> None:
