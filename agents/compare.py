@@ -3,6 +3,8 @@
     ffo compare --side french --a pretrained --b policy:runs/<run>/policies/french.pt --opponent expert \\
         --games 400 --out runs/compare-french
     ffo compare --resume runs/compare-french        # a killed comparison plays only its missing games
+    ffo compare --side french --a pretrained --b policy:new.pt --opponent expert --games 400 \\
+        --a-games runs/eval-baseline --out runs/compare-new   # A's games taken from an earlier tournament
 
 A and B each play ``--games`` games of ``--side`` against ``--opponent``, game ``i`` of both on seed
 ``--seed + i`` (the same setup, dice stream and opponent seed: :mod:`agents.harness`), in one tournament with
@@ -10,6 +12,13 @@ its workers, progress bar, journal and resume. The statistics (:mod:`agents.pair
 95 % Wilson interval, the difference with the exact McNemar test on the seeds won by only one of the two, and
 the paired VP difference with its standard error. Written to ``--out``: ``compare.json``, ``compare.md``, and
 the tournament's own files (``results.json``, ``games.csv``, ``games.jsonl``, ...).
+
+``--a-games DIR`` takes A's games from an earlier tournament in ``DIR`` (an ``ffo eval`` or ``ffo compare`` in
+which A played the same side against the same opponent, on the same game, data, setup and first seed), so
+that each new candidate costs only its own games. A game is fixed by its seed and agents, so the reused games
+are the games A would play; the first ``--verify`` of them (default 2) are played again here and must match
+exactly (result, VP, turns, decisions), which catches an agent that has changed since (a new ``pretrained``
+policy, another policy file at the same path). Seeds ``DIR`` lacks are played.
 
 ``--game springtime`` compares bots of Springtime for Hitler; that game has no VP, so the paired score
 difference is that of the final French Morale (``compare.json`` names the game and the score).
@@ -20,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -79,6 +89,71 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         out_help="output folder (default: a new runs/compare-<timestamp>)",
         resume_help="continue the killed comparison in DIR: its agents, games and seed come from DIR",
     )
+    p.add_argument(
+        "--a-games",
+        metavar="DIR",
+        help="take A's games from the earlier tournament in DIR (same side, opponent, game, data, setup and "
+        "first seed); only B's games and the missing ones are played",
+    )
+    p.add_argument(
+        "--verify",
+        type=int,
+        default=2,
+        metavar="K",
+        help="with --a-games: play the first K reused games again and stop unless they match (default 2)",
+    )
+
+
+# what must be equal for a game reused from another tournament to be the game this one would play (the
+# seconds it took are not)
+SAME_GAME_KEYS = ("french", "german", "seed", "winner", "turn", "decisions", "agent_decisions")
+
+
+def reuse_games(
+    src: Path, pairing: tuple[str, str], args: argparse.Namespace, verify: int
+) -> list[dict[str, Any]]:
+    """A's games (``pairing``) of the tournament in ``src`` that this comparison would play, numbered as its
+    pairing 0; the first ``verify`` of them are played again and must match. Raises ValueError naming what
+    differs."""
+    from agents import harness
+
+    try:
+        old = harness._read_plan(src / harness.TOURNAMENT_FILE)
+        rows = harness.read_games(src)
+    except (OSError, harness.TournamentExists) as e:
+        raise ValueError(f"--a-games {src}: {e}") from None
+    want = harness.tournament_plan([pairing], args.games, args.seed, args.setup, args.game)
+    for key in ("game", "setup", "data_version", "seed"):
+        if old.get(key) != want[key]:
+            raise ValueError(
+                f"--a-games {src}: its {key} is {old.get(key)!r}, this comparison's is {want[key]!r}"
+            )
+    if list(pairing) not in old["pairings"]:
+        raise ValueError(
+            f"--a-games {src}: it has no games of {pairing[0]} (French) vs {pairing[1]} (German)"
+        )
+    mine = [
+        dict(r, pairing=0) for r in rows if (r["french"], r["german"]) == pairing and r["game"] < args.games
+    ]
+    if not mine:
+        raise ValueError(f"--a-games {src}: no finished game of {pairing[0]} vs {pairing[1]} to reuse")
+    if verify:
+        check = mine[:verify]
+        with tempfile.TemporaryDirectory(prefix="ffo-verify-") as tmp:
+            harness.run_tournament(
+                [pairing], len(check), args.seed, 1, args.setup, tmp, progress=False, game=args.game
+            )
+            again = harness.read_games(tmp)
+        for r in check:
+            fresh = next((g for g in again if g["seed"] == r["seed"]), None)
+            keys = SAME_GAME_KEYS + tuple(k for k in r if k.startswith("vp") or k == "morale")
+            diff = [k for k in keys if fresh is None or fresh.get(k) != r.get(k)]
+            if diff:
+                raise ValueError(
+                    f"--a-games {src}: seed {r['seed']} played again differs in {', '.join(diff)}: "
+                    f"{pairing[0]} vs {pairing[1]} is not the tournament it was (a changed agent or policy file?)"
+                )
+    return mine
 
 
 def run(args: argparse.Namespace) -> int:
@@ -118,8 +193,25 @@ def run(args: argparse.Namespace) -> int:
         if args.out is not None
         else new_unique_dir("runs", f"compare-{time.strftime('%Y%m%d-%H%M%S')}")
     )
+    pairings = pairings_of(side, a, b, opponent)
+    resume = bool(args.resume)
+    if getattr(args, "a_games", None):
+        if args.resume:
+            raise ValueError("--a-games starts a new comparison; a resumed one already holds its games")
+        if not args.force and (out / harness.TOURNAMENT_FILE).exists():
+            raise harness.TournamentExists(
+                f"{out}: already holds a tournament; continue it with --resume, replace it with --force, "
+                "or choose another --out"
+            )
+        reused = reuse_games(Path(args.a_games), pairings[0], args, max(args.verify, 0))
+        plan = harness.tournament_plan(pairings, args.games, args.seed, args.setup, args.game)
+        harness.start_tournament(out, plan, reused)
+        print(
+            f"{len(reused)} games of A taken from {args.a_games} ({min(args.verify, len(reused))} played again: identical)"
+        )
+        resume = True
     harness.run_tournament(
-        pairings_of(side, a, b, opponent),
+        pairings,
         games=args.games,
         seed=args.seed,
         workers=args.workers,
@@ -127,7 +219,7 @@ def run(args: argparse.Namespace) -> int:
         out=out,
         progress=not args.no_progress,
         cli_args={"command": "compare", "side": side, "a": a, "b": b, "opponent": opponent},
-        resume=bool(args.resume),
+        resume=resume,
         overwrite=args.force,
         game=args.game,
     )

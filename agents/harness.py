@@ -328,6 +328,42 @@ def check_both_sides_played(names: Sequence[str], option: str) -> None:
             raise ValueError(f"{option}: no agent plays the {side} side")
 
 
+def tournament_plan(
+    labels: Sequence[tuple[str, str]],
+    games: int,
+    seed: int,
+    setup: str,
+    game: str = DEFAULT_GAME,
+    save_records: int = 0,
+    html: bool = False,
+) -> dict[str, Any]:
+    """The ``tournament.json`` of a tournament: what a resume must match."""
+    _engine, data_version = game_versions(game, setup)
+    return {
+        "format": "ffo-tournament",
+        "version": 1,
+        "pairings": [list(lab) for lab in labels],
+        "games": games,
+        "seed": seed,
+        "setup": setup,
+        "save_records": save_records,
+        "html": html,
+        "data_version": data_version,  # R37: a resumed tournament plays the same data
+        "game": game,
+    }
+
+
+def start_tournament(out_dir: Path, plan: dict[str, Any], rows: Sequence[dict[str, Any]]) -> None:
+    """Write a new tournament into ``out_dir`` that already holds ``rows`` (games of its pairings played
+    elsewhere, e.g. a baseline's games reused by ``ffo compare --a-games``); resume it to play the rest. The
+    log is written before the plan, each atomically, so a kill leaves either no tournament or a whole one."""
+    from ffo_env.atomic import atomic_write_text
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(out_dir / GAMES_LOG, "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))
+    atomic_write_text(out_dir / TOURNAMENT_FILE, json.dumps(plan, indent=1) + "\n")
+
+
 def run_tournament(
     pairings: Sequence[tuple[AgentSpec, AgentSpec]],
     games: int = 100,
@@ -361,18 +397,7 @@ def run_tournament(
     engine, data_version = game_versions(game, setup)
     out_dir = Path(out) if out is not None else None
     labels = [(_name_of(f), _name_of(g)) for f, g in pairings]
-    plan = {
-        "format": "ffo-tournament",
-        "version": 1,
-        "pairings": [list(lab) for lab in labels],
-        "games": games,
-        "seed": seed,
-        "setup": setup,
-        "save_records": save_records,
-        "html": html,
-        "data_version": data_version,  # R37: a resumed tournament plays the same data
-        "game": game,
-    }
+    plan = tournament_plan(labels, games, seed, setup, game, save_records, html)
     done: list[dict[str, Any]] = []
     rec_dir = None
     if out_dir is not None:

@@ -74,3 +74,79 @@ def test_bad_options_are_one_error_line(
     err = capsys.readouterr().err
     assert err.startswith("error: ") and message in err and "Traceback" not in err
     assert not (tmp_path / "x").exists()
+
+
+def _rows(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "games.jsonl").read_text().splitlines()]
+
+
+def test_a_games_reused_from_an_eval_give_the_comparison_a_full_run_gives(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--a-games takes A's games from an earlier tournament: only B's are played (and K of A's again to
+    check them), and the comparison equals the one that plays both."""
+    run = ["--games", "3", "--workers", "1", "--seed", "5", "--no-progress"]
+    base = tmp_path / "eval"
+    assert ffo(["eval", "--pairings", "random:pass,heuristic:pass", *run, "--out", str(base)]) == 0
+    cmp = ["compare", "--side", "german", "--a", "pass", "--b", "random", "--opponent", "random", *run]
+    assert ffo([*cmp, "--out", str(tmp_path / "full")]) == 0
+    assert ffo([*cmp, "--out", str(tmp_path / "reused"), "--a-games", str(base), "--verify", "1"]) == 0
+    assert "3 games of A taken from" in capsys.readouterr().out
+    full = json.loads((tmp_path / "full" / "compare.json").read_text())
+    reused = json.loads((tmp_path / "reused" / "compare.json").read_text())
+    keys = ("a", "b", "seeds", "win_rate_difference", "vp_difference")
+    assert {k: reused[k] for k in keys} == {k: full[k] for k in keys}
+    strip = [{k: v for k, v in r.items() if k != "seconds"} for r in _rows(tmp_path / "reused")]
+    assert sorted(strip, key=lambda r: (r["pairing"], r["game"])) == [
+        {k: v for k, v in r.items() if k != "seconds"}
+        for r in sorted(_rows(tmp_path / "full"), key=lambda r: (r["pairing"], r["game"]))
+    ]
+
+
+@pytest.mark.parametrize(
+    "eval_args, message",
+    [
+        (["--pairings", "random:random"], "no games of random (French) vs pass"),
+        (["--pairings", "random:pass", "--seed", "6"], "its seed is 6"),
+        (["--pairings", "random:pass", "--setup", "fixed"], "its setup is 'fixed'"),
+    ],
+)
+def test_a_games_from_another_tournament_is_one_error_and_writes_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], eval_args: list[str], message: str
+) -> None:
+    base = tmp_path / "eval"
+    run = ["--games", "2", "--workers", "1", "--no-progress"]
+    assert ffo(["eval", "--seed", "5", *run, *eval_args, "--out", str(base)]) == 0
+    capsys.readouterr()
+    cmp = [
+        "compare",
+        "--side",
+        "german",
+        "--a",
+        "pass",
+        "--b",
+        "random",
+        "--opponent",
+        "random",
+        "--seed",
+        "5",
+    ]
+    assert ffo([*cmp, *run, "--out", str(tmp_path / "c"), "--a-games", str(base)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and message in err and err.count("\n") == 1
+    assert not (tmp_path / "c").exists()
+
+
+def test_a_games_of_a_changed_agent_are_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A reused game that does not replay the same (here: its log edited) stops the comparison."""
+    base = tmp_path / "eval"
+    run = ["--games", "2", "--workers", "1", "--seed", "5", "--no-progress"]
+    assert ffo(["eval", "--pairings", "random:pass", *run, "--out", str(base)]) == 0
+    rows = _rows(base)
+    rows[0]["decisions"] += 1
+    (base / "games.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    capsys.readouterr()
+    cmp = ["compare", "--side", "german", "--a", "pass", "--b", "random", "--opponent", "random", *run]
+    assert ffo([*cmp, "--out", str(tmp_path / "c"), "--a-games", str(base)]) == 2
+    err = capsys.readouterr().err
+    assert "seed 5 played again differs in decisions" in err and not (tmp_path / "c").exists()
