@@ -213,20 +213,30 @@ class DaggerLearner(SB3Learner):
     def save(self, folder: Path) -> None:
         self.model.num_timesteps = self._decisions  # the checkpoint records the decisions used
         super().save(folder)
-        buf = io.BytesIO()
-        arrays: dict[str, Any] = {f"{i}:{k}": v for i, p in enumerate(self.parts) for k, v in p.items()}
-        np.savez_compressed(buf, **arrays)
-        atomic_write_bytes(folder / f"{self.ctx.side}-dagger-data.npz", buf.getvalue())
+        save_parts(folder / f"{self.ctx.side}-dagger-data.npz", self.parts)
 
     def load(self, folder: Path) -> None:
         super().load(folder)
         self._decisions = int(self.model.num_timesteps)
-        parts: dict[int, dict[str, np.ndarray]] = {}
-        with np.load(folder / f"{self.ctx.side}-dagger-data.npz", allow_pickle=False) as z:
-            for key in z.files:
-                i, k = key.split(":", 1)
-                parts.setdefault(int(i), {})[k] = z[key]
-        self.parts = [parts[i] for i in sorted(parts)]
+        self.parts = load_parts(folder / f"{self.ctx.side}-dagger-data.npz")
+
+
+def save_parts(path: Path, parts: list[dict[str, np.ndarray]]) -> None:
+    """A DAgger learner's labelled data, one dict of arrays per interval, as one ``.npz`` (``i:key``)."""
+    buf = io.BytesIO()
+    arrays: dict[str, Any] = {f"{i}:{k}": v for i, p in enumerate(parts) for k, v in p.items()}
+    np.savez_compressed(buf, **arrays)
+    atomic_write_bytes(path, buf.getvalue())
+
+
+def load_parts(path: Path) -> list[dict[str, np.ndarray]]:
+    """What :func:`save_parts` wrote (read without pickle)."""
+    parts: dict[int, dict[str, np.ndarray]] = {}
+    with np.load(path, allow_pickle=False) as z:
+        for key in z.files:
+            i, k = key.split(":", 1)
+            parts.setdefault(int(i), {})[k] = z[key]
+    return [parts[i] for i in sorted(parts)]
 
 
 class UntrainedLearner(SB3Learner):

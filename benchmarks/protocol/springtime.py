@@ -415,19 +415,15 @@ class SpringtimeDaggerLearner(SpringtimePPOLearner):
         }
 
     def save(self, folder: Path) -> None:
+        from benchmarks.protocol.algo_sb3 import save_parts
+
         self.model.num_timesteps = self._decisions  # the checkpoint records the decisions used
         super().save(folder)
-        buf = io.BytesIO()
-        arrays: dict[str, Any] = {f"{i}:{k}": v for i, p in enumerate(self.parts) for k, v in p.items()}
-        np.savez_compressed(buf, **arrays)
-        atomic_write_bytes(folder / f"{self.ctx.side}-springtime-dagger-data.npz", buf.getvalue())
+        save_parts(folder / f"{self.ctx.side}-springtime-dagger-data.npz", self.parts)
 
     def load(self, folder: Path) -> None:
+        from benchmarks.protocol.algo_sb3 import load_parts
+
         super().load(folder)
         self._decisions = int(self.model.num_timesteps)
-        parts: dict[int, dict[str, np.ndarray]] = {}
-        with np.load(folder / f"{self.ctx.side}-springtime-dagger-data.npz", allow_pickle=False) as z:
-            for key in z.files:
-                i, k = key.split(":", 1)
-                parts.setdefault(int(i), {})[k] = z[key]
-        self.parts = [parts[i] for i in sorted(parts)]
+        self.parts = load_parts(folder / f"{self.ctx.side}-springtime-dagger-data.npz")
