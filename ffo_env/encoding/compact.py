@@ -122,7 +122,7 @@ from ffo_env.encoding.layout import (
     block_at,
     expand_names,
 )
-from ffo_env.encoding.observation import FLAT, ObservationEncoder, PerGameCache, encoder_for
+from ffo_env.encoding.observation import FLAT, ObservationEncoder, PerGameCache, encoder_for, mark_units
 from ffo_env.encoding.observation import _Shared as Shared
 
 __all__ = [
@@ -485,18 +485,7 @@ class CompactEncoder:
         T[:, _C_MUST_LEAVE] = sh.must_leave_on & own
         T[:, _C_SCARE:] = 0.0
         T[:, _C_IN_RESERVE_READY] = sh.in_reserve_ready
-        if state.scare_unit >= 0:
-            T[state.scare_unit, _C_SCARE] = 1.0
-        ru = state.replacement_unit
-        if ru >= 0 and visible[ru]:
-            T[ru, _C_REPLACEMENT] = 1.0
-        b = state.battle
-        if b is not None:
-            if b["attackers"]:
-                T[b["attackers"], _C_BATTLE_ATTACKER] = 1.0
-            dd = np.asarray(b["defenders"], dtype=np.int64)
-            if dd.size:
-                T[dd[visible[dd]], _C_BATTLE_DEFENDER] = 1.0
+        mark_units(T, state, visible, (_C_SCARE, _C_REPLACEMENT, _C_BATTLE_ATTACKER, _C_BATTLE_DEFENDER))
 
         # ---- decision: legal hexes, specials and unit actions, the unit, the hex flags (decider only)
         lh = out[ol:of]

@@ -335,6 +335,26 @@ class _View:
         self.visible = np.ones(enc.n_units, dtype=bool)
 
 
+def mark_units(T: np.ndarray, state: State, visible: np.ndarray, columns: tuple[int, int, int, int]) -> None:
+    """Set the unit table's marker columns (``scare``, ``replacement``, ``battle attacker``, ``battle
+    defender``, in that order in ``columns``) as a side with ``visible`` units sees them: the scared unit
+    and the attackers are always known, the replacement and the defenders only when visible. One place for
+    the structured and the compact encoders."""
+    scare, replacement, attacker, defender = columns
+    if state.scare_unit >= 0:
+        T[state.scare_unit, scare] = 1
+    ru = state.replacement_unit
+    if ru >= 0 and visible[ru]:
+        T[ru, replacement] = 1
+    b = state.battle
+    if b is not None:
+        if b["attackers"]:
+            T[b["attackers"], attacker] = 1
+        dd = np.asarray(b["defenders"], dtype=np.int64)
+        if dd.size:
+            T[dd[visible[dd]], defender] = 1
+
+
 class ObservationEncoder:
     """Encoder for one :class:`Game`: static planes and unit tables are built once here.
 
@@ -555,17 +575,7 @@ class ObservationEncoder:
         # ---- unit table: the view's table, then the markers, the battle and the decision context
         T = view.units.copy()
         visible = view.visible
-        if state.scare_unit >= 0:
-            T[state.scare_unit, _F_SCARE] = 1
-        ru = state.replacement_unit
-        if ru >= 0 and visible[ru]:
-            T[ru, _F_REPLACEMENT] = 1
-        if b is not None:
-            if b["attackers"]:
-                T[b["attackers"], _F_BATTLE_ATTACKER] = 1
-            dd = np.asarray(b["defenders"], dtype=np.int64)
-            if dd.size:
-                T[dd[visible[dd]], _F_BATTLE_DEFENDER] = 1
+        mark_units(T, state, visible, (_F_SCARE, _F_REPLACEMENT, _F_BATTLE_ATTACKER, _F_BATTLE_DEFENDER))
         if ctx_u >= 0:  # (to act)
             T[ctx_u, _F_CTX_UNIT] = 1
         if ua is not None and ua.size:
