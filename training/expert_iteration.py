@@ -35,7 +35,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from training.run_folder import RunFolder, RunFolderError
+from training.run_folder import RunFolder
 from training.search_teacher import TeacherSettings
 
 OBS_KEYS = ("planes", "globals", "units")
@@ -410,68 +410,33 @@ def config_method(path: str | Path) -> str | None:
     return raw.get("method") if isinstance(raw, dict) else None
 
 
-def _parse_sets(items: list[str]) -> dict[str, Any]:
-    import yaml
-
-    overrides: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ExpertIterationError(f"--set {item!r}: expected KEY=VALUE")
-        overrides[key.strip()] = yaml.safe_load(value)
-    return overrides
-
-
 def command(config: str, out: Path | None, resume: str | None, sets: list[str]) -> int:
     """Start a run in a new folder under ``out`` (named ``<run_name>-<timestamp>``), or resume ``resume``."""
-    try:
-        overrides = _parse_sets(sets)
-        if resume is not None:
-            if overrides:
-                raise ExpertIterationError("--set: a resumed run keeps the config it was started with")
-            try:
-                folder = RunFolder.locate(resume).root
-            except RunFolderError as e:
-                raise ExpertIterationError(str(e)) from e
-            cfg = load_config(RunFolder(folder).config_path)
-        else:
-            cfg = load_config(config, overrides)
-            folder = RunFolder.create(out or Path("runs"), cfg.run_name).root
-    except ExpertIterationError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    print(f"run folder: {folder}", flush=True)
-    for side, path in run(cfg, folder).items():
-        print(f"{side}: {path}")
-    return 0
+    from training import method_command
+
+    return method_command.command(config, out, resume, sets, load_config, run)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", required=True, help="run file (configs/train_expert_iteration.yaml)")
-    p.add_argument("--out", required=True, help="run folder; an unfinished run there is resumed")
-    p.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=YAML",
-        help="override one top-level key, e.g. --set games=4 --set 'sides=[french]'",
+    from training import method_command
+
+    method_command.add_arguments(
+        p, "configs/train_expert_iteration.yaml", "--set games=4 --set 'sides=[french]'"
     )
 
 
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(
-        prog="python -m training.expert_iteration", description=__doc__.split("\n")[0]
+    from training import method_command
+
+    return method_command.main(
+        argv,
+        "python -m training.expert_iteration",
+        __doc__ or "",
+        "configs/train_expert_iteration.yaml",
+        "--set games=4 --set 'sides=[french]'",
+        load_config,
+        run,
     )
-    add_arguments(p)
-    args = p.parse_args(argv)
-    try:
-        cfg = load_config(args.config, _parse_sets(args.set))
-    except ExpertIterationError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    for side, path in run(cfg, Path(args.out)).items():
-        print(f"{side}: {path}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -59,7 +59,7 @@ from training.expert_iteration import (
     _weights,
     fit_student,
 )
-from training.run_folder import RunFolder, RunFolderError
+from training.run_folder import RunFolder
 
 METHOD = "self_imitation"  # the config key `method` that makes `ffo train` run this trainer
 ROW_KEYS = (
@@ -500,63 +500,31 @@ def run(cfg: SelfImitationConfig, out: Path, argv: list[str] | None = None) -> d
 
 def command(config: str, out: Path | None, resume: str | None, sets: list[str]) -> int:
     """Start a run in a new folder under ``out`` (named ``<run_name>-<timestamp>``), or resume ``resume``."""
-    from training.expert_iteration import ExpertIterationError, _parse_sets
+    from training import method_command
 
-    try:
-        try:
-            overrides = _parse_sets(sets)
-        except ExpertIterationError as e:
-            raise SelfImitationError(str(e)) from e
-        if resume is not None:
-            if overrides:
-                raise SelfImitationError("--set: a resumed run keeps the config it was started with")
-            try:
-                folder = RunFolder.locate(resume).root
-            except RunFolderError as e:
-                raise SelfImitationError(str(e)) from e
-            cfg = load_config(RunFolder(folder).config_path)
-        else:
-            cfg = load_config(config, overrides)
-            folder = RunFolder.create(out or Path("runs"), cfg.run_name).root
-    except SelfImitationError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    print(f"run folder: {folder}", flush=True)
-    for side, path in run(cfg, folder).items():
-        print(f"{side}: {path}")
-    return 0
+    return method_command.command(config, out, resume, sets, load_config, run)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", required=True, help="run file (configs/train_self_imitation.yaml)")
-    p.add_argument("--out", required=True, help="run folder; an unfinished run there is resumed")
-    p.add_argument(
-        "--set",
-        action="append",
-        default=[],
-        metavar="KEY=YAML",
-        help="override one top-level key, e.g. --set games=4 --set 'opponents={heuristic: 1}'",
+    from training import method_command
+
+    method_command.add_arguments(
+        p, "configs/train_self_imitation.yaml", "--set games=4 --set 'opponents={heuristic: 1}'"
     )
 
 
 def main(argv: list[str] | None = None) -> int:
-    from training.expert_iteration import ExpertIterationError, _parse_sets
+    from training import method_command
 
-    p = argparse.ArgumentParser(prog="python -m training.self_imitation", description=__doc__.split("\n")[0])
-    add_arguments(p)
-    args = p.parse_args(argv)
-    try:
-        try:
-            overrides = _parse_sets(args.set)
-        except ExpertIterationError as e:
-            raise SelfImitationError(str(e)) from e
-        cfg = load_config(args.config, overrides)
-    except SelfImitationError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
-    for side, path in run(cfg, Path(args.out)).items():
-        print(f"{side}: {path}")
-    return 0
+    return method_command.main(
+        argv,
+        "python -m training.self_imitation",
+        __doc__ or "",
+        "configs/train_self_imitation.yaml",
+        "--set games=4 --set 'opponents={heuristic: 1}'",
+        load_config,
+        run,
+    )
 
 
 if __name__ == "__main__":
