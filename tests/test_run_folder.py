@@ -158,9 +158,14 @@ def test_a_config_that_is_not_a_mapping_is_refused_and_backend_reads_as_none(tmp
     assert os.path.basename(run.config_path) == "config.yaml"
 
 
-# the training modules that write or read run folders through RunFolder (a new training method adds its own)
-RUN_FOLDER_USERS = ("train", "train_command", "imitation", "checkpoint", "release", "rllib_train", "model")
-RUN_FOLDER_USERS += ("pipeline", "envs", "planes", "config", "opponents", "expert_iteration")
+# every training module but the layout's own, so that a new training method is checked without being listed
+RUN_FOLDER_USERS = tuple(
+    sorted(
+        p.stem
+        for p in (Path(__file__).resolve().parents[1] / "training").glob("*.py")
+        if p.stem != "run_folder"
+    )
+)
 
 
 def test_no_training_module_but_run_folder_spells_a_layout_name() -> None:
