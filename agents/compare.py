@@ -110,7 +110,7 @@ SAME_GAME_KEYS = ("french", "german", "seed", "winner", "turn", "decisions", "ag
 
 
 def reuse_games(
-    src: Path, pairing: tuple[str, str], args: argparse.Namespace, verify: int
+    src: Path, pairing: tuple[str, str], args: argparse.Namespace, verify: int, data_version: str
 ) -> list[dict[str, Any]]:
     """A's games (``pairing``) of the tournament in ``src`` that this comparison would play, numbered as its
     pairing 0; the first ``verify`` of them are played again and must match. Raises ValueError naming what
@@ -119,10 +119,12 @@ def reuse_games(
 
     try:
         old = harness._read_plan(src / harness.TOURNAMENT_FILE)
-        rows = harness.read_games(src)
+        rows = harness._read_log(src / harness.GAMES_LOG, old)
     except (OSError, harness.TournamentExists) as e:
         raise ValueError(f"--a-games {src}: {e}") from None
-    want = harness.tournament_plan([pairing], args.games, args.seed, args.setup, args.game)
+    want = harness.tournament_plan(
+        [pairing], args.games, args.seed, args.setup, args.game, data_version=data_version
+    )
     for key in ("game", "setup", "data_version", "seed"):
         if old.get(key) != want[key]:
             raise ValueError(
@@ -198,16 +200,16 @@ def run(args: argparse.Namespace) -> int:
     if getattr(args, "a_games", None):
         if args.resume:
             raise ValueError("--a-games starts a new comparison; a resumed one already holds its games")
-        if not args.force and (out / harness.TOURNAMENT_FILE).exists():
-            raise harness.TournamentExists(
-                f"{out}: already holds a tournament; continue it with --resume, replace it with --force, "
-                "or choose another --out"
-            )
-        reused = reuse_games(Path(args.a_games), pairings[0], args, max(args.verify, 0))
+        if args.verify < 0:
+            raise ValueError(f"--verify must be >= 0, got {args.verify}")
         plan = harness.tournament_plan(pairings, args.games, args.seed, args.setup, args.game)
-        harness.start_tournament(out, plan, reused)
+        if not args.force and (out / harness.TOURNAMENT_FILE).exists():
+            harness.start_tournament(out, plan, [])  # refuses it before any game is replayed
+        reused = reuse_games(Path(args.a_games), pairings[0], args, args.verify, plan["data_version"])
+        harness.start_tournament(out, plan, reused, overwrite=args.force)
         print(
-            f"{len(reused)} games of A taken from {args.a_games} ({min(args.verify, len(reused))} played again: identical)"
+            f"{len(reused)} games of A taken from {args.a_games} "
+            f"({min(args.verify, len(reused))} played again: identical)"
         )
         resume = True
     harness.run_tournament(

@@ -336,9 +336,12 @@ def tournament_plan(
     game: str = DEFAULT_GAME,
     save_records: int = 0,
     html: bool = False,
+    data_version: str | None = None,
 ) -> dict[str, Any]:
-    """The ``tournament.json`` of a tournament: what a resume must match."""
-    _engine, data_version = game_versions(game, setup)
+    """The ``tournament.json`` of a tournament: what a resume must match (``data_version``: the game's, looked
+    up when not given)."""
+    if data_version is None:
+        data_version = game_versions(game, setup)[1]
     return {
         "format": "ffo-tournament",
         "version": 1,
@@ -353,15 +356,18 @@ def tournament_plan(
     }
 
 
-def start_tournament(out_dir: Path, plan: dict[str, Any], rows: Sequence[dict[str, Any]]) -> None:
-    """Write a new tournament into ``out_dir`` that already holds ``rows`` (games of its pairings played
-    elsewhere, e.g. a baseline's games reused by ``ffo compare --a-games``); resume it to play the rest. The
-    log is written before the plan, each atomically, so a kill leaves either no tournament or a whole one."""
+def start_tournament(
+    out_dir: Path, plan: dict[str, Any], rows: Sequence[dict[str, Any]], overwrite: bool = False
+) -> None:
+    """Start a new tournament in ``out_dir`` as :func:`run_tournament` would (an existing one is refused unless
+    ``overwrite``), holding ``rows`` already: games of its pairings played elsewhere, e.g. a baseline's games
+    reused by ``ffo compare --a-games``; resume it to play the rest. A kill before the log is written leaves a
+    tournament with no games, which a resume plays whole."""
     from ffo_env.atomic import atomic_write_text
 
-    out_dir.mkdir(parents=True, exist_ok=True)
-    atomic_write_text(out_dir / GAMES_LOG, "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows))
-    atomic_write_text(out_dir / TOURNAMENT_FILE, json.dumps(plan, indent=1) + "\n")
+    _open_tournament(out_dir, plan, resume=False, overwrite=overwrite)
+    log = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows)
+    atomic_write_text(out_dir / GAMES_LOG, log)
 
 
 def run_tournament(
@@ -397,7 +403,7 @@ def run_tournament(
     engine, data_version = game_versions(game, setup)
     out_dir = Path(out) if out is not None else None
     labels = [(_name_of(f), _name_of(g)) for f, g in pairings]
-    plan = tournament_plan(labels, games, seed, setup, game, save_records, html)
+    plan = tournament_plan(labels, games, seed, setup, game, save_records, html, data_version)
     done: list[dict[str, Any]] = []
     rec_dir = None
     if out_dir is not None:

@@ -150,3 +150,19 @@ def test_a_games_of_a_changed_agent_are_refused(tmp_path: Path, capsys: pytest.C
     assert ffo([*cmp, "--out", str(tmp_path / "c"), "--a-games", str(base)]) == 2
     err = capsys.readouterr().err
     assert "seed 5 played again differs in decisions" in err and not (tmp_path / "c").exists()
+
+
+def test_a_games_into_a_folder_holding_a_tournament_or_with_a_negative_verify_is_one_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = tmp_path / "eval"
+    run = ["--games", "2", "--workers", "1", "--seed", "5", "--no-progress"]
+    assert ffo(["eval", "--pairings", "random:pass", *run, "--out", str(base)]) == 0
+    cmp = ["compare", "--side", "german", "--a", "pass", "--b", "random", "--opponent", "random", *run]
+    assert ffo([*cmp, "--out", str(tmp_path / "c"), "--a-games", str(base), "--verify", "-1"]) == 2
+    assert "--verify must be >= 0" in capsys.readouterr().err and not (tmp_path / "c").exists()
+    before = (base / "games.jsonl").read_text()
+    assert ffo([*cmp, "--out", str(base), "--a-games", str(base)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "already holds a tournament" in err and err.count("\n") == 1
+    assert (base / "games.jsonl").read_text() == before
