@@ -390,8 +390,7 @@ class SpringtimeDaggerLearner(SpringtimePPOLearner):
             state = env.unwrapped.game_state
             a_teacher = int(teacher.act_state(state))
             if rng.random() < float(DAGGER_SETTINGS["keep_fraction"]):
-                mask = np.zeros(N_ACTIONS, dtype=bool)
-                mask[state.legal_actions()] = True
+                mask = np.asarray(env.action_masks(), dtype=bool)  # the env's own, as the FFO learner keeps
                 obs_rows.append(np.asarray(obs, dtype=np.float16))
                 masks.append(mask)
                 labels.append(a_teacher)
