@@ -8,9 +8,9 @@ Each job is ``ffo benchmark run --task T --algo A --track short --seeds K --out 
 a job already started is continued with ``--resume`` (a killed job loses at most one evaluation interval), a
 finished one is skipped. So this command can be killed and started again at any time, and several may run
 side by side (``--only maskable_ppo`` in a second shell): a job being run by one is skipped by the others
-(``.<algo>.lock`` beside its folder). Each endgame task's
-reference rows and then its learners (5 seeds), then the full-game tasks' reference rows and learners
-(3 seeds). Springtime for Hitler's jobs (``--only springtime``) write under ``benchmarks/results/springtime/``:
+(``.<algo>.lock`` beside its folder). Each endgame task's reference rows and then its learners (5 seeds),
+then the full-game tasks' reference rows and learners (3 seeds), then ``ffo/selfplay-ladder/v1``'s (3 seeds).
+Springtime for Hitler's jobs (``--only springtime``) write under ``benchmarks/results/springtime/``:
 the reference rows of its six tasks (3 seeds; the opponent-``expert`` and expert-row jobs last, the French
 expert takes seconds a game) and ``maskable_ppo`` (3 seeds) on ``springtime/german-vs-random/v1``, then
 on ``springtime/french-vs-heuristic/v1`` and ``springtime/german-vs-heuristic/v1``; then the learners with the
@@ -36,6 +36,7 @@ FULL = (
     "ffo/french-vs-expert/v1",
     "ffo/german-vs-expert/v1",
 )
+SELFPLAY = "ffo/selfplay-ladder/v1"
 
 
 SFH_CHEAP = (
@@ -54,6 +55,7 @@ def jobs() -> list[tuple[str, str, int]]:
     out = [(t, a, 5) for t in ENDGAME for a in (*REFERENCES, *LEARNERS)]
     out += [(t, a, 3) for t in (*FULL, "ffo/french-vs-random/v1") for a in REFERENCES]  # the last: solved?
     out += [(t, a, 3) for t in FULL for a in LEARNERS]
+    out += [(SELFPLAY, a, 3) for a in (*REFERENCES, *LEARNERS)]  # rated against the frozen ladder
     out += [(t, a, 3) for t in SFH_CHEAP for a in ("random", "untrained")]
     out += [(t, "maskable_ppo", 3) for t in SFH_LEARN]
     out += [(t, "expert", 3) for t in SFH_CHEAP if t.startswith("springtime/german")]
