@@ -12,8 +12,8 @@ from benchmarks.protocol.tasks import TASKS
 
 def test_every_counting_ffo_task_has_the_floor_of_baselines() -> None:
     listed: dict[tuple[str, str], int] = {}
-    for task, algo, seeds in jobs():
-        listed[(task, algo)] = seeds
+    for task_id, algo_name, seeds in jobs():
+        listed[(task_id, algo_name)] = seeds
     assert len(LEARNERS) >= 3
     for task in TASKS.values():
         if task.game != "ffo" or not task.counts:
