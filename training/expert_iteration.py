@@ -24,22 +24,22 @@ last student).
 
 from __future__ import annotations
 
-import argparse
 import multiprocessing as mp
 import random
 import sys
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
+from training.method_command import MethodCommand
+from training.method_config import SIDES, common_checks, enforce, read_run_file, start_sided_run
 from training.run_folder import RunFolder
 from training.search_teacher import TeacherSettings
 
 OBS_KEYS = ("planes", "globals", "units")
-SIDES = ("french", "german")
 METHOD = "expert_iteration"  # the config key `method` that makes `ffo train` run this trainer
 
 
@@ -77,73 +77,14 @@ class ExpertIterationConfig:
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> ExpertIterationConfig:
     """Read and check a run file; errors name the file and the key."""
-    import yaml
-
-    p = Path(path)
-    try:
-        raw = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-        raise ExpertIterationError(f"{p}: cannot read the config ({e})") from e
-    if not isinstance(raw, dict):
-        raise ExpertIterationError(f"{p}: expected a mapping of settings, got {type(raw).__name__}")
-    if raw.pop("method", METHOD) != METHOD:
-        raise ExpertIterationError(f"{p}: key 'method': expected {METHOD!r}")
-    raw.update(overrides or {})
-    known = {f.name: f for f in fields(ExpertIterationConfig)}
-    for key in raw:
-        if key not in known:
-            raise ExpertIterationError(f"{p}: unknown key {key!r}; known: {', '.join(sorted(known))}")
-    cfg = ExpertIterationConfig(**raw)
-    checks: list[tuple[str, bool, str]] = [
-        (
-            "sides",
-            isinstance(cfg.sides, list) and bool(cfg.sides) and set(cfg.sides) <= set(SIDES),
-            "french and/or german",
-        ),
-        ("iterations", _int_in(cfg.iterations, 1, 1000), "an integer in [1, 1000]"),
-        ("games", _int_in(cfg.games, 1, 100_000), "an integer in [1, 100000]"),
-        ("workers", _int_in(cfg.workers, 1, 64), "an integer in [1, 64]"),
-        ("seed", _int_in(cfg.seed, 0, 2**31 - 1), "an integer in [0, 2**31 - 1]"),
-        ("keep_unchanged", _num_in(cfg.keep_unchanged, 0.0, 1.0), "a number in [0, 1]"),
-        ("changed_weight", _int_in(cfg.changed_weight, 1, 100), "an integer in [1, 100]"),
-        ("epochs", _int_in(cfg.epochs, 1, 100), "an integer in [1, 100]"),
-        ("batch_size", _int_in(cfg.batch_size, 1, 65_536), "an integer in [1, 65536]"),
-        ("learning_rate", _num_in(cfg.learning_rate, 1e-8, 1.0), "a number in [1e-8, 1]"),
-        ("opponents", _weights(cfg.opponents), "a mapping of agent names to weights >= 0, summing to > 0"),
-        (
-            "init_policy",
-            isinstance(cfg.init_policy, str) and bool(cfg.init_policy),
-            "'pretrained' or a .pt path",
-        ),
-        ("teacher", isinstance(cfg.teacher, dict), "a mapping of search settings"),
-    ]
-    for key, ok, want in checks:
-        if not ok:
-            raise ExpertIterationError(f"{p}: key {key!r}: expected {want}, got {getattr(cfg, key)!r}")
+    p, cfg = read_run_file(path, METHOD, ExpertIterationConfig, ExpertIterationError, overrides)
+    checks = [*common_checks(cfg), ("teacher", isinstance(cfg.teacher, dict), "a mapping of search settings")]
+    enforce(p, cfg, checks, ExpertIterationError)
     try:
         cfg.teacher_settings()
     except (TypeError, ValueError) as e:
         raise ExpertIterationError(f"{p}: key 'teacher': {e}") from e
     return cfg
-
-
-def _int_in(v: Any, lo: int, hi: int) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool) and lo <= v <= hi
-
-
-def _num_in(v: Any, lo: float, hi: float) -> bool:
-    return isinstance(v, int | float) and not isinstance(v, bool) and lo <= v <= hi
-
-
-def _weights(w: Any) -> bool:
-    from agents.registry import is_agent_name
-
-    return (
-        isinstance(w, dict)
-        and bool(w)
-        and all(is_agent_name(k) and _num_in(v, 0.0, 1e9) for k, v in w.items())
-        and sum(w.values()) > 0
-    )
 
 
 # ------------------------------------------------------------------ collection
@@ -384,15 +325,8 @@ def _save_npz(
 def run(cfg: ExpertIterationConfig, out: Path, argv: list[str] | None = None) -> dict[str, Path]:
     """Start or continue the run in the folder ``out``: what each start writes (config, command, seed,
     versions), then every side's iterations not done yet."""
-    folder = RunFolder(out)
-    folder.root.mkdir(parents=True, exist_ok=True)
-    folder.record_start({"method": METHOD, **asdict(cfg)}, cfg.seed, argv)
-    folder.policies.mkdir(exist_ok=True)
-    progress: dict[str, Any] = (
-        folder.read_json(folder.progress_path, "the run's progress") if folder.progress_path.exists() else {}
-    )
-    if not isinstance(progress, dict):
-        raise ExpertIterationError(f"{folder.progress_path}: expected a mapping of side -> iterations")
+    resolved = {"method": METHOD, **asdict(cfg)}
+    folder, progress = start_sided_run(out, resolved, cfg.seed, argv, ExpertIterationError)
     return {side: train_side(cfg, side, folder, progress) for side in cfg.sides}
 
 
@@ -410,33 +344,16 @@ def config_method(path: str | Path) -> str | None:
     return raw.get("method") if isinstance(raw, dict) else None
 
 
-def command(config: str, out: Path | None, resume: str | None, sets: list[str]) -> int:
-    """Start a run in a new folder under ``out`` (named ``<run_name>-<timestamp>``), or resume ``resume``."""
-    from training import method_command
-
-    return method_command.command(config, out, resume, sets, load_config, run)
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    from training import method_command
-
-    method_command.add_arguments(
-        p, "configs/train_expert_iteration.yaml", "--set games=4 --set 'sides=[french]'"
-    )
-
-
-def main(argv: list[str] | None = None) -> int:
-    from training import method_command
-
-    return method_command.main(
-        argv,
-        "python -m training.expert_iteration",
-        __doc__ or "",
-        "configs/train_expert_iteration.yaml",
-        "--set games=4 --set 'sides=[french]'",
-        load_config,
-        run,
-    )
+CLI = MethodCommand(
+    "python -m training.expert_iteration",
+    __doc__ or "",
+    "configs/train_expert_iteration.yaml",
+    "--set games=4 --set 'sides=[french]'",
+    load_config,
+    run,
+)
+command = CLI.command
+main = CLI.main
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -94,3 +95,22 @@ def main(
         print(f"error: {e}", file=sys.stderr)
         return 2
     return _finish(run, cfg, Path(args.out))
+
+
+@dataclass(frozen=True)
+class MethodCommand:
+    """One method's command line: ``python -m <prog> --config FILE --out DIR [--set KEY=YAML]`` and the
+    ``ffo train`` entry (:func:`command`)."""
+
+    prog: str
+    doc: str
+    config_file: str
+    set_example: str
+    load: LoadConfig
+    run: Run
+
+    def command(self, config: str, out: Path | None, resume: str | None, sets: list[str]) -> int:
+        return command(config, out, resume, sets, self.load, self.run)
+
+    def main(self, argv: list[str] | None = None) -> int:
+        return main(argv, self.prog, self.doc, self.config_file, self.set_example, self.load, self.run)

@@ -35,12 +35,11 @@ from that one.
 
 from __future__ import annotations
 
-import argparse
 import multiprocessing as mp
 import random
 import sys
 import time
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -49,15 +48,21 @@ import numpy as np
 from training.expert_iteration import (
     DATA,
     OBS_KEYS,
-    SIDES,
     STUDENTS,
     _Export,
-    _int_in,
     _load,
-    _num_in,
     _save_npz,
-    _weights,
     fit_student,
+)
+from training.method_command import MethodCommand
+from training.method_config import (
+    SIDES,
+    common_checks,
+    enforce,
+    int_in,
+    num_in,
+    read_run_file,
+    start_sided_run,
 )
 from training.run_folder import RunFolder
 
@@ -109,60 +114,23 @@ class SelfImitationConfig:
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> SelfImitationConfig:
     """Read and check a run file; errors name the file and the key."""
-    import yaml
-
     from ffo_env.core.game import SETUP_MODES
 
-    p = Path(path)
-    try:
-        raw = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
-        raise SelfImitationError(f"{p}: cannot read the config ({e})") from e
-    if not isinstance(raw, dict):
-        raise SelfImitationError(f"{p}: expected a mapping of settings, got {type(raw).__name__}")
-    if raw.pop("method", METHOD) != METHOD:
-        raise SelfImitationError(f"{p}: key 'method': expected {METHOD!r}")
-    raw.update(overrides or {})
-    known = {f.name: f for f in fields(SelfImitationConfig)}
-    for key in raw:
-        if key not in known:
-            raise SelfImitationError(f"{p}: unknown key {key!r}; known: {', '.join(sorted(known))}")
-    cfg = SelfImitationConfig(**raw)
+    p, cfg = read_run_file(path, METHOD, SelfImitationConfig, SelfImitationError, overrides)
     kinds = _decision_kinds()
-    checks: list[tuple[str, bool, str]] = [
-        (
-            "sides",
-            isinstance(cfg.sides, list) and bool(cfg.sides) and set(cfg.sides) <= set(SIDES),
-            "french and/or german",
-        ),
-        ("iterations", _int_in(cfg.iterations, 1, 1000), "an integer in [1, 1000]"),
-        ("games", _int_in(cfg.games, 1, 100_000), "an integer in [1, 100000]"),
-        ("workers", _int_in(cfg.workers, 1, 64), "an integer in [1, 64]"),
-        ("seed", _int_in(cfg.seed, 0, 2**31 - 1), "an integer in [0, 2**31 - 1]"),
+    checks = [
+        *common_checks(cfg),
         ("setup", cfg.setup in SETUP_MODES, f"one of {', '.join(SETUP_MODES)}"),
-        ("explore_margin", _num_in(cfg.explore_margin, 0.0, 1.0), "a number in [0, 1]"),
+        ("explore_margin", num_in(cfg.explore_margin, 0.0, 1.0), "a number in [0, 1]"),
         (
             "explore_kinds",
             isinstance(cfg.explore_kinds, list) and all(k in kinds for k in cfg.explore_kinds),
             f"a list of decision kinds ({', '.join(sorted(kinds))}); empty: every kind",
         ),
-        ("top_k", _int_in(cfg.top_k, 2, 16), "an integer in [2, 16]"),
-        ("temperature", _num_in(cfg.temperature, 0.01, 100.0), "a number in [0.01, 100]"),
-        ("keep_unchanged", _num_in(cfg.keep_unchanged, 0.0, 1.0), "a number in [0, 1]"),
-        ("changed_weight", _int_in(cfg.changed_weight, 1, 100), "an integer in [1, 100]"),
-        ("epochs", _int_in(cfg.epochs, 1, 100), "an integer in [1, 100]"),
-        ("batch_size", _int_in(cfg.batch_size, 1, 65_536), "an integer in [1, 65536]"),
-        ("learning_rate", _num_in(cfg.learning_rate, 1e-8, 1.0), "a number in [1e-8, 1]"),
-        ("opponents", _weights(cfg.opponents), "a mapping of agent names to weights >= 0, summing to > 0"),
-        (
-            "init_policy",
-            isinstance(cfg.init_policy, str) and bool(cfg.init_policy),
-            "'pretrained' or a .pt path",
-        ),
+        ("top_k", int_in(cfg.top_k, 2, 16), "an integer in [2, 16]"),
+        ("temperature", num_in(cfg.temperature, 0.01, 100.0), "a number in [0.01, 100]"),
     ]
-    for key, ok, want in checks:
-        if not ok:
-            raise SelfImitationError(f"{p}: key {key!r}: expected {want}, got {getattr(cfg, key)!r}")
+    enforce(p, cfg, checks, SelfImitationError)
     return cfg
 
 
@@ -486,45 +454,21 @@ def train_side(cfg: SelfImitationConfig, side: str, folder: RunFolder, progress:
 def run(cfg: SelfImitationConfig, out: Path, argv: list[str] | None = None) -> dict[str, Path]:
     """Start or continue the run in the folder ``out``: what each start writes (config, command, seed,
     versions), then every side's iterations not done yet."""
-    folder = RunFolder(out)
-    folder.root.mkdir(parents=True, exist_ok=True)
-    folder.record_start({"method": METHOD, **asdict(cfg)}, cfg.seed, argv)
-    folder.policies.mkdir(exist_ok=True)
-    progress: dict[str, Any] = (
-        folder.read_json(folder.progress_path, "the run's progress") if folder.progress_path.exists() else {}
-    )
-    if not isinstance(progress, dict):
-        raise SelfImitationError(f"{folder.progress_path}: expected a mapping of side -> iterations")
+    resolved = {"method": METHOD, **asdict(cfg)}
+    folder, progress = start_sided_run(out, resolved, cfg.seed, argv, SelfImitationError)
     return {side: train_side(cfg, side, folder, progress) for side in cfg.sides}
 
 
-def command(config: str, out: Path | None, resume: str | None, sets: list[str]) -> int:
-    """Start a run in a new folder under ``out`` (named ``<run_name>-<timestamp>``), or resume ``resume``."""
-    from training import method_command
-
-    return method_command.command(config, out, resume, sets, load_config, run)
-
-
-def add_arguments(p: argparse.ArgumentParser) -> None:
-    from training import method_command
-
-    method_command.add_arguments(
-        p, "configs/train_self_imitation.yaml", "--set games=4 --set 'opponents={heuristic: 1}'"
-    )
-
-
-def main(argv: list[str] | None = None) -> int:
-    from training import method_command
-
-    return method_command.main(
-        argv,
-        "python -m training.self_imitation",
-        __doc__ or "",
-        "configs/train_self_imitation.yaml",
-        "--set games=4 --set 'opponents={heuristic: 1}'",
-        load_config,
-        run,
-    )
+CLI = MethodCommand(
+    "python -m training.self_imitation",
+    __doc__ or "",
+    "configs/train_self_imitation.yaml",
+    "--set games=4 --set 'opponents={heuristic: 1}'",
+    load_config,
+    run,
+)
+command = CLI.command
+main = CLI.main
 
 
 if __name__ == "__main__":
