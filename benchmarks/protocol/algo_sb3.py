@@ -118,9 +118,17 @@ class PPOLearner(SB3Learner):
         self.model.learn(remaining, reset_num_timesteps=False, callback=threads_callback(self.cfg))
 
 
-class DaggerLearner(SB3Learner):
+class DaggerSteps(Learner):
+    """DAgger's outer loop, shared by the ``dagger_expert`` learners of both games (Ross et al. 2011): each
+    interval of the budget plays ``n`` learner decisions from envs seeded by (seed, segment), each played by
+    the teacher with probability ``0.5 ** (segment - 1)`` (all of them in the first interval), and appends
+    their labels to ``parts``; then :meth:`_fit` trains on the labels kept. A game's learner supplies
+    ``_collect`` and ``_fit`` and comes before its network's learner in the bases."""
+
+    ctx: Context
+
     def __init__(self, ctx: Context) -> None:
-        super().__init__(ctx)
+        super().__init__(ctx)  # type: ignore[call-arg]  # the network's learner, next in the bases
         self.parts: list[dict[str, np.ndarray]] = []
         self._decisions = 0
 
@@ -131,14 +139,26 @@ class DaggerLearner(SB3Learner):
     def learn(self, until: int, segment: int) -> None:
         import torch
 
-        from training.imitation import Dataset, fit
-
         n = until - self._decisions
         if n <= 0:
             return
         seed = segment_seed(self.ctx.seed, segment)
         torch.manual_seed(seed)
         self.parts.append(self._collect(n, 0.5 ** max(segment - 1, 0), seed))
+        self._fit(seed)
+        self._decisions = until
+
+    def _collect(self, n: int, beta: float, seed: int) -> dict[str, np.ndarray]:
+        raise NotImplementedError
+
+    def _fit(self, seed: int) -> None:
+        raise NotImplementedError
+
+
+class DaggerLearner(DaggerSteps, SB3Learner):
+    def _fit(self, seed: int) -> None:
+        from training.imitation import Dataset, fit
+
         kept = 0
         for i in range(len(self.parts) - 1, -1, -1):  # the most recent `window` decisions
             kept += len(self.parts[i]["action"])
@@ -160,7 +180,6 @@ class DaggerLearner(SB3Learner):
                 seed=seed,
                 progress=False,
             )
-        self._decisions = until
 
     def _collect(self, n: int, beta: float, seed: int) -> dict[str, np.ndarray]:
         """Play ``n`` learner decisions; keep each with probability ``keep_fraction``, labelled with the

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.protocol.algo_sb3 import DaggerSteps
 from benchmarks.protocol.algos import Context, Learner
 from ffo_env.atomic import atomic_write_bytes
 
@@ -325,7 +326,7 @@ DAGGER_SETTINGS: dict[str, Any] = {
 }
 
 
-class SpringtimeDaggerLearner(SpringtimePPOLearner):
+class SpringtimeDaggerLearner(DaggerSteps, SpringtimePPOLearner):
     """``dagger_expert`` on a Springtime task: DAgger imitation of the side's ``expert`` bot (Ross et al.
     2011) into the network of ``maskable_ppo``. Each interval of the budget plays ``n`` learner decisions
     against the task's opponent, from envs seeded by (seed, segment) as the PPO rows; each decision is
@@ -334,27 +335,11 @@ class SpringtimeDaggerLearner(SpringtimePPOLearner):
     the game's result (+1/-1 for the learner; none for a game the interval cuts short). Then
     ``epochs`` passes of :func:`training.springtime.imitation.fit` over every label so far."""
 
-    def __init__(self, ctx: Context) -> None:
-        super().__init__(ctx)
-        self.parts: list[dict[str, np.ndarray]] = []
-        self._decisions = 0
-
-    @property
-    def decisions(self) -> int:
-        return self._decisions
-
-    def learn(self, until: int, segment: int) -> None:
+    def _fit(self, seed: int) -> None:
         import torch
 
-        from benchmarks.protocol.algo_sb3 import segment_seed
         from training.springtime.imitation import concat, fit
 
-        n = until - self._decisions
-        if n <= 0:
-            return
-        seed = segment_seed(self.ctx.seed, segment)
-        torch.manual_seed(seed)
-        self.parts.append(self._collect(n, 0.5 ** max(segment - 1, 0), seed))
         data = concat(self.parts)
         known = data["ret"] == data["ret"]  # NaN marks a label without a result
         if len(data["label"]):
@@ -369,7 +354,6 @@ class SpringtimeDaggerLearner(SpringtimePPOLearner):
                 float(DAGGER_SETTINGS["value_coef"]),
                 seed=seed,
             )
-        self._decisions = until
 
     def _collect(self, n: int, beta: float, seed: int) -> dict[str, np.ndarray]:
         from agents.springtime import make_agent
