@@ -30,10 +30,18 @@ def _policy(side: str) -> Any:
     return load_pretrained(side)
 
 
-def _agent(side: str, horizon: int = 0, seed: int = 1) -> PolicySearchAgent:
-    """Searches every listed decision with a choice and deviates on any gain."""
+def _agent(side: str, horizon: int = 0, seed: int = 1, rollout: str = "bots") -> PolicySearchAgent:
+    """Searches every listed decision with a choice and deviates on any gain (the policy's rollouts: two
+    candidates in one sample, to stay fast)."""
+    k, dets = (3, 2) if rollout == "bots" else (2, 1)
     s = TeacherSettings(
-        decisions=SEARCHED, top_k=3, determinizations=2, horizon_turns=horizon, min_gain=0.0, min_z=0.0
+        decisions=SEARCHED,
+        top_k=k,
+        determinizations=dets,
+        horizon_turns=horizon,
+        min_gain=0.0,
+        min_z=0.0,
+        rollout=rollout,
     )
     return PolicySearchAgent(_policy(side), s, seed=seed)
 
@@ -52,12 +60,13 @@ def _positions() -> tuple[State, ...]:
     return tuple(out)
 
 
-def test_search_teacher_plays_only_legal_actions() -> None:
+@pytest.mark.parametrize("rollout", ["bots", "policy"])
+def test_search_teacher_plays_only_legal_actions(rollout: str) -> None:
     states = _positions()
     assert len(states) >= 4
     searched = 0
     for st in states:
-        agent = _agent("french" if int(st.current_side) == 0 else "german")
+        agent = _agent("french" if int(st.current_side) == 0 else "german", rollout=rollout)
         before = st.to_dict()
         chosen, own = agent.label(st)
         assert chosen in st.legal_actions() and own in st.legal_actions()
@@ -106,7 +115,8 @@ def _hidden_pairs() -> tuple[tuple[State, State], ...]:
     return tuple(out)
 
 
-def test_3_6_search_teacher_ignores_units_it_cannot_see() -> None:
+@pytest.mark.parametrize("rollout", ["bots", "policy"])
+def test_3_6_search_teacher_ignores_units_it_cannot_see(rollout: str) -> None:
     """A position and a copy with hidden units swapped between stacks: same probabilities, same choice."""
     pairs = _hidden_pairs()
     assert pairs
@@ -115,7 +125,7 @@ def test_3_6_search_teacher_ignores_units_it_cannot_see() -> None:
         a_obs, b_obs = encode(st, side), encode(other, side)
         assert all(np.array_equal(a_obs[k], b_obs[k]) for k in a_obs)  # the side cannot tell them apart
         name = "french" if side == 0 else "german"
-        a, b = _agent(name, horizon=1), _agent(name, horizon=1)
+        a, b = _agent(name, horizon=1, rollout=rollout), _agent(name, horizon=1, rollout=rollout)
         assert np.allclose(
             a.probabilities(st, st.legal_actions()), b.probabilities(other, other.legal_actions())
         )
@@ -123,11 +133,41 @@ def test_3_6_search_teacher_ignores_units_it_cannot_see() -> None:
         assert a.stats.searched == b.stats.searched == 1
 
 
+class _CountingPolicy:
+    """The shipped policy agent, counting the decisions it is asked to play."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.calls = inner, 0
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+    def act_state(self, state: State) -> int:
+        self.calls += 1
+        return int(self.inner.act_state(state))
+
+
+@pytest.mark.parametrize("rollout", ["bots", "policy"])
+def test_search_teacher_rollouts_are_played_on_by_the_policy_only_when_asked(rollout: str) -> None:
+    """rollout 'policy': the policy itself plays its side on after each candidate; 'bots': it plays none."""
+    st = next(s for s in _positions() if int(s.current_side) == 1)
+    spy = _CountingPolicy(_policy("german"))
+    s = TeacherSettings(decisions=SEARCHED, top_k=2, determinizations=1, horizon_turns=1, rollout=rollout)
+    agent = PolicySearchAgent(spy, s, seed=3)
+    assert agent.label(st)[0] in st.legal_actions()
+    assert agent.stats.searched == 1
+    assert (spy.calls > 0) == (rollout == "policy")
+
+
 def test_search_teacher_settings_are_checked() -> None:
     with pytest.raises(ValueError, match="unknown decision 'fly'"):
         TeacherSettings(decisions=("fly",))
     with pytest.raises(ValueError, match="top_k"):
         TeacherSettings(top_k=1)
+    with pytest.raises(ValueError, match="rollout must be one of bots, policy"):
+        TeacherSettings(rollout="dice")
+    with pytest.raises(ValueError, match="opponent_model 'nobody'"):
+        TeacherSettings(rollout="policy", opponent_model="nobody")
 
 
 def _write(tmp: Path, text: str) -> Path:

@@ -11,10 +11,13 @@ One search (:func:`agents.expert_search.score_candidates`, the expert bots' roll
 * the position as the searching side sees it is resampled ``determinizations`` times
   (:func:`ffo_env.core.determinize.determinize`: hidden enemy units dealt anew, fresh dice; rule 3.6, R3,
   R37), from a generator seeded by the agent's own generator, never from the true hidden state;
-* every candidate is applied in each sample (common random numbers) and both sides play on with fast
-  scripted bots (own side: its expert's tuned bot; the opponent: its default heuristic, the opponent
-  model) for ``horizon_turns`` game turns, and the position is scored in French VP-equivalents
-  (:func:`agents.expert_search.french_value`);
+* every candidate is applied in each sample (common random numbers) and both sides play on for
+  ``horizon_turns`` game turns (at least the rest of the game with 20), and the position is scored in French
+  VP-equivalents (:func:`agents.expert_search.french_value`). Who plays on is ``rollout``: ``bots`` (the
+  default), fast scripted bots (own side: its expert's tuned bot; the opponent: its default heuristic), or
+  ``policy``, the policy itself (its argmax) for its own side and a fresh ``opponent_model`` agent, seeded
+  alike for every candidate of a sample, for the other: the value of a choice under the policy's own
+  follow-up, which the bots' follow-up is not;
 * the best alternative replaces the policy's choice only for a mean paired gain of at least ``min_gain``
   and ``min_z`` paired standard errors.
 
@@ -39,6 +42,7 @@ from ffo_env.core.sides import Side
 from ffo_env.core.state import State
 
 DECISION_NAMES = frozenset(d.name.lower() for d in Decision if 0 < d.value < 90)
+ROLLOUTS = ("bots", "policy")
 
 
 @dataclass(frozen=True)
@@ -55,6 +59,8 @@ class TeacherSettings:
     step_value: float = 0.5
     garrison_value: float = 3.0
     win_bonus: float = 5.0
+    rollout: str = "bots"  # who plays on in a rollout: 'bots' or 'policy' (module doc)
+    opponent_model: str = "heuristic"  # with rollout 'policy': the agent playing the other side
 
     def __post_init__(self) -> None:
         bad = sorted(set(self.decisions) - DECISION_NAMES)
@@ -72,6 +78,14 @@ class TeacherSettings:
             )
         if not 0 <= self.horizon_turns <= 20:
             raise ValueError(f"search teacher: horizon_turns must be in [0, 20], got {self.horizon_turns!r}")
+        if self.rollout not in ROLLOUTS:
+            raise ValueError(
+                f"search teacher: rollout must be one of {', '.join(ROLLOUTS)}, got {self.rollout!r}"
+            )
+        from agents.registry import is_agent_name
+
+        if not is_agent_name(self.opponent_model):
+            raise ValueError(f"search teacher: opponent_model {self.opponent_model!r} is not an agent name")
 
     def search_settings(self) -> SearchSettings:
         return SearchSettings(
@@ -179,9 +193,12 @@ class PolicySearchAgent:
         t0 = time.perf_counter()
         # the samples' seed comes from the agent's own generator: reproducible, and blind to hidden units
         rng = random.Random(self.rng.getrandbits(64))
-        values = score_candidates(
-            state, self.side, cands, rollout_bots(self.side, state), self.search_settings, rng
-        )
+        if self.settings.rollout == "policy":
+            values = self._policy_rollouts(state, cands, rng)
+        else:
+            values = score_candidates(
+                state, self.side, cands, rollout_bots(self.side, state), self.search_settings, rng
+            )
         self.stats.seconds += time.perf_counter() - t0
         self.stats.searched += 1
         per = self.stats.by_kind.setdefault(kind, [0, 0])
@@ -198,3 +215,40 @@ class PolicySearchAgent:
 
     def act_state(self, state: State) -> int:
         return self.label(state)[0]
+
+    def _policy_rollouts(
+        self, state: State, cands: list[int], rng: random.Random
+    ) -> list[list[float | None]]:
+        """:func:`agents.expert_search.score_candidates` with the policy playing on for its side: value to
+        the side of each candidate in each determinization (None where it is not legal in that sample)."""
+        from agents.expert_search import french_value
+        from agents.registry import make_agent
+        from ffo_env.core.determinize import determinize
+
+        s = self.search_settings
+        values: list[list[float | None]] = [[] for _ in cands]
+        stop_turn, stop_phase = state.turn + s.horizon_turns, int(state.phase)
+        sign = 1.0 if self.side == 0 else -1.0
+        other = "german" if self.side == 0 else "french"
+        for _ in range(s.determinizations):
+            world = determinize(state, self.side, rng)  # rule 3.6, R3, R37: only what the side may see
+            seed = rng.getrandbits(32)
+            for i, a in enumerate(cands):
+                sim = world.clone()
+                if a not in sim.legal_actions():
+                    values[i].append(None)
+                    continue
+                sim.apply_action(a)
+                opponent = make_agent(
+                    self.settings.opponent_model, other, seed=seed
+                )  # the same for every candidate
+                while not sim.is_terminal():
+                    if sim.turn > stop_turn or (sim.turn == stop_turn and int(sim.phase) >= stop_phase):
+                        break
+                    if int(sim.current_side) != self.side:
+                        sim.apply_action(opponent.act_state(sim))
+                        continue
+                    legal = sim.legal_actions()
+                    sim.apply_action(legal[0] if len(legal) == 1 else self.policy_agent.act_state(sim))
+                values[i].append(sign * french_value(sim, s))
+        return values
