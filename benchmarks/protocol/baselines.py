@@ -14,7 +14,9 @@ Springtime for Hitler's jobs (``--only springtime``) write under ``benchmarks/re
 the reference rows of its six tasks (3 seeds; the opponent-``expert`` and expert-row jobs last, the French
 expert takes seconds a game) and ``maskable_ppo`` (3 seeds) on ``springtime/german-vs-random/v1``, then
 on ``springtime/french-vs-heuristic/v1`` and ``springtime/german-vs-heuristic/v1``; then the learners with the
-shaped training reward (``maskable_ppo_shaped``, and ``ppo_mlp_compact`` with and without it) in the same order.
+shaped training reward (``maskable_ppo_shaped``, and ``ppo_mlp_compact`` with and without it) in the same order;
+then ``dagger_expert`` on the three learning tasks, the three learners on the two expert tasks, and
+``springtime/selfplay-ladder/v1``'s reference rows and learners.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ SFH_CHEAP = (
 SFH_EXPERT = ("springtime/french-vs-expert/v1", "springtime/german-vs-expert/v1")
 SFH_LEARN = ("springtime/german-vs-random/v1",)
 SFH_LEARN_LATE = ("springtime/french-vs-heuristic/v1", "springtime/german-vs-heuristic/v1")
+SFH_SELFPLAY = "springtime/selfplay-ladder/v1"
 SFH_CLEANRL = ("ppo_mlp_compact", "ppo_mlp_compact_shaped")
 
 
@@ -68,6 +71,9 @@ def jobs() -> list[tuple[str, str, int]]:
     out += [(t, a, 3) for t in SFH_LEARN_LATE for a in SFH_CLEANRL]
     # the imitation reference (issue 40), against the heuristics first
     out += [(t, "dagger_expert", 3) for t in (*SFH_LEARN_LATE, *SFH_LEARN)]
+    # the rest of issue 40's floor on this game: three learners on the expert tasks, then self-play
+    out += [(t, a, 3) for t in SFH_EXPERT for a in LEARNERS]
+    out += [(SFH_SELFPLAY, a, 3) for a in (*REFERENCES, *LEARNERS)]
     return list(dict.fromkeys(out))
 
 
