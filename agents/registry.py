@@ -11,6 +11,8 @@ Names (``make_agent(name, side, seed)``):
 ``pretrained``                     the trained policy shipped with the package for the side asked for
                                    (``agents/pretrained_policies/``; see :mod:`agents.pretrained`)
 ``policy:PATH``                    a trained policy file (``ffo train`` writes them)
+``lookahead:pretrained``,          that policy with a one-step lookahead on its own value head at its
+``lookahead:policy:PATH``          uncertain choices (:mod:`agents.lookahead`)
 ``french_heuristic[_<level>]``     the scripted French bot (French side only)
 ``german_heuristic[_<level>]``     the scripted German bot (German side only)
 ``expert``                         the side's expert bot: tuned scripted bot, lookahead where it pays
@@ -43,6 +45,9 @@ def is_agent_name(name: object) -> bool:
     """A registered name, or ``policy:PATH`` (whether PATH loads is checked when the agent is made)."""
     if not isinstance(name, str):
         return False
+    if name.startswith("lookahead:"):
+        inner = name.removeprefix("lookahead:")
+        return inner == "pretrained" or (inner.startswith("policy:") and len(inner) > len("policy:"))
     return name in AGENT_NAMES or (name.startswith("policy:") and len(name) > len("policy:"))
 
 
@@ -147,6 +152,10 @@ def make_agent(name: str, side: str, seed: int | None = None, **kwargs: Any) -> 
         from agents.springtime import make_agent as make_springtime_agent
 
         return make_springtime_agent(name, side, seed)
+    if name.startswith("lookahead:"):
+        from agents.lookahead import make_lookahead_agent
+
+        return make_lookahead_agent(name, side, seed)
     if name.startswith("policy:"):
         # a trained policy file: "policy:runs/<run>/policies/french.pt"
         from agents.flat_policy import is_flat_policy, load_flat_policy

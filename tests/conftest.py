@@ -17,6 +17,7 @@ import pytest
 
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.actions import Special
+from ffo_env.core.determinize import hidden_slots
 from ffo_env.core.game import Game, RulesOptions
 from ffo_env.core.notation import custom_game, default_game, position
 from ffo_env.core.state import Decision, State
@@ -58,6 +59,26 @@ TINY_TRAIN: dict[str, str] = {
     "pretrain.workers": "1",
     "pretrain.opponents": "{random: 1.0}",
 }
+
+
+def swap_hidden(st: State, side: int) -> State | None:
+    """``st`` with two units hidden from ``side`` swapped between their stacks (None if no swap is legal)."""
+    slots = hidden_slots(st, side)
+    for h1, i1 in slots:
+        for h2, i2 in slots:
+            if h1 >= h2:
+                continue
+            d = dict(st.to_dict())
+            d["loc"] = list(d["loc"])
+            d["stacks"] = {h: list(s) for h, s in d["stacks"].items()}
+            u1, u2 = d["stacks"][str(h1)][i1], d["stacks"][str(h2)][i2]
+            d["stacks"][str(h1)][i1], d["stacks"][str(h2)][i2] = u2, u1
+            d["loc"][u1], d["loc"][u2] = h2, h1
+            try:
+                return State.from_dict(st.game, d)
+            except ValueError:  # the swap broke a stacking limit: try another pair
+                continue
+    return None
 
 
 def tiny_train_args(settings: dict[str, str] | None = None, without: tuple[str, ...] = ()) -> list[str]:

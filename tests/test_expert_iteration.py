@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import default_game
+from conftest import default_game, swap_hidden
 
 from agents.pretrained import load_pretrained
 from agents.registry import make_agent
@@ -75,26 +75,6 @@ def test_search_teacher_plays_only_legal_actions(rollout: str) -> None:
     assert searched == len(states)
 
 
-def _swap_hidden(st: State, side: int) -> State | None:
-    """``st`` with two units hidden from ``side`` swapped between their stacks (None if no swap is legal)."""
-    slots = hidden_slots(st, side)
-    for h1, i1 in slots:
-        for h2, i2 in slots:
-            if h1 >= h2:
-                continue
-            d = dict(st.to_dict())
-            d["loc"] = list(d["loc"])
-            d["stacks"] = {h: list(s) for h, s in d["stacks"].items()}
-            u1, u2 = d["stacks"][str(h1)][i1], d["stacks"][str(h2)][i2]
-            d["stacks"][str(h1)][i1], d["stacks"][str(h2)][i2] = u2, u1
-            d["loc"][u1], d["loc"][u2] = h2, h1
-            try:
-                return State.from_dict(st.game, d)
-            except ValueError:  # the swap broke a stacking limit: try another pair
-                continue
-    return None
-
-
 @lru_cache(maxsize=1)
 def _hidden_pairs() -> tuple[tuple[State, State], ...]:
     """Searched decisions and a copy with units hidden from the side to play swapped between stacks."""
@@ -108,7 +88,7 @@ def _hidden_pairs() -> tuple[tuple[State, State], ...]:
             and len(st.legal_actions()) > 1
             and len(hidden_slots(st, side)) > 1
         ):
-            other = _swap_hidden(st, side)
+            other = swap_hidden(st, side)
             if other is not None and other.loc != st.loc:
                 out.append((st.clone(), other))
         st.apply_action(bots[st.current_agent].act_state(st))
