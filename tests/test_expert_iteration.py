@@ -163,6 +163,9 @@ def test_expert_iteration_config_errors_name_the_key(
         load_config(_write(tmp_path, "gamez: 3\n"))
     with pytest.raises(ExpertIterationError, match=r"key 'changed_weight'"):
         load_config(_write(tmp_path, "changed_weight: 0\n"))
+    with pytest.raises(ExpertIterationError, match=r"key 'setup': expected one of .*random"):
+        load_config(_write(tmp_path, "setup: shuffle\n"))
+    assert load_config(_write(tmp_path, "seed: 1\n")).setup == "random"  # as ffo eval and ffo compare play
     with pytest.raises(ExpertIterationError, match=r"key 'teacher': .*top_k"):
         load_config(_write(tmp_path, "teacher: {top_k: 99}\n"))
     assert main(["--config", str(_write(tmp_path, "sides: [russian]\n")), "--out", str(tmp_path / "o")]) == 2

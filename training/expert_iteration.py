@@ -67,6 +67,7 @@ class ExpertIterationConfig:
     batch_size: int = 64
     learning_rate: float = 1e-4
     teacher: dict[str, Any] = field(default_factory=dict)  # TeacherSettings fields
+    setup: str = "random"  # setup mode of every game (R2), as `ffo eval` and `ffo compare` play them
 
     def teacher_settings(self) -> TeacherSettings:
         t = dict(self.teacher)
@@ -101,6 +102,7 @@ class PlayJob:
     games: int
     seed: int
     keep_unchanged: float
+    setup: str = "random"
 
 
 def _load(student: str, side: str) -> Any:
@@ -121,9 +123,9 @@ def play(job: PlayJob) -> dict[str, Any]:
     import torch
 
     from agents.registry import make_agent
-    from ffo_env.core.game import Game
     from ffo_env.core.sides import Side
     from ffo_env.encoding.observation import encoder_for
+    from ffo_env.envs.aec import make_game
     from training.search_teacher import PolicySearchAgent
 
     torch.set_num_threads(1)  # one worker per core
@@ -138,7 +140,7 @@ def play(job: PlayJob) -> dict[str, Any]:
     weights = [job.opponents[n] for n in names]
     rows: dict[str, list[Any]] = {k: [] for k in (*OBS_KEYS, "mask", "action", "changed")}
     games: list[dict[str, Any]] = []
-    game = Game()
+    game = make_game(job.setup)
     enc = encoder_for(game)
     for _g in range(job.games):
         seed = rng.randrange(2**31)
@@ -258,7 +260,16 @@ def train_side(cfg: ExpertIterationConfig, side: str, folder: RunFolder, progres
         per = -(-cfg.games // cfg.workers)
         base = cfg.seed * 7_919 + 1_000 * it + (0 if side == "french" else 500)
         jobs = [
-            PlayJob(side, student, dict(cfg.teacher), dict(cfg.opponents), per, base + w, cfg.keep_unchanged)
+            PlayJob(
+                side,
+                student,
+                dict(cfg.teacher),
+                dict(cfg.opponents),
+                per,
+                base + w,
+                cfg.keep_unchanged,
+                cfg.setup,
+            )
             for w in range(cfg.workers)
         ]
         results = _run_jobs(jobs)

@@ -34,6 +34,12 @@ def agent_weights(w: Any) -> bool:
     )
 
 
+def _setup_modes() -> tuple[str, ...]:
+    from ffo_env.core.game import SETUP_MODES
+
+    return tuple(SETUP_MODES)
+
+
 def read_run_file(
     path: str | Path,
     method: str,
@@ -85,6 +91,7 @@ def common_checks(cfg: Any) -> list[Check]:
             agent_weights(cfg.opponents),
             "a mapping of agent names to weights >= 0, summing to > 0",
         ),
+        ("setup", cfg.setup in _setup_modes(), f"one of {', '.join(_setup_modes())}"),
         (
             "init_policy",
             isinstance(cfg.init_policy, str) and bool(cfg.init_policy),

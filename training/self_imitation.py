@@ -114,13 +114,10 @@ class SelfImitationConfig:
 
 def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> SelfImitationConfig:
     """Read and check a run file; errors name the file and the key."""
-    from ffo_env.core.game import SETUP_MODES
-
     p, cfg = read_run_file(path, METHOD, SelfImitationConfig, SelfImitationError, overrides)
     kinds = _decision_kinds()
     checks = [
         *common_checks(cfg),
-        ("setup", cfg.setup in SETUP_MODES, f"one of {', '.join(SETUP_MODES)}"),
         ("explore_margin", num_in(cfg.explore_margin, 0.0, 1.0), "a number in [0, 1]"),
         (
             "explore_kinds",
