@@ -7,7 +7,7 @@ value exceeds the policy's own choice by at least ``min_gain`` is played instead
 the policy's argmax. This is the greedy policy-improvement step of policy iteration with the critic as the
 action value: the policy proposes, its value head judges, no bot is consulted.
 
-Only what the side may see (rule 3.6, R3, R37): the copy is :func:`ffo_env.core.determinize.determinize`\\ d
+Only what the side may see (rule 3.6, R3, R37): the copy is made by :func:`ffo_env.core.determinize.determinize`
 from the agent's own generator, so the hidden enemy units are dealt anew and the dice are a fresh sample.
 Applying a candidate to the true position would leak both: declaring an attack reveals the defending stack
 (R3), and an action after which the core resolves combat rolls the game's own future dice.
