@@ -5,6 +5,7 @@ on a full-game or self-play task."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from benchmarks.protocol.baselines import LEARNERS, REFERENCES, folder_of, jobs
 from benchmarks.protocol.tasks import TASKS
@@ -28,3 +29,28 @@ def test_jobs_are_listed_once_and_write_apart() -> None:
     assert len(pairs) == len(set(pairs))
     folders = {folder_of(Path("out"), t, a) for t, a in pairs}
     assert len(folders) == len(pairs)
+
+
+def test_the_time_left_is_priced_by_finished_runs_of_the_same_kind(tmp_path: Path, monkeypatch: Any) -> None:
+    import json
+
+    import benchmarks.protocol.baselines as bl
+
+    listed = [
+        ("ffo/french-endgame/v1", "maskable_ppo", 2),
+        ("ffo/german-endgame/v1", "maskable_ppo", 2),
+        ("ffo/german-endgame/v1", "dagger_expert", 1),
+    ]
+    monkeypatch.setattr(bl, "jobs", lambda: listed)
+
+    def finish(task: str, algo: str, k: int, wall: float) -> None:
+        p = bl.folder_of(tmp_path, task, algo) / f"seed-{k}" / "progress.json"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(json.dumps({"complete": True, "rows": [{"wall_seconds": wall}]}), encoding="utf-8")
+
+    finish("ffo/french-endgame/v1", "maskable_ppo", 0, 100.0)
+    finish("ffo/german-endgame/v1", "maskable_ppo", 1, 300.0)
+    # 2 maskable_ppo endgame runs left at the mean of 100 and 300 s; the DAgger run has nothing to go by
+    assert bl.estimate_left(tmp_path, listed) == (3, 400.0, 1)
+    assert bl.estimate_left(tmp_path, listed[:1]) == (1, 200.0, 0)
+    assert bl.seed_walls(bl.folder_of(tmp_path, *listed[1][:2]), 2) == [None, 300.0]

@@ -96,6 +96,42 @@ def state_of(folder: Path, seeds: int) -> str:
     return "complete" if done == seeds else f"{done}/{seeds} seeds complete"
 
 
+def seed_walls(folder: Path, seeds: int) -> list[float | None]:
+    """The wall seconds of each seed's run in ``folder`` (None: not finished)."""
+    out: list[float | None] = []
+    for k in range(seeds):
+        p = folder / f"seed-{k}" / "progress.json"
+        wall = None
+        if p.exists():
+            prog = json.loads(p.read_text(encoding="utf-8"))
+            if prog.get("complete") and prog.get("rows"):
+                wall = float(prog["rows"][-1]["wall_seconds"])
+        out.append(wall)
+    return out
+
+
+def estimate_left(out: Path, selected: list[tuple[str, str, int]]) -> tuple[int, float, int]:
+    """``(seed runs left, their estimated core-seconds, runs left with nothing to estimate from)``: a run left
+    is priced at the mean wall time of the finished runs of the same game, task kind and algorithm (measured
+    as they ran, one core each, beside whatever else the machine did)."""
+    from benchmarks.protocol.tasks import get_task
+
+    def key(task: str, algo: str) -> tuple[str, str, str]:
+        t = get_task(task)
+        return t.game, t.kind, algo
+
+    finished: dict[tuple[str, str, str], list[float]] = {}
+    left: list[tuple[str, str, str]] = []
+    for task, algo, seeds in jobs():
+        walls = seed_walls(folder_of(out, task, algo), seeds)
+        finished.setdefault(key(task, algo), []).extend(w for w in walls if w is not None)
+        if (task, algo, seeds) in selected:
+            left += [key(task, algo)] * sum(w is None for w in walls)
+    known = [k for k in left if finished.get(k)]
+    seconds = sum(sum(finished[k]) / len(finished[k]) for k in known)
+    return len(left), seconds, len(left) - len(known)
+
+
 def _claim(lock: Path) -> bool:
     """Take ``lock`` for this process (several of these commands may run side by side); a lock left by a
     process that no longer exists is taken over."""
@@ -132,9 +168,14 @@ def main(argv: list[str] | None = None) -> int:
     from ffo_env.cli import main as ffo
 
     out = Path(args.out)
-    for task, algo, seeds in jobs():
-        if args.only and args.only not in task and args.only not in algo:
-            continue
+    selected = [j for j in jobs() if not args.only or args.only in j[0] or args.only in j[1]]
+    runs, seconds, unpriced = estimate_left(out, selected)
+    print(
+        f"{runs} seed runs left: ~{seconds / 3600:.1f} core-hours at the wall time of the finished runs of "
+        f"their kind" + (f", and {unpriced} with none finished to price them by" if unpriced else ""),
+        flush=True,
+    )
+    for task, algo, seeds in selected:
         folder = folder_of(out, task, algo)
         state = state_of(folder, seeds)
         print(f"{task:34} {algo:16} {seeds} seeds: {state}", flush=True)
