@@ -137,13 +137,13 @@ def test_policy_inference_runs_on_its_threads_and_restores_the_process_setting(t
 
     agent = load_pretrained("german", threads=threads)
     seen: list[int] = []
-    predict = agent.policy.predict
+    forward = agent.policy.get_distribution
 
     def spy(*args: object, **kwargs: object) -> object:
         seen.append(torch.get_num_threads())
-        return predict(*args, **kwargs)
+        return forward(*args, **kwargs)
 
-    agent.policy.predict = spy
+    agent.policy.get_distribution = spy
     before = torch.get_num_threads()
     torch.set_num_threads(3)
     try:
