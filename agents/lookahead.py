@@ -149,13 +149,3 @@ class LookaheadAgent:
 
     def act_state(self, state: Any) -> int:
         return self.label(state)[0]
-
-
-def make_lookahead_agent(name: str, side: str, seed: int | None) -> LookaheadAgent:
-    """The agent of ``lookahead:<policy>`` (``<policy>``: ``pretrained`` or ``policy:PATH``) playing ``side``."""
-    from agents.registry import make_agent
-
-    inner = name.removeprefix(PREFIX)
-    if not (inner == "pretrained" or inner.startswith("policy:")):
-        raise ValueError(f"{name}: expected lookahead:pretrained or lookahead:policy:PATH")
-    return LookaheadAgent(make_agent(inner, side, seed=seed), seed=seed)

@@ -153,9 +153,12 @@ def make_agent(name: str, side: str, seed: int | None = None, **kwargs: Any) -> 
 
         return make_springtime_agent(name, side, seed)
     if name.startswith("lookahead:"):
-        from agents.lookahead import make_lookahead_agent
+        from agents.lookahead import LookaheadAgent
 
-        return make_lookahead_agent(name, side, seed)
+        inner = name.removeprefix("lookahead:")
+        if not (inner == "pretrained" or inner.startswith("policy:")):
+            raise ValueError(f"{name}: expected lookahead:pretrained or lookahead:policy:PATH")
+        return LookaheadAgent(make_agent(inner, side, seed=seed), seed=seed)
     if name.startswith("policy:"):
         # a trained policy file: "policy:runs/<run>/policies/french.pt"
         from agents.flat_policy import is_flat_policy, load_flat_policy
