@@ -88,15 +88,7 @@ class LookaheadAgent:
 
     def probabilities(self, state: Any, legal: list[int]) -> np.ndarray:
         """The policy's probabilities of ``legal`` (in that order) at ``state``, as its side sees it."""
-        import torch as th
-
-        from agents.policy import _torch_threads
-
-        obs, mask = self._inputs(state, legal)
-        with _torch_threads(self.policy_agent.threads), th.inference_mode():
-            dist = self.policy_agent.policy.get_distribution(obs, action_masks=mask[None])
-            probs = dist.distribution.probs[0].numpy()
-        return np.asarray(probs[legal], dtype=np.float64)
+        return np.asarray(self.policy_agent.probabilities(state, legal))
 
     def value(self, state: Any) -> float:
         """The value head's estimate at ``state`` from the agent's side's observation (a finished game: its

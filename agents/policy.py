@@ -202,6 +202,18 @@ def _torch_threads(threads: int | None) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
+def legal_probabilities(policy: Any, obs: dict[str, Any], mask: np.ndarray, legal: list[int]) -> np.ndarray:
+    """The masked policy's probabilities of ``legal`` (in that order) for one encoded observation ``obs`` and
+    its action ``mask``: one forward pass. Every reader of a policy's distribution (the lookahead, the search
+    teacher, self-imitation) asks this, so they read the same numbers."""
+    import torch as th
+
+    with th.inference_mode():
+        t_obs = {k: th.as_tensor(np.asarray(v))[None] for k, v in obs.items()}
+        probs = policy.get_distribution(t_obs, action_masks=mask[None]).distribution.probs[0].numpy()
+    return np.asarray(probs[legal], dtype=np.float64)
+
+
 class PolicyAgent:
     """A frozen policy playing one side; deterministic by default (argmax over legal actions).
 
@@ -254,6 +266,15 @@ class PolicyAgent:
             obs_tensor, _ = policy.obs_to_tensor(obs)
             action = policy.get_distribution(obs_tensor, mask).get_actions(deterministic=self.deterministic)
         return int(action.reshape(-1)[0])
+
+    def probabilities(self, state: Any, legal: list[int]) -> np.ndarray:
+        """The policy's probabilities of ``legal`` (in that order) at ``state``, as its side sees it."""
+        from ffo_env.encoding.observation import encoder_for
+
+        enc = encoder_for(state.game)
+        obs = enc.encode(state, int(Side.of(self.side)), legal=legal)
+        with _torch_threads(self.threads):
+            return legal_probabilities(self.policy, obs, enc.mask(state, legal), legal)
 
     def act_state(self, state: Any) -> int:
         from ffo_env.encoding.observation import encoder_for

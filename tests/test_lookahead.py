@@ -147,3 +147,15 @@ def test_lookahead_names_and_settings() -> None:
         LookaheadSettings(top_k=1)
     with pytest.raises(ValueError, match="no value head"):
         LookaheadAgent(make_agent("heuristic", "german"))
+
+
+def test_policy_probabilities_are_a_distribution_over_legal_actions_whose_argmax_the_agent_plays() -> None:
+    """agents.policy.PolicyAgent.probabilities, which the lookahead, the search teacher and self-imitation read."""
+    policies = {s: load_pretrained(s) for s in ("french", "german")}
+    for st in _positions():
+        legal = st.legal_actions()
+        agent = policies[_side(st)]
+        probs = agent.probabilities(st, legal)
+        assert probs.shape == (len(legal),) and (probs >= 0).all()
+        assert probs.sum() == pytest.approx(1.0, abs=1e-5)  # the mask leaves no mass on illegal actions
+        assert legal[int(np.argmax(probs))] == agent.act_state(st)

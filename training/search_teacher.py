@@ -162,20 +162,7 @@ class PolicySearchAgent:
 
     def probabilities(self, state: State, legal: list[int]) -> np.ndarray:
         """The policy's probabilities of ``legal`` (in that order) at ``state``, as its side sees it."""
-        import torch as th
-
-        from agents.policy import _torch_threads
-        from ffo_env.encoding.observation import encoder_for
-
-        enc = encoder_for(state.game)
-        obs = enc.encode(state, self.side, legal=legal)
-        mask = enc.mask(state, legal)
-        policy = self.policy_agent.policy
-        with _torch_threads(self.policy_agent.threads), th.inference_mode():
-            t_obs = {k: th.as_tensor(np.asarray(v))[None] for k, v in obs.items()}
-            dist = policy.get_distribution(t_obs, action_masks=mask[None])
-            probs = dist.distribution.probs[0].numpy()
-        return np.asarray(probs[legal], dtype=np.float64)
+        return np.asarray(self.policy_agent.probabilities(state, legal))
 
     def label(self, state: State) -> tuple[int, int]:
         """``(chosen action, the policy's argmax)`` at ``state``."""

@@ -218,22 +218,12 @@ class PlayJob:
     label: str = ""  # what the progress lines call this job
 
 
-def _probabilities(policy: Any, obs: dict[str, np.ndarray], mask: np.ndarray, legal: list[int]) -> np.ndarray:
-    """The policy's probabilities of ``legal`` (in that order): one forward pass of the masked policy."""
-    import torch as th
-
-    with th.inference_mode():
-        t_obs = {k: th.as_tensor(np.asarray(v))[None] for k, v in obs.items()}
-        dist = policy.get_distribution(t_obs, action_masks=mask[None])
-        probs = dist.distribution.probs[0].numpy()
-    return np.asarray(probs[legal], dtype=np.float64)
-
-
 def play(job: PlayJob) -> dict[str, Any]:
     """Play ``job.games`` games of the sampling student; returns the kept decisions (:data:`ROW_KEYS`, ``game``
     local to the job) and one row per game."""
     import torch
 
+    from agents.policy import legal_probabilities
     from agents.registry import make_agent
     from ffo_env.core.sides import Side
     from ffo_env.encoding.observation import encoder_for
@@ -271,7 +261,7 @@ def play(job: PlayJob) -> dict[str, Any]:
                 continue
             obs = enc.encode(state, me, legal=legal)
             mask = enc.mask(state, legal)
-            probs = _probabilities(policy, obs, mask, legal)
+            probs = legal_probabilities(policy, obs, mask, legal)
             kind = state.decision.name.lower()
             explore = not kinds or kind in kinds
             i, best = choose(probs, explore, job.explore_margin, job.top_k, job.temperature, draw)
