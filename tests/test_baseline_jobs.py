@@ -54,3 +54,21 @@ def test_the_time_left_is_priced_by_finished_runs_of_the_same_kind(tmp_path: Pat
     assert bl.estimate_left(tmp_path, listed) == (3, 400.0, 1)
     assert bl.estimate_left(tmp_path, listed[:1]) == (1, 200.0, 0)
     assert bl.seed_walls(bl.folder_of(tmp_path, *listed[1][:2]), 2) == [None, 300.0]
+
+
+def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:
+    """``--list | head``: the pipe is closed before the driver prints its first line."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.protocol.baselines", "--list", "--out", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 0, err
+    assert "Traceback" not in err and "BrokenPipe" not in err

@@ -177,6 +177,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     for task, algo, seeds in selected:
         folder = folder_of(out, task, algo)
+        # read again, not taken from the estimate's pass: a driver side by side may have started or finished
+        # this job since, and starting it afresh over its folder would be refused
         state = state_of(folder, seeds)
         print(f"{task:34} {algo:16} {seeds} seeds: {state}", flush=True)
         if args.list or state == "complete":
@@ -199,5 +201,17 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def run_cli(argv: list[str] | None = None) -> int:
+    """:func:`main`, quiet when its reader goes away (``--list | head``)."""
+    import os
+
+    try:
+        return main(argv)
+    except BrokenPipeError:
+        # Python's advice for a closed pipe: point stdout at devnull so the exit's flush does not raise again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_cli())
