@@ -255,6 +255,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # the reader went away (``ffo ... | head``): no message; Python's advice, so the exit's flush of
+        # stdout does not fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except (ValueError, OSError, LookupError) as e:  # bad input: what, where, what was expected
         if debug:
             raise

@@ -102,3 +102,20 @@ def test_fuzzed_record_paths_and_agent_names_never_give_a_traceback(junk, capsys
     for argv in (["replay", str(tmp_path / junk)], ["play", "--french", junk, "--german", "nosuch"]):
         code, err = _run(argv, capsys)
         assert code != 0 and "Traceback" not in err
+
+
+def test_a_reader_that_goes_away_gets_no_error_line() -> None:
+    """``ffo benchmark tasks | head``: the pipe is closed before the command prints."""
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "ffo_env.cli", "benchmark", "tasks"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1
+    assert err == ""

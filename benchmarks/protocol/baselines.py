@@ -210,7 +210,7 @@ def run_cli(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         # Python's advice for a closed pipe: point stdout at devnull so the exit's flush does not raise again
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 0
+        return 1
 
 
 if __name__ == "__main__":
