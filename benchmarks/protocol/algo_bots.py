@@ -14,6 +14,7 @@ class BotLearner(Learner):
     def __init__(self, ctx: Context, name: str) -> None:
         from agents import make_agent
 
+        super().__init__(ctx)
         self._agent = make_agent(name, ctx.side, seed=ctx.seed, game=ctx.task.game)
 
     def agent(self) -> Any:

@@ -140,7 +140,7 @@ class CleanRLLearner(Learner):
             _check_compact()
         torch.set_num_threads(1)
         torch.manual_seed(ctx.seed)
-        self.ctx = ctx
+        super().__init__(ctx)
         self.reward = reward
         self.evaluation = evaluation
         # the spaces only; in self-play the opponent (the other side's learner) may not exist yet

@@ -67,7 +67,7 @@ class SB3Learner(Learner):
         from training.model import build_model
 
         torch.set_num_threads(1)
-        self.ctx = ctx
+        super().__init__(ctx)
         self.cfg = _config(ctx.seed)
         self.model = build_model(self.cfg, self._vec_env(0), ctx.workdir / "tb", ctx.seed)
 
@@ -125,10 +125,8 @@ class DaggerSteps(Learner):
     their labels to ``parts``; then :meth:`_fit` trains on the labels kept. A game's learner supplies
     ``_collect`` and ``_fit`` and comes before its network's learner in the bases."""
 
-    ctx: Context
-
     def __init__(self, ctx: Context) -> None:
-        super().__init__(ctx)  # type: ignore[call-arg]  # the network's learner, next in the bases
+        super().__init__(ctx)  # the network's learner, next in the bases
         self.parts: list[dict[str, np.ndarray]] = []
         self._decisions = 0
 

@@ -40,6 +40,9 @@ class Context:
 class Learner:
     """One side's learner (see the module docstring). ``decisions`` counts the learner decisions used."""
 
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+
     @property
     def decisions(self) -> int:
         return 0

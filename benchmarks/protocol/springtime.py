@@ -224,7 +224,7 @@ class SpringtimePPOLearner(Learner):
         if evaluation not in EVALUATIONS:
             raise ValueError(f"evaluation must be one of {EVALUATIONS}, got {evaluation!r}")
         torch.set_num_threads(1)
-        self.ctx = ctx
+        super().__init__(ctx)
         self.learns = learns
         self.reward = reward
         self.evaluation = evaluation
