@@ -44,16 +44,64 @@ def test_the_time_left_is_priced_by_finished_runs_of_the_same_kind(tmp_path: Pat
     monkeypatch.setattr(bl, "jobs", lambda: listed)
 
     def finish(task: str, algo: str, k: int, wall: float) -> None:
-        p = bl.folder_of(tmp_path, task, algo) / f"seed-{k}" / "progress.json"
+        folder = bl.folder_of(tmp_path, task, algo)
+        p = folder / f"seed-{k}" / "progress.json"
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_text(json.dumps({"complete": True, "rows": [{"wall_seconds": wall}]}), encoding="utf-8")
+        (folder / "plan.json").write_text(json.dumps({"seeds": [0, 1]}), encoding="utf-8")
 
     finish("ffo/french-endgame/v1", "maskable_ppo", 0, 100.0)
     finish("ffo/german-endgame/v1", "maskable_ppo", 1, 300.0)
     # 2 maskable_ppo endgame runs left at the mean of 100 and 300 s; the DAgger run has nothing to go by
     assert bl.estimate_left(tmp_path, listed) == (3, 400.0, 1)
     assert bl.estimate_left(tmp_path, listed[:1]) == (1, 200.0, 0)
-    assert bl.seed_walls(bl.folder_of(tmp_path, *listed[1][:2]), 2) == [None, 300.0]
+    assert bl.seed_walls(tmp_path, *listed[1][:2]) == {0: None, 1: 300.0}
+
+
+def _plan(folder: Path, seeds: list[int], complete: list[int]) -> None:
+    import json
+
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "plan.json").write_text(json.dumps({"seeds": seeds}), encoding="utf-8")
+    for k in seeds:
+        p = folder / f"seed-{k}" / "progress.json"
+        p.parent.mkdir(parents=True, exist_ok=True)
+        rows = [{"wall_seconds": 10.0}]
+        p.write_text(json.dumps({"complete": k in complete, "rows": rows}), encoding="utf-8")
+
+
+def test_a_job_run_by_hand_with_fewer_seeds_is_completed_in_a_sibling_folder(tmp_path: Path) -> None:
+    import benchmarks.protocol.baselines as bl
+
+    task, algo = "springtime/selfplay-ladder/v1", "expert"
+    main = bl.folder_of(tmp_path, task, algo)
+    head = ["benchmark", "run", "--task", task, "--algo", algo, "--track", "short"]
+    assert bl.state_of(tmp_path, task, algo, 3) == "not started"
+    assert bl.next_run(tmp_path, task, algo, 3) == [*head, "--seeds", "3", "--out", str(main)]
+    _plan(main, [0], complete=[])  # started by hand with one seed, not finished: resumed first
+    assert bl.next_run(tmp_path, task, algo, 3) == ["benchmark", "run", "--resume", str(main)]
+    _plan(main, [0], complete=[0])
+    assert bl.state_of(tmp_path, task, algo, 3) == "1/3 seeds complete"
+    sibling = main.parent / "expert-seeds1-2"
+    assert bl.next_run(tmp_path, task, algo, 3) == [
+        *head,
+        "--seeds",
+        "2",
+        "--first-seed",
+        "1",
+        "--out",
+        str(sibling),
+    ]
+    _plan(sibling, [1, 2], complete=[1])
+    assert bl.next_run(tmp_path, task, algo, 3) == ["benchmark", "run", "--resume", str(sibling)]
+    assert bl.state_of(tmp_path, task, algo, 3) == "2/3 seeds complete"
+    _plan(sibling, [1, 2], complete=[1, 2])
+    assert bl.next_run(tmp_path, task, algo, 3) is None
+    assert bl.state_of(tmp_path, task, algo, 3) == "complete"
+    assert bl.estimate_left(tmp_path, [(task, algo, 3)])[0] == 0
+    # another algorithm's sibling is not this job's
+    _plan(main.parent / "expert_x-seeds1-2", [1, 2], complete=[1, 2])
+    assert bl.parts_of(tmp_path, task, algo) == [main, sibling]
 
 
 def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:

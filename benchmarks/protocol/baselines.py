@@ -6,7 +6,8 @@
 
 Each job is ``ffo benchmark run --task T --algo A --track short --seeds K --out benchmarks/results/<T>/<A>``;
 a job already started is continued with ``--resume`` (a killed job loses at most one evaluation interval), a
-finished one is skipped. So this command can be killed and started again at any time, and several may run
+finished one is skipped, and one started by hand with fewer seeds than it asks for gets the missing ones in
+a sibling folder ``<A>-seeds<a>-<b>`` (``--first-seed``; the report pools runs by task, algorithm and seed). So this command can be killed and started again at any time, and several may run
 side by side (``--only maskable_ppo`` in a second shell): a job being run by one is skipped by the others
 (``.<algo>.lock`` beside its folder). Each endgame task's reference rows and then its learners (5 seeds),
 then the full-game tasks' reference rows and learners (3 seeds), then ``ffo/selfplay-ladder/v1``'s (3 seeds).
@@ -85,29 +86,66 @@ def folder_of(out: Path, task: str, algo: str) -> Path:
     return base / name / version / algo
 
 
-def state_of(folder: Path, seeds: int) -> str:
-    if not (folder / "plan.json").exists():
+def _planned(folder: Path) -> list[int]:
+    """The seeds ``folder``'s plan runs ([] before it is started)."""
+    p = folder / "plan.json"
+    return [int(k) for k in json.loads(p.read_text(encoding="utf-8"))["seeds"]] if p.exists() else []
+
+
+def parts_of(out: Path, task: str, algo: str) -> list[Path]:
+    """The job's run folders: :func:`folder_of`, then the siblings ``<algo>-seeds<a>-<b>`` that ran the seeds
+    its plan lacks (a job run by hand with fewer seeds than it now asks for; the report pools every run
+    folder it is given, by task, algorithm and seed)."""
+    main = folder_of(out, task, algo)
+    return [main, *sorted(d for d in main.parent.glob(f"{algo}-seeds*") if (d / "plan.json").exists())]
+
+
+def seed_walls(out: Path, task: str, algo: str) -> dict[int, float | None]:
+    """Each planned seed's wall seconds (None: not finished), over the job's run folders."""
+    walls: dict[int, float | None] = {}
+    for folder in parts_of(out, task, algo):
+        for k in _planned(folder):
+            p = folder / f"seed-{k}" / "progress.json"
+            wall = None
+            if p.exists():
+                prog = json.loads(p.read_text(encoding="utf-8"))
+                if prog.get("complete"):
+                    wall = float(prog["rows"][-1]["wall_seconds"]) if prog.get("rows") else 0.0
+            walls[k] = wall
+    return walls
+
+
+def state_of(out: Path, task: str, algo: str, seeds: int) -> str:
+    walls = seed_walls(out, task, algo)
+    if not walls:
         return "not started"
-    done = 0
-    for k in range(seeds):
-        p = folder / f"seed-{k}" / "progress.json"
-        if p.exists() and json.loads(p.read_text(encoding="utf-8")).get("complete"):
-            done += 1
-    return "complete" if done == seeds else f"{done}/{seeds} seeds complete"
+    done = sum(w is not None for w in walls.values())
+    return "complete" if done >= seeds else f"{done}/{seeds} seeds complete"
 
 
-def seed_walls(folder: Path, seeds: int) -> list[float | None]:
-    """The wall seconds of each seed's run in ``folder`` (None: not finished)."""
-    out: list[float | None] = []
-    for k in range(seeds):
-        p = folder / f"seed-{k}" / "progress.json"
-        wall = None
-        if p.exists():
-            prog = json.loads(p.read_text(encoding="utf-8"))
-            if prog.get("complete") and prog.get("rows"):
-                wall = float(prog["rows"][-1]["wall_seconds"])
-        out.append(wall)
-    return out
+def next_run(out: Path, task: str, algo: str, seeds: int) -> list[str] | None:
+    """The ``ffo`` command line that takes the job a step further (None: complete): start it, resume a
+    folder with an unfinished seed, or run the seeds no plan has yet into a sibling folder."""
+    main = folder_of(out, task, algo)
+    head = ["benchmark", "run", "--task", task, "--algo", algo, "--track", "short"]
+    if not (main / "plan.json").exists():
+        return [*head, "--seeds", str(seeds), "--out", str(main)]
+    planned: list[int] = []
+    for folder in parts_of(out, task, algo):
+        ks = _planned(folder)
+        planned += ks
+        if any(not _complete(folder / f"seed-{k}") for k in ks):
+            return ["benchmark", "run", "--resume", str(folder)]
+    if len(planned) >= seeds:
+        return None
+    first, count = max(planned) + 1, seeds - len(planned)
+    sibling = main.parent / f"{algo}-seeds{first}-{first + count - 1}"
+    return [*head, "--seeds", str(count), "--first-seed", str(first), "--out", str(sibling)]
+
+
+def _complete(seed_folder: Path) -> bool:
+    p = seed_folder / "progress.json"
+    return p.exists() and bool(json.loads(p.read_text(encoding="utf-8")).get("complete"))
 
 
 def estimate_left(out: Path, selected: list[tuple[str, str, int]]) -> tuple[int, float, int]:
@@ -123,10 +161,11 @@ def estimate_left(out: Path, selected: list[tuple[str, str, int]]) -> tuple[int,
     finished: dict[tuple[str, str, str], list[float]] = {}
     left: list[tuple[str, str, str]] = []
     for task, algo, seeds in jobs():
-        walls = seed_walls(folder_of(out, task, algo), seeds)
-        finished.setdefault(key(task, algo), []).extend(w for w in walls if w is not None)
+        walls = seed_walls(out, task, algo)
+        done = [w for w in walls.values() if w is not None]
+        finished.setdefault(key(task, algo), []).extend(done)
         if (task, algo, seeds) in selected:
-            left += [key(task, algo)] * sum(w is None for w in walls)
+            left += [key(task, algo)] * max(seeds - len(done), 0)
     known = [k for k in left if finished.get(k)]
     seconds = sum(sum(finished[k]) / len(finished[k]) for k in known)
     return len(left), seconds, len(left) - len(known)
@@ -179,25 +218,30 @@ def main(argv: list[str] | None = None) -> int:
         folder = folder_of(out, task, algo)
         # read again, not taken from the estimate's pass: a driver side by side may have started or finished
         # this job since, and starting it afresh over its folder would be refused
-        state = state_of(folder, seeds)
+        state = state_of(out, task, algo, seeds)
         print(f"{task:34} {algo:16} {seeds} seeds: {state}", flush=True)
-        if args.list or state == "complete":
+        if args.list or next_run(out, task, algo, seeds) is None:
             continue
         lock = folder.parent / f".{algo}.lock"
         if not _claim(lock):
             print(f"  running in process {lock.read_text().strip()}: skipped", flush=True)
             continue
-        if state == "not started":
-            argv_run = ["benchmark", "run", "--task", task, "--algo", algo, "--track", "short"]
-            argv_run += ["--seeds", str(seeds), "--out", str(folder)]
-        else:
-            argv_run = ["benchmark", "run", "--resume", str(folder)]
         try:
-            code = ffo(argv_run)
+            last: list[str] | None = None
+            # under the lock, until the job is complete: a job run by hand with fewer seeds takes two steps
+            while (argv_run := next_run(out, task, algo, seeds)) is not None:
+                if argv_run == last:
+                    print(f"job {task} {algo}: {' '.join(argv_run)} left it unfinished; going on", flush=True)
+                    break
+                last = argv_run
+                code = ffo(argv_run)
+                if code != 0:
+                    print(
+                        f"job {task} {algo} ended with exit code {code}; going on with the next", flush=True
+                    )
+                    break
         finally:
             lock.unlink(missing_ok=True)
-        if code != 0:
-            print(f"job {task} {algo} ended with exit code {code}; going on with the next", flush=True)
     return 0
 
 
