@@ -195,6 +195,8 @@ def test_self_imitation_through_ffo_train_writes_loads_resumes_and_replays(tmp_p
     agent = load_policy(out / "policies" / "german.pt")
     assert agent.side == "german" and agent.meta["extra"]["method"] == "self_imitation"
     assert agent.meta["extra"]["games"] == 2
+    assert agent.meta["extra"]["deviation_labels"] == row["sampled_labels"] + row["argmax_labels"]
+    assert agent.meta["extra"]["iterations"] == 1 and list(row)[-1] == "game_rows"
     with np.load(out / "data" / "german_it0.npz") as a, np.load(outs[1] / "data" / "german_it0.npz") as b:
         assert sorted(a.files) == sorted(LABEL_KEYS)
         for k in a.files:

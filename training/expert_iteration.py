@@ -27,19 +27,19 @@ from __future__ import annotations
 import multiprocessing as mp
 import random
 import sys
-import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 import numpy as np
 
+from training import student_loop
 from training.method_command import MethodCommand
 from training.method_config import SIDES, common_checks, enforce, read_run_file, start_sided_run
 from training.run_folder import RunFolder
 from training.search_teacher import TeacherSettings
+from training.student_loop import OBS_KEYS, Played, load_student
 
-OBS_KEYS = ("planes", "globals", "units")
 METHOD = "expert_iteration"  # the config key `method` that makes `ffo train` run this trainer
 
 
@@ -105,19 +105,6 @@ class PlayJob:
     setup: str = "random"
 
 
-def _load(student: str, side: str) -> Any:
-    if student == "pretrained":
-        from agents.pretrained import load_pretrained
-
-        return load_pretrained(side)
-    from agents.policy import load_policy
-
-    agent = load_policy(student)
-    if agent.side != side:
-        raise ExpertIterationError(f"{student}: a {agent.side} policy, not a {side} one")
-    return agent
-
-
 def play(job: PlayJob) -> dict[str, Any]:
     """Play ``job.games`` games with the student + search; returns the kept decisions and the game stats."""
     import torch
@@ -133,7 +120,7 @@ def play(job: PlayJob) -> dict[str, Any]:
     t = dict(job.teacher)
     if "decisions" in t:
         t["decisions"] = tuple(t["decisions"])
-    agent = PolicySearchAgent(_load(job.student, job.side), TeacherSettings(**t), seed=job.seed)
+    agent = PolicySearchAgent(load_student(job.student, job.side), TeacherSettings(**t), seed=job.seed)
     me = int(Side.of(job.side))
     other = SIDES[1 - me]
     names = sorted(job.opponents)
@@ -186,77 +173,10 @@ def _run_jobs(jobs: list[PlayJob]) -> list[dict[str, Any]]:
         return pool.map(play, jobs)
 
 
-# ------------------------------------------------------------------ fitting
-
-
-class _Export:
-    """What :func:`agents.policy.export_policy` reads of a model: its policy and action space."""
-
-    def __init__(self, policy: Any) -> None:
-        self.policy = policy
-        self.action_space = policy.action_space
-
-
-class FitSettings(Protocol):
-    """What :func:`fit_student` reads of a run's config (this module's, and ``training.self_imitation``'s)."""
-
-    changed_weight: int
-    epochs: int
-    batch_size: int
-    learning_rate: float
-
-
-def fit_student(
-    policy: Any, parts: list[dict[str, np.ndarray]], cfg: FitSettings, seed: int
-) -> dict[str, float]:
-    """Cross-entropy passes over every iteration's decisions (changed ones ``changed_weight`` times)."""
-    from training.imitation import Dataset, fit
-
-    data = Dataset()
-    for part in parts:
-        n = len(part["action"])
-        if n == 0:
-            continue
-        data.add(
-            {
-                **{k: part[k] for k in (*OBS_KEYS, "mask", "action")},
-                "ret": np.zeros(n, dtype=np.float32),
-                "has_return": np.zeros(n, dtype=bool),  # no value target: the critic is left as it is
-            }
-        )
-    if data.n == 0:
-        return {"loss_pi": float("nan"), "samples": 0}
-    changed = np.concatenate([p["changed"] for p in parts if len(p["action"])])
-    idx = np.concatenate([np.arange(data.n)] + [np.flatnonzero(changed)] * (cfg.changed_weight - 1))
-    losses = fit(
-        policy, data, idx, cfg.epochs, cfg.batch_size, cfg.learning_rate, 0.0, seed=seed, progress=False
-    )
-    return {"loss_pi": losses["loss_pi"], "samples": int(len(idx)), "changed": int(changed.sum())}
-
-
-STUDENTS = "students"  # stage folders of this method (RunFolder.stage_dir)
-DATA = "data"
-
-
 def train_side(cfg: ExpertIterationConfig, side: str, folder: RunFolder, progress: dict[str, Any]) -> Path:
-    """All iterations for ``side``; returns the last student's ``.pt``."""
-    import torch
+    """All iterations for ``side`` (:func:`training.student_loop.train_side`); returns the last student's ``.pt``."""
 
-    from agents.policy import export_policy
-
-    torch.set_num_threads(1)
-    student = cfg.init_policy if cfg.init_policy == "pretrained" else str(Path(cfg.init_policy))
-    rows = progress.setdefault(side, [])
-    parts: list[dict[str, np.ndarray]] = []
-    for it in range(cfg.iterations):
-        pt = folder.stage_dir(STUDENTS) / f"{side}_it{it}.pt"
-        data_file = folder.stage_dir(DATA) / f"{side}_it{it}.npz"
-        if pt.exists() and data_file.exists() and any(r["iteration"] == it for r in rows):
-            with np.load(data_file, allow_pickle=False) as z:
-                parts.append({k: z[k] for k in z.files})
-            student = str(pt)
-            continue
-        t0 = time.perf_counter()
+    def play_iteration(it: int, student: str) -> Played:
         per = -(-cfg.games // cfg.workers)
         base = cfg.seed * 7_919 + 1_000 * it + (0 if side == "french" else 500)
         jobs = [
@@ -273,64 +193,27 @@ def train_side(cfg: ExpertIterationConfig, side: str, folder: RunFolder, progres
             for w in range(cfg.workers)
         ]
         results = _run_jobs(jobs)
-        t_play = time.perf_counter() - t0
         games = [g for r in results for g in r["games"]]
-        for r in results:
-            parts.append(r["data"])
-        data_file.parent.mkdir(parents=True, exist_ok=True)
-        _save_npz(data_file, parts[-len(results) :])
-        agent = _load(student, side)
-        t1 = time.perf_counter()
-        losses = fit_student(agent.policy, parts, cfg, seed=cfg.seed + it)
-        t_fit = time.perf_counter() - t1
-        agent.policy.set_training_mode(False)
-        export_policy(_Export(agent.policy), pt, side, extra={"method": "expert_iteration", "iteration": it})
-        student = str(pt)
         wins = sum(g["win"] for g in games)
         row = {
-            "iteration": it,
             "games": len(games),
             "search_win_rate": wins / max(len(games), 1),
             "searched": sum(g["searched"] for g in games),
             "changed": sum(g["changed"] for g in games),
-            **losses,
-            "play_s": round(t_play, 1),
-            "fit_s": round(t_fit, 1),
             "game_rows": games,
         }
-        rows.append(row)
-        folder.write_json(folder.progress_path, progress)
-        print(
-            f"expert iteration {side} {it + 1}/{cfg.iterations}: {len(games)} games, policy+search won {wins}, "
-            f"searched {row['searched']} decisions and changed {row['changed']}; fit on {losses.get('samples', 0)} "
-            f"samples (loss {losses['loss_pi']:.3f}); {t_play:.0f} s playing + {t_fit:.0f} s fitting",
-            flush=True,
-        )
-    final = folder.policy(side)
-    agent = _load(student, side)
-    export_policy(
-        _Export(agent.policy),
-        final,
-        side,
-        extra={"method": "expert_iteration", "iterations": cfg.iterations, "init_policy": cfg.init_policy},
-    )
-    return final
 
+        def say(losses: dict[str, Any], t_play: float, t_fit: float) -> str:
+            return (
+                f"expert iteration {side} {it + 1}/{cfg.iterations}: {len(games)} games, policy+search won "
+                f"{wins}, searched {row['searched']} decisions and changed {row['changed']}; fit on "
+                f"{losses.get('samples', 0)} samples (loss {losses['loss_pi']:.3f}); {t_play:.0f} s playing + "
+                f"{t_fit:.0f} s fitting"
+            )
 
-def _save_npz(
-    path: Path,
-    parts: list[dict[str, np.ndarray]],
-    keys: tuple[str, ...] = (*OBS_KEYS, "mask", "action", "changed"),
-) -> None:
-    import io
+        return Played([r["data"] for r in results], row, say)
 
-    from ffo_env.atomic import atomic_write_bytes
-
-    nonempty = [p for p in parts if len(p["action"])]
-    merged = {k: np.concatenate([p[k] for p in nonempty]) for k in keys} if nonempty else {}
-    buf = io.BytesIO()
-    np.savez_compressed(buf, **merged)  # type: ignore[arg-type]
-    atomic_write_bytes(path, buf.getvalue())
+    return student_loop.train_side(cfg, side, folder, progress, METHOD, play_iteration)
 
 
 def run(cfg: ExpertIterationConfig, out: Path, argv: list[str] | None = None) -> dict[str, Path]:

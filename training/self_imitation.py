@@ -20,7 +20,7 @@ than usual and to drop those of the games that went worse. Each iteration, for e
    (drawn as they are played) are labelled with the argmax, an anchor against drift;
 3. **fit**: ``epochs`` passes of masked cross-entropy over all the iterations' labels so far, from the
    previous student, the deviation labels counted ``changed_weight`` times
-   (:func:`training.expert_iteration.fit_student`). No value target; no bot labels a decision.
+   (:func:`training.student_loop.fit_student`). No value target; no bot labels a decision.
 
 Outputs in the run folder (:class:`training.run_folder.RunFolder`): ``config.yaml`` (resolved, with
 ``method: self_imitation``), ``command.txt``, ``seed.txt``, ``versions.json``, ``progress.json`` (per side,
@@ -45,15 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from training.expert_iteration import (
-    DATA,
-    OBS_KEYS,
-    STUDENTS,
-    _Export,
-    _load,
-    _save_npz,
-    fit_student,
-)
+from training import student_loop
 from training.method_command import MethodCommand
 from training.method_config import (
     SIDES,
@@ -65,6 +57,7 @@ from training.method_config import (
     start_sided_run,
 )
 from training.run_folder import RunFolder
+from training.student_loop import OBS_KEYS, Played, load_student
 
 METHOD = "self_imitation"  # the config key `method` that makes `ffo train` run this trainer
 ROW_KEYS = (
@@ -231,7 +224,7 @@ def play(job: PlayJob) -> dict[str, Any]:
 
     torch.set_num_threads(1)  # one worker per core
     rng = random.Random(job.seed)
-    policy = _load(job.student, job.side).policy
+    policy = load_student(job.student, job.side).policy
     policy.set_training_mode(False)
     me = int(Side.of(job.side))
     other = SIDES[1 - me]
@@ -332,24 +325,9 @@ def _merge(results: list[dict[str, Any]]) -> tuple[dict[str, np.ndarray], list[d
 
 
 def train_side(cfg: SelfImitationConfig, side: str, folder: RunFolder, progress: dict[str, Any]) -> Path:
-    """All iterations for ``side``; returns the last student's ``.pt``."""
-    import torch
+    """All iterations for ``side`` (:func:`training.student_loop.train_side`); returns the last student's ``.pt``."""
 
-    from agents.policy import export_policy
-
-    torch.set_num_threads(1)
-    student = cfg.init_policy if cfg.init_policy == "pretrained" else str(Path(cfg.init_policy))
-    rows = progress.setdefault(side, [])
-    parts: list[dict[str, np.ndarray]] = []
-    for it in range(cfg.iterations):
-        pt = folder.stage_dir(STUDENTS) / f"{side}_it{it}.pt"
-        data_file = folder.stage_dir(DATA) / f"{side}_it{it}.npz"
-        if pt.exists() and data_file.exists() and any(r["iteration"] == it for r in rows):
-            with np.load(data_file, allow_pickle=False) as z:
-                parts.append({k: z[k] for k in z.files})
-            student = str(pt)
-            continue
-        t0 = time.perf_counter()
+    def play_iteration(it: int, student: str) -> Played:
         per = -(-cfg.games // cfg.workers)
         base = cfg.seed * 7_919 + 1_000 * it + (0 if side == "french" else 500)
         jobs = [
@@ -370,30 +348,16 @@ def train_side(cfg: SelfImitationConfig, side: str, folder: RunFolder, progress:
             for w in range(cfg.workers)
         ]
         played, games = _merge(_run_jobs(jobs))
-        t_play = time.perf_counter() - t0
         labels, counts = outcome_labels(played, games)
         del played
         for g, s in zip(games, game_signs(games), strict=True):
             g["vs_median"] = s
-        parts.append(labels)
-        data_file.parent.mkdir(parents=True, exist_ok=True)
-        _save_npz(data_file, [labels], LABEL_KEYS)
-        agent = _load(student, side)
-        t1 = time.perf_counter()
-        losses = fit_student(agent.policy, parts, cfg, seed=cfg.seed + it)
-        t_fit = time.perf_counter() - t1
-        agent.policy.set_training_mode(False)
-        export_policy(
-            _Export(agent.policy), pt, side, extra={"method": METHOD, "iteration": it, "games": len(games)}
-        )
-        student = str(pt)
         wins: dict[str, list[int]] = {}
         for g in games:
             w = wins.setdefault(g["opponent"], [0, 0])
             w[0] += g["win"]
             w[1] += 1
         row = {
-            "iteration": it,
             "games": len(games),
             "wins": {
                 k: {"won": v[0], "games": v[1], "rate": round(v[0] / v[1], 4)}
@@ -403,39 +367,29 @@ def train_side(cfg: SelfImitationConfig, side: str, folder: RunFolder, progress:
             "explored": sum(g["explored"] for g in games),
             "deviations": sum(g["deviated"] for g in games),
             **counts,
-            **losses,
-            "play_s": round(t_play, 1),
-            "fit_s": round(t_fit, 1),
             "game_rows": games,
         }
-        rows.append(row)
-        folder.write_json(folder.progress_path, progress)
         rates = ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in sorted(wins.items()))
-        print(
-            f"self-imitation {side} {it + 1}/{cfg.iterations}: {len(games)} games, won {rates}; "
-            f"{row['deviations']} deviations -> {counts['sampled_labels']} sampled + {counts['argmax_labels']} "
-            f"argmax labels ({counts['dropped_at_median']} at the median dropped), {counts['anchors']} anchors; "
-            f"fit on {losses.get('samples', 0)} samples (loss {losses['loss_pi']:.3f}); "
-            f"{t_play:.0f} s playing + {t_fit:.0f} s fitting",
-            flush=True,
-        )
-    final = folder.policy(side)
-    agent = _load(student, side)
-    done = [r for r in rows if r["iteration"] < cfg.iterations]
-    export_policy(
-        _Export(agent.policy),
-        final,
-        side,
-        extra={
-            "method": METHOD,
-            "iterations": cfg.iterations,
-            "init_policy": cfg.init_policy,
+
+        def say(losses: dict[str, Any], t_play: float, t_fit: float) -> str:
+            return (
+                f"self-imitation {side} {it + 1}/{cfg.iterations}: {len(games)} games, won {rates}; "
+                f"{row['deviations']} deviations -> {counts['sampled_labels']} sampled + "
+                f"{counts['argmax_labels']} argmax labels ({counts['dropped_at_median']} at the median dropped), "
+                f"{counts['anchors']} anchors; fit on {losses.get('samples', 0)} samples (loss "
+                f"{losses['loss_pi']:.3f}); {t_play:.0f} s playing + {t_fit:.0f} s fitting"
+            )
+
+        return Played([labels], row, say, extra={"games": len(games)}, keys=LABEL_KEYS)
+
+    def final_extra(done: list[dict[str, Any]]) -> dict[str, Any]:
+        return {
             "games": sum(r["games"] for r in done),
             "deviation_labels": sum(r["sampled_labels"] + r["argmax_labels"] for r in done),
             "anchor_labels": sum(r["anchors"] for r in done),
-        },
-    )
-    return final
+        }
+
+    return student_loop.train_side(cfg, side, folder, progress, METHOD, play_iteration, final_extra)
 
 
 def run(cfg: SelfImitationConfig, out: Path, argv: list[str] | None = None) -> dict[str, Path]:
