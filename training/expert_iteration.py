@@ -203,15 +203,11 @@ def train_side(cfg: ExpertIterationConfig, side: str, folder: RunFolder, progres
             "game_rows": games,
         }
 
-        def say(losses: dict[str, Any], t_play: float, t_fit: float) -> str:
-            return (
-                f"expert iteration {side} {it + 1}/{cfg.iterations}: {len(games)} games, policy+search won "
-                f"{wins}, searched {row['searched']} decisions and changed {row['changed']}; fit on "
-                f"{losses.get('samples', 0)} samples (loss {losses['loss_pi']:.3f}); {t_play:.0f} s playing + "
-                f"{t_fit:.0f} s fitting"
-            )
-
-        return Played([r["data"] for r in results], row, say)
+        summary = (
+            f"expert iteration {side} {it + 1}/{cfg.iterations}: {len(games)} games, policy+search won {wins}, "
+            f"searched {row['searched']} decisions and changed {row['changed']}"
+        )
+        return Played([r["data"] for r in results], row, summary)
 
     return student_loop.train_side(cfg, side, folder, progress, METHOD, play_iteration)
 

@@ -371,16 +371,12 @@ def train_side(cfg: SelfImitationConfig, side: str, folder: RunFolder, progress:
         }
         rates = ", ".join(f"{k} {v[0]}/{v[1]}" for k, v in sorted(wins.items()))
 
-        def say(losses: dict[str, Any], t_play: float, t_fit: float) -> str:
-            return (
-                f"self-imitation {side} {it + 1}/{cfg.iterations}: {len(games)} games, won {rates}; "
-                f"{row['deviations']} deviations -> {counts['sampled_labels']} sampled + "
-                f"{counts['argmax_labels']} argmax labels ({counts['dropped_at_median']} at the median dropped), "
-                f"{counts['anchors']} anchors; fit on {losses.get('samples', 0)} samples (loss "
-                f"{losses['loss_pi']:.3f}); {t_play:.0f} s playing + {t_fit:.0f} s fitting"
-            )
-
-        return Played([labels], row, say, extra={"games": len(games)}, keys=LABEL_KEYS)
+        summary = (
+            f"self-imitation {side} {it + 1}/{cfg.iterations}: {len(games)} games, won {rates}; "
+            f"{row['deviations']} deviations -> {counts['sampled_labels']} sampled + {counts['argmax_labels']} "
+            f"argmax labels ({counts['dropped_at_median']} at the median dropped), {counts['anchors']} anchors"
+        )
+        return Played([labels], row, summary, extra={"games": len(games)}, keys=LABEL_KEYS)
 
     def final_extra(done: list[dict[str, Any]]) -> dict[str, Any]:
         return {

@@ -111,12 +111,12 @@ class LoopSettings(FitSettings, Protocol):
 @dataclass
 class Played:
     """One iteration's play, returned by a method's ``play_iteration(it, student)``: its labels (one or more
-    parts with ``keys``), the progress row's measures, the student's export metadata, and ``say(losses,
-    play_s, fit_s)``, the line printed when the iteration is done."""
+    parts with ``keys``), the progress row's measures, the student's export metadata, and ``summary``, what
+    the line printed when the iteration is done says of the play (the loop adds the fit and the times)."""
 
     parts: list[dict[str, np.ndarray]]
     row: dict[str, Any]
-    say: Callable[[dict[str, Any], float, float], str]
+    summary: str
     extra: dict[str, Any] = field(default_factory=dict)
     keys: tuple[str, ...] = LABEL_KEYS
 
@@ -175,7 +175,11 @@ def train_side(
         )  # the long list last, where a reader of the file expects it
         rows.append(row)
         folder.write_json(folder.progress_path, progress)
-        print(played.say(losses, t_play, t_fit), flush=True)
+        print(
+            f"{played.summary}; fit on {losses.get('samples', 0)} samples (loss {losses['loss_pi']:.3f}); "
+            f"{t_play:.0f} s playing + {t_fit:.0f} s fitting",
+            flush=True,
+        )
     final = folder.policy(side)
     agent = load_student(student, side)
     done = [r for r in rows if r["iteration"] < cfg.iterations]
