@@ -162,3 +162,28 @@ def test_policy_inference_runs_on_its_threads_and_restores_the_process_setting(t
 def test_a_bad_thread_count_is_refused(threads: object) -> None:
     with pytest.raises(ValueError, match="threads must be an integer >= 1 or None"):
         load_pretrained("french", threads=threads)  # type: ignore[arg-type]
+
+
+def test_policy_agent_plays_what_sb3s_predict_plays() -> None:
+    """``PolicyAgent.act`` is ``predict(deterministic=True)`` without its per-call overhead (agents/policy.py):
+    the same action at every position of a heuristic game, for both sides."""
+    from agents.registry import make_agent
+    from ffo_env.encoding.observation import encoder_for
+    from ffo_env.envs.aec import make_game
+
+    agents = {s: load_pretrained(s) for s in ("french", "german")}
+    bots = {s: make_agent("heuristic", s, seed=2) for s in ("french", "german")}
+    state = make_game("random").new_initial_state(21)
+    checked = 0
+    while not state.is_terminal() and checked < 60:
+        side = state.current_agent
+        legal = state.legal_actions()
+        if len(legal) > 1:
+            enc = encoder_for(state.game)
+            obs = enc.encode(state, 0 if side == "french" else 1, legal=legal)
+            mask = enc.mask(state, legal)
+            want, _ = agents[side].policy.predict(obs, action_masks=mask, deterministic=True)
+            assert agents[side].act(obs, mask) == int(want)
+            checked += 1
+        state.apply_action(bots[side].act_state(state))
+    assert checked == 60

@@ -281,6 +281,34 @@ def test_the_pretrained_policy_beats_what_random_play_cannot(side: str, opponent
     assert wins >= (7 if side == "german" else 3), f"{side} vs {opponent}: {wins}/10"
 
 
+def test_the_policys_fast_probabilities_are_sb3_contribs_distribution() -> None:
+    """SpringtimePolicyAgent.probabilities skips building torch distributions; it must read the same numbers."""
+    import numpy as np
+    import torch
+
+    from ffo_env.springtime.core.actions import N_ACTIONS
+    from ffo_env.springtime.encoding import encode
+
+    agents = {s: make_agent("pretrained", s, seed=0) for s in ("french", "german")}
+    bots = {s: make_agent("heuristic", s, seed=1) for s in ("french", "german")}
+    state = Game().new_initial_state(3)
+    checked = 0
+    while not state.is_terminal() and checked < 40:
+        side = "french" if int(state.current_side) == 0 else "german"
+        legal = state.legal_actions()
+        if len(legal) > 1:
+            obs = encode(state, int(state.current_side))
+            mask = np.zeros(N_ACTIONS, dtype=bool)
+            mask[legal] = True
+            with torch.no_grad():
+                x = torch.as_tensor(obs, dtype=torch.float32).reshape(1, -1)
+                want = agents[side].policy.get_distribution(x, action_masks=mask[None]).distribution.probs[0]
+            assert np.allclose(agents[side].probabilities(obs, mask), want.numpy(), atol=1e-6)
+            checked += 1
+        state.apply_action(bots[side].act_state(state))
+    assert checked == 40
+
+
 def test_no_springtime_training_module_spells_a_run_folder_name() -> None:
     # the layout belongs to training/run_folder.py (RunFolder), as for France Fights On's trainers
     import ast

@@ -223,7 +223,7 @@ class SpringtimePolicyAgent:
         two thirds of a decision's time)."""
         import torch
 
-        with torch.no_grad():
+        with torch.inference_mode():
             x = torch.as_tensor(np.asarray(observation, dtype=np.float32)).reshape(1, -1)
             logits = self.policy.action_net(self.policy.mlp_extractor.forward_actor(x))[0].numpy()
         mask = np.asarray(action_mask, dtype=bool).reshape(-1)
