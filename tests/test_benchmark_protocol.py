@@ -323,3 +323,35 @@ def test_resume_refuses_a_damaged_progress_file_and_changes_nothing(reference_ru
     code, _, err = _ffo(capsys, "benchmark", "run", "--resume", str(run), "--no-progress")
     assert code == 2 and "seed-1" in err and "damaged" in err and err.count("\n") == 1
     assert (run / "results.json").read_bytes() == before
+
+
+def test_maskable_ppo_pretrained_starts_as_the_shipped_policy(tmp_path):
+    """Its first evaluation point is the shipped policy: the same network and the same choices."""
+    from agents.pretrained import load_pretrained
+    from agents.registry import make_agent
+    from benchmarks.protocol.algos import Context, get_algo
+    from benchmarks.protocol.tasks import get_task
+    from ffo_env.encoding.observation import encoder_for
+    from ffo_env.envs.aec import make_game
+
+    task = get_task("ffo/german-endgame/v1")
+    ctx = Context(task, "german", 3, 1_000, tmp_path, lambda r: make_agent("random", "french", seed=r))
+    learner = get_algo("maskable_ppo_pretrained").make(ctx)
+    shipped = load_pretrained("german")
+    mine = learner.agent()
+    bots = {s: make_agent("heuristic", s, seed=4) for s in ("french", "german")}
+    state = make_game("random").new_initial_state(8)
+    checked = 0
+    while not state.is_terminal() and checked < 20:
+        legal = state.legal_actions()
+        if state.current_agent == "german" and len(legal) > 1:
+            enc = encoder_for(state.game)
+            obs, mask = enc.encode(state, 1, legal=legal), enc.mask(state, legal)
+            assert mine.act(obs, mask) == shipped.act(obs, mask)
+            checked += 1
+        state.apply_action(bots[state.current_agent].act_state(state))
+    assert checked == 20
+    with pytest.raises(ValueError, match="France Fights On's tasks"):
+        get_algo("maskable_ppo_pretrained").make(
+            Context(get_task("springtime/german-vs-random/v1"), "german", 0, 10, tmp_path, lambda r: None)
+        )

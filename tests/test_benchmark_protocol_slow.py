@@ -38,7 +38,9 @@ def _run(out: Path, task: str, algo: str, *extra: str) -> dict:
     return json.loads((out / "results.json").read_text())["ffo_env"][task][algo]["seed_0"]
 
 
-@pytest.mark.parametrize("algo", ["maskable_ppo", "dagger_expert", "ppo_mlp_compact", "untrained"])
+@pytest.mark.parametrize(
+    "algo", ["maskable_ppo", "maskable_ppo_pretrained", "dagger_expert", "ppo_mlp_compact", "untrained"]
+)
 def test_every_algorithm_runs_the_endgame_task_with_a_tiny_budget(algo, tmp_path):
     run = _run(
         tmp_path / algo, "ffo/french-endgame/v1", algo, "--budget", "300", "--evals", "2", "--eval-games", "2"

@@ -41,16 +41,25 @@ DAGGER: dict[str, Any] = {
 }
 
 
-def _config(seed: int) -> Any:
-    from training.config import TrainConfig
+def _config(seed: int, network: dict[str, Any] | None = None) -> Any:
+    """``maskable_ppo``'s training config; ``network`` (a policy's metadata ``network``) sets its sizes."""
+    from training.config import PolicyConfig, TrainConfig
 
-    return TrainConfig(seed=seed, n_envs=N_ENVS, vec_env="dummy")
+    cfg = TrainConfig(seed=seed, n_envs=N_ENVS, vec_env="dummy")
+    if network is not None:
+        cfg.policy = PolicyConfig(
+            cnn_dim=int(network["cnn_dim"]),
+            channels=int(network["channels"]),
+            spatial=int(network["spatial"]),
+            net_arch=[int(w) for w in network["net_arch"]["vf"]],
+        )
+    return cfg
 
 
-def _hyperparameters() -> dict[str, Any]:
+def _hyperparameters(network: dict[str, Any] | None = None) -> dict[str, Any]:
     from dataclasses import asdict
 
-    cfg = _config(0)
+    cfg = _config(0, network)
     return {"ppo": asdict(cfg.ppo), "policy": asdict(cfg.policy), "n_envs": N_ENVS}
 
 
@@ -61,14 +70,14 @@ def segment_seed(seed: int, segment: int) -> int:
 class SB3Learner(Learner):
     """Holds a MaskablePPO model with the project's network (built by :func:`training.model.build_model`)."""
 
-    def __init__(self, ctx: Context) -> None:
+    def __init__(self, ctx: Context, network: dict[str, Any] | None = None) -> None:
         import torch
 
         from training.model import build_model
 
         torch.set_num_threads(1)
         super().__init__(ctx)
-        self.cfg = _config(ctx.seed)
+        self.cfg = _config(ctx.seed, network)
         self.model = build_model(self.cfg, self._vec_env(0), ctx.workdir / "tb", ctx.seed)
 
     def _vec_env(self, segment: int) -> Any:
@@ -116,6 +125,20 @@ class PPOLearner(SB3Learner):
         self.model.set_env(self._vec_env(segment), force_reset=True)
         self.model.set_random_seed(segment_seed(self.ctx.seed, segment))
         self.model.learn(remaining, reset_num_timesteps=False, callback=threads_callback(self.cfg))
+
+
+class PretrainedPPOLearner(PPOLearner):
+    """``maskable_ppo_pretrained``: ``maskable_ppo``'s trainer and hyperparameters, started from the shipped
+    ``pretrained`` policy of the side (its network sizes and weights, value head included) instead of a
+    fresh network: does RL on the task make the shipped imitation policy stronger (issue 39)? Its first
+    evaluation point is the shipped policy itself. A resumed run reads its checkpoint over these weights."""
+
+    def __init__(self, ctx: Context) -> None:
+        from agents.pretrained import load_pretrained
+
+        shipped = load_pretrained(ctx.side)
+        super().__init__(ctx, network=shipped.meta["network"])
+        self.model.policy.load_state_dict(shipped.policy.state_dict())
 
 
 class DaggerSteps(Learner):
@@ -269,6 +292,12 @@ def _ppo(ctx: Context, learns: bool = True) -> Learner:
     return PPOLearner(ctx) if learns else UntrainedLearner(ctx)
 
 
+def _ppo_pretrained(ctx: Context) -> Learner:
+    if ctx.task.game != "ffo":
+        raise ValueError(f"maskable_ppo_pretrained runs France Fights On's tasks, not {ctx.task.id}")
+    return PretrainedPPOLearner(ctx)
+
+
 def _dagger(ctx: Context) -> Learner:
     if ctx.task.game == "springtime":
         from benchmarks.protocol.springtime import SpringtimeDaggerLearner
@@ -291,6 +320,18 @@ register(
         "dict",
         _ppo,
         hyperparameters={"source": "training.config.TrainConfig defaults"},
+    )
+)
+register(
+    AlgoSpec(
+        "maskable_ppo_pretrained",
+        "maskable_ppo started from the shipped pretrained policy of the side (its network and weights) "
+        "instead of a fresh network: what RL on the task adds to the imitation policy",
+        True,
+        "dict",
+        _ppo_pretrained,
+        hyperparameters={"source": "training.config.TrainConfig defaults", "init": "pretrained"},
+        games=("ffo",),
     )
 )
 register(
@@ -349,4 +390,10 @@ def hyperparameters_of(name: str, game: str = "ffo") -> dict[str, Any]:
         return _hyperparameters()
     if name == "dagger_expert":
         return {**_hyperparameters(), "dagger": dict(DAGGER)}
+    if name == "maskable_ppo_pretrained":
+        from agents.pretrained import pretrained_metadata
+
+        metas = {s: pretrained_metadata(s) for s in ("french", "german")}  # one network for both sides
+        start = {s: f"pretrained ({m.get('extra', {}).get('run', '?')})" for s, m in metas.items()}
+        return {**_hyperparameters(metas["french"]["network"]), "init": start}
     return {}

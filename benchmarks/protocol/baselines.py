@@ -10,6 +10,7 @@ finished one is skipped, and one started by hand with fewer seeds than it asks f
 a sibling folder ``<A>-seeds<a>-<b>`` (``--first-seed``; the report pools runs by task, algorithm and seed). So this command can be killed and started again at any time, and several may run
 side by side (``--only maskable_ppo`` in a second shell): a job being run by one is skipped by the others
 (``.<algo>.lock`` beside its folder). Each endgame task's reference rows and then its learners (5 seeds),
+then ``maskable_ppo_pretrained`` on both endgames (5 seeds; RL from the shipped policy, issue 39),
 then the full-game tasks' reference rows and learners (3 seeds), then ``ffo/selfplay-ladder/v1``'s (3 seeds).
 Springtime for Hitler's jobs (``--only springtime``) write under ``benchmarks/results/springtime/``:
 the reference rows of its six tasks (3 seeds; the opponent-``expert`` and expert-row jobs last, the French
@@ -57,6 +58,8 @@ SFH_CLEANRL = ("ppo_mlp_compact", "ppo_mlp_compact_shaped")
 
 def jobs() -> list[tuple[str, str, int]]:
     out = [(t, a, 5) for t in ENDGAME for a in (*REFERENCES, *LEARNERS)]
+    # RL started from the shipped policy (issue 39): the German endgame first, the side RL has to lift
+    out += [(t, "maskable_ppo_pretrained", 5) for t in reversed(ENDGAME)]
     out += [(t, a, 3) for t in (*FULL, "ffo/french-vs-random/v1") for a in REFERENCES]  # the last: solved?
     out += [(t, a, 3) for t in FULL for a in LEARNERS]
     out += [(SELFPLAY, a, 3) for a in (*REFERENCES, *LEARNERS)]  # rated against the frozen ladder
