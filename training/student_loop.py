@@ -170,9 +170,8 @@ def train_side(
             "play_s": round(t_play, 1),
             "fit_s": round(t_fit, 1),
         }
-        row["game_rows"] = row.pop(
-            "game_rows", []
-        )  # the long list last, where a reader of the file expects it
+        # the long list of games last, where a reader of progress.json expects it
+        row["game_rows"] = row.pop("game_rows", [])
         rows.append(row)
         folder.write_json(folder.progress_path, progress)
         print(
