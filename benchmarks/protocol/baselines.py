@@ -7,8 +7,9 @@
 Each job is ``ffo benchmark run --task T --algo A --track short --seeds K --out benchmarks/results/<T>/<A>``;
 a job already started is continued with ``--resume`` (a killed job loses at most one evaluation interval), a
 finished one is skipped, and one started by hand with fewer seeds than it asks for gets the missing ones in
-a sibling folder ``<A>-seeds<a>-<b>`` (``--first-seed``; the report pools runs by task, algorithm and seed). So this command can be killed and started again at any time, and several may run
-side by side (``--only maskable_ppo`` in a second shell): a job being run by one is skipped by the others
+a sibling folder ``<A>-seeds<a>-<b>`` (``--first-seed``; the report pools runs by task, algorithm and seed).
+So this command can be killed and started again at any time, and several may run side by side
+(``--only maskable_ppo`` in a second shell): a job being run by one is skipped by the others
 (``.<algo>.lock`` beside its folder). Each endgame task's reference rows and then its learners (5 seeds),
 then ``maskable_ppo_pretrained`` on both endgames (5 seeds; RL from the shipped policy, issue 39),
 then the full-game tasks' reference rows and learners (3 seeds), then ``ffo/selfplay-ladder/v1``'s (3 seeds).
