@@ -93,7 +93,7 @@ def test_tasks_lists_every_task_with_a_version_and_json(capsys):
     assert code == 0
     rows = json.loads(out)
     ids = {r["id"] for r in rows}
-    assert {"ffo/french-endgame/v1", "ffo/german-vs-expert/v1", "ffo/selfplay-ladder/v1"} <= ids
+    assert {"ffo/french-endgame/v2", "ffo/german-vs-expert/v1", "ffo/selfplay-ladder/v1"} <= ids
     assert all(r["id"].rsplit("/v", 1)[1].isdigit() for r in rows)
     assert {r["kind"] for r in rows} == {"full", "endgame", "selfplay"}
 
@@ -114,6 +114,59 @@ def test_the_state_set_is_valid_and_regenerates_the_same_first_state():
     states = start_states(path)
     assert len(states) == 32 and all(s.turn == 13 and not s.is_terminal() for s in states)
     assert play_to_turn(doc["made_by"]["seeds"][0], 13) == doc["states"][0]
+
+
+def test_endgame_v2_evaluates_on_positions_its_training_never_starts_from():
+    """Version 2's training set (seeds 2000-2399) and evaluation set (version 1's, seeds 0-31) share no game
+    and no position; evaluation games start from the evaluation set, training episodes from the training set."""
+    from benchmarks.protocol.envs import eval_start, make_env
+    from benchmarks.protocol.states import load_state_set, play_to_turn, start_states
+    from benchmarks.protocol.tasks import get_task
+
+    task = get_task("ffo/german-endgame/v2")
+    train_path, eval_path = task.state_path(), task.eval_state_path()
+    assert train_path is not None and eval_path is not None and train_path != eval_path
+    train, held = load_state_set(train_path), load_state_set(eval_path)
+    assert not set(train["made_by"]["seeds"]) & set(held["made_by"]["seeds"])
+    assert len(train["states"]) == 398 and len(held["states"]) == 32
+    assert play_to_turn(train["made_by"]["seeds"][-1], 13) == train["states"][-1]
+
+    def board(d: dict) -> str:
+        return json.dumps({k: v for k, v in d.items() if k != "dice_state"}, sort_keys=True)
+
+    train_boards = {board(d) for d in train["states"]}
+    held_boards = [board(d) for d in held["states"]]
+    assert not train_boards & set(held_boards)
+    assert all(s.turn == 13 and not s.is_terminal() for s in start_states(train_path))
+    for i in (0, 33):
+        assert board(eval_start(task, i).to_dict()) == held_boards[i % 32]
+    # version 1 evaluates where it trains
+    v1 = get_task("ffo/german-endgame/v1")
+    assert v1.eval_state_path() == v1.state_path() == eval_path
+    env = make_env(task, "german", None, "dict", seed=3)
+    drawn = set()
+    for seed in range(6):
+        env.reset(seed=seed)
+        # the drawn start, played on to the learner's first decision
+        state = env.unwrapped.game_state.to_dict()
+        assert state["turn"] >= 13 and state["seed"] in train["made_by"]["seeds"]
+        drawn.add(state["seed"])
+    assert len(drawn) > 1
+
+
+def test_endgame_v1_is_superseded_by_v2_and_no_longer_counts(capsys):
+    from benchmarks.protocol.tasks import TASKS
+
+    code, out, _ = _ffo(capsys, "benchmark", "tasks", "--json")
+    assert code == 0
+    rows = {r["id"]: r for r in json.loads(out)}
+    for side in ("french", "german"):
+        old, new = rows[f"ffo/{side}-endgame/v1"], rows[f"ffo/{side}-endgame/v2"]
+        assert old["superseded_by"] == new["id"] and old["counts"] is False
+        assert "superseded_by" not in new and new["counts"] is True
+        assert "eval_states" not in TASKS[old["id"]].definition()  # version 1's fingerprint unchanged
+    code, out, _ = _ffo(capsys, "benchmark", "tasks")
+    assert "(superseded by ffo/german-endgame/v2)" in out
 
 
 def test_single_agent_env_starts_from_a_given_state_and_refuses_a_damaged_one():
@@ -144,7 +197,7 @@ def reference_runs(tmp_path_factory) -> Path:
     """Tiny reference runs of the endgame task (random, expert) and the self-play task (random)."""
     root = tmp_path_factory.mktemp("bench")
     for algo in ("random", "expert"):
-        assert main(["benchmark", "run", "--task", "ffo/german-endgame/v1", "--algo", algo, "--seeds", "2",
+        assert main(["benchmark", "run", "--task", "ffo/german-endgame/v2", "--algo", algo, "--seeds", "2",
                      "--eval-games", "2", "--out", str(root / algo), "--no-progress"]) == 0  # fmt: skip
     return root
 
@@ -152,7 +205,7 @@ def reference_runs(tmp_path_factory) -> Path:
 def test_reference_runs_write_the_documented_layout(reference_runs):
     doc = json.loads((reference_runs / "random" / "results.json").read_text())
     assert doc["format"] == "ffo-benchmark-result" and doc["meta"]["cpu"] and doc["meta"]["libraries"]
-    runs = doc["ffo_env"]["ffo/german-endgame/v1"]["random"]
+    runs = doc["ffo_env"]["ffo/german-endgame/v2"]["random"]
     assert set(runs) == {"seed_0", "seed_1"}
     run = runs["seed_0"]
     assert run["run_meta"]["fingerprint"] and run["run_meta"]["complete"]
@@ -168,11 +221,11 @@ def test_report_pools_runs_normalises_and_draws(reference_runs, tmp_path, capsys
     )
     assert code == 0, out
     rep = json.loads((tmp_path / "rep" / "report.json").read_text())
-    task = rep["tasks"]["ffo/german-endgame/v1"]
+    task = rep["tasks"]["ffo/german-endgame/v2"]
     assert set(task["algorithms"]) == {"random", "expert"}
     assert task["normalisation"] == {"random": 0.0, "expert": 1.0}
     assert task["algorithms"]["expert"]["normalised"]["values"] == [1.0, 1.0]
-    assert (tmp_path / "rep" / "ffo_german-endgame_v1.png").stat().st_size > 1000
+    assert (tmp_path / "rep" / "ffo_german-endgame_v2.png").stat().st_size > 1000
     assert (tmp_path / "rep" / "performance_profile.png").exists()
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "| `expert` | 2 | 0 | 1.000 [1.000, 1.000] | 1.00 |" in md
@@ -186,28 +239,28 @@ def _copy_with(src: Path, dst: Path, edit) -> None:
 
 
 def test_report_refuses_to_pool_another_task_version(reference_runs, tmp_path, capsys):
-    def to_v2(doc):
-        runs = doc["ffo_env"].pop("ffo/german-endgame/v1")
+    def to_v1(doc):
+        runs = doc["ffo_env"].pop("ffo/german-endgame/v2")
         for r in runs["random"].values():
-            r["run_meta"]["task"] = "ffo/german-endgame/v2"
-        doc["ffo_env"]["ffo/german-endgame/v2"] = runs
+            r["run_meta"]["task"] = "ffo/german-endgame/v1"
+        doc["ffo_env"]["ffo/german-endgame/v1"] = runs
 
-    _copy_with(reference_runs / "random", tmp_path / "v2", to_v2)
+    _copy_with(reference_runs / "random", tmp_path / "v1", to_v1)
     out_dir = tmp_path / "rep"
     code, _, err = _ffo(
         capsys,
         "benchmark",
         "report",
         str(reference_runs / "expert"),
-        str(tmp_path / "v2"),
+        str(tmp_path / "v1"),
         "--out",
         str(out_dir),
     )
-    assert code == 2 and "refusing to pool" in err and "ffo/german-endgame/v2" in err
+    assert code == 2 and "refusing to pool" in err and "ffo/german-endgame/v1" in err
     assert not out_dir.exists()
 
     def other_fingerprint(doc):
-        for r in doc["ffo_env"]["ffo/german-endgame/v1"]["random"].values():
+        for r in doc["ffo_env"]["ffo/german-endgame/v2"]["random"].values():
             r["run_meta"]["fingerprint"] = "0000000000000000"
 
     _copy_with(reference_runs / "random", tmp_path / "fp", other_fingerprint)
@@ -247,15 +300,15 @@ def test_report_refuses_a_damaged_result_file(reference_runs, tmp_path, capsys):
     [
         (["--task", "ffo/nope/v1", "--algo", "random"], "unknown task 'ffo/nope/v1'"),
         (["--task", "ffo/french-endgame/v9", "--algo", "random"], "unknown version of task"),
-        (["--task", "ffo/french-endgame/v1", "--algo", "alphazero"], "unknown algorithm 'alphazero'"),
-        (["--task", "ffo/french-endgame/v1", "--algo", "random", "--budget", "0"], "--budget must be in"),
+        (["--task", "ffo/french-endgame/v2", "--algo", "alphazero"], "unknown algorithm 'alphazero'"),
+        (["--task", "ffo/french-endgame/v2", "--algo", "random", "--budget", "0"], "--budget must be in"),
         (
-            ["--task", "ffo/french-endgame/v1", "--algo", "random", "--budget", "10" * 9],
+            ["--task", "ffo/french-endgame/v2", "--algo", "random", "--budget", "10" * 9],
             "--budget must be in",
         ),
-        (["--task", "ffo/french-endgame/v1", "--algo", "random", "--seeds", "0"], "--seeds must be in"),
-        (["--task", "ffo/french-endgame/v1", "--algo", "random", "--seeds", "101"], "--seeds must be in"),
-        (["--task", "ffo/french-endgame/v1", "--algo", "random", "--evals", "1"], "--evals must be in"),
+        (["--task", "ffo/french-endgame/v2", "--algo", "random", "--seeds", "0"], "--seeds must be in"),
+        (["--task", "ffo/french-endgame/v2", "--algo", "random", "--seeds", "101"], "--seeds must be in"),
+        (["--task", "ffo/french-endgame/v2", "--algo", "random", "--evals", "1"], "--evals must be in"),
     ],
 )
 def test_bad_run_input_is_one_error_and_writes_nothing(argv, message, tmp_path, capsys):
@@ -267,7 +320,7 @@ def test_bad_run_input_is_one_error_and_writes_nothing(argv, message, tmp_path, 
 
 def test_run_refuses_a_used_folder_and_resume_refuses_a_damaged_plan(reference_runs, tmp_path, capsys):
     before = (reference_runs / "random" / "results.json").read_bytes()
-    code, _, err = _ffo(capsys, "benchmark", "run", "--task", "ffo/german-endgame/v1", "--algo", "random",
+    code, _, err = _ffo(capsys, "benchmark", "run", "--task", "ffo/german-endgame/v2", "--algo", "random",
                         "--out", str(reference_runs / "random"), "--no-progress")  # fmt: skip
     assert code == 2 and "--resume" in err
     assert (reference_runs / "random" / "results.json").read_bytes() == before
@@ -334,7 +387,7 @@ def test_maskable_ppo_pretrained_starts_as_the_shipped_policy(tmp_path):
     from ffo_env.encoding.observation import encoder_for
     from ffo_env.envs.aec import make_game
 
-    task = get_task("ffo/german-endgame/v1")
+    task = get_task("ffo/german-endgame/v2")
     ctx = Context(task, "german", 3, 1_000, tmp_path, lambda r: make_agent("random", "french", seed=r))
     learner = get_algo("maskable_ppo_pretrained").make(ctx)
     shipped = load_pretrained("german")

@@ -43,7 +43,7 @@ def _run(out: Path, task: str, algo: str, *extra: str) -> dict:
 )
 def test_every_algorithm_runs_the_endgame_task_with_a_tiny_budget(algo, tmp_path):
     run = _run(
-        tmp_path / algo, "ffo/french-endgame/v1", algo, "--budget", "300", "--evals", "2", "--eval-games", "2"
+        tmp_path / algo, "ffo/french-endgame/v2", algo, "--budget", "300", "--evals", "2", "--eval-games", "2"
     )
     last = run[[k for k in run if k.startswith("step_")][-1]]
     learns = algo != "untrained"
@@ -86,7 +86,7 @@ def _progress_rows(folder: Path) -> int:
 def test_a_killed_run_resumes_to_the_result_of_an_uninterrupted_one(algo, tmp_path):
     args = [
         "--task",
-        "ffo/french-endgame/v1",
+        "ffo/french-endgame/v2",
         "--algo",
         algo,
         "--seeds",
@@ -122,7 +122,7 @@ def test_a_killed_run_resumes_to_the_result_of_an_uninterrupted_one(algo, tmp_pa
     assert main(["benchmark", "run", *args, "--out", str(straight)]) == 0
 
     def steps(folder: Path) -> list[tuple[int, list[float], list[float]]]:
-        run = json.loads((folder / "results.json").read_text())["ffo_env"]["ffo/french-endgame/v1"][algo][
+        run = json.loads((folder / "results.json").read_text())["ffo_env"]["ffo/french-endgame/v2"][algo][
             "seed_0"
         ]
         assert run["run_meta"]["complete"]
@@ -131,7 +131,7 @@ def test_a_killed_run_resumes_to_the_result_of_an_uninterrupted_one(algo, tmp_pa
             for k in sorted((k for k in run if k.startswith("step_")), key=lambda k: int(k[5:]))
         ]
 
-    resumed = json.loads((killed / "results.json").read_text())["ffo_env"]["ffo/french-endgame/v1"][algo][
+    resumed = json.loads((killed / "results.json").read_text())["ffo_env"]["ffo/french-endgame/v2"][algo][
         "seed_0"
     ]
     assert resumed["run_meta"]["resumed"] == 1

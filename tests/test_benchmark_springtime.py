@@ -96,7 +96,7 @@ def test_report_of_one_game_keeps_only_its_tasks(tmp_path, capsys):
 
 def test_an_algorithm_of_one_game_is_refused_on_the_other_with_one_error(tmp_path, capsys):
     out = tmp_path / "d"
-    code, _, err = _ffo(capsys, "benchmark", "run", "--task", "ffo/french-endgame/v1", "--algo",
+    code, _, err = _ffo(capsys, "benchmark", "run", "--task", "ffo/french-endgame/v2", "--algo",
                         "maskable_ppo_shaped", "--out", str(out), "--no-progress")  # fmt: skip
     assert code == 2 and err.startswith("error: ") and "springtime tasks only" in err and err.count("\n") == 1
     assert not out.exists()
@@ -204,7 +204,7 @@ def test_report_over_both_games_aggregates_each_game_apart(tmp_path, capsys):
     """Results of the two games in one report: each game gets its own normalised aggregate, profile and
     probability of improvement; no aggregate mixes a France Fights On task with a Springtime task."""
     src = tmp_path / "src"
-    for task in ("springtime/german-vs-random/v1", "ffo/german-endgame/v1"):
+    for task in ("springtime/german-vs-random/v1", "ffo/german-endgame/v2"):
         _run(src / task.split("/")[0], task, "random", "--eval-games", "1")
     runs = tmp_path / "runs"
     for game, learner in (("springtime", 0.5), ("ffo", 0.25)):
@@ -216,7 +216,7 @@ def test_report_over_both_games_aggregates_each_game_apart(tmp_path, capsys):
     )
     assert code == 0, err
     rep = json.loads((tmp_path / "rep" / "report.json").read_text())
-    assert set(rep["tasks"]) == {"springtime/german-vs-random/v1", "ffo/german-endgame/v1"}
+    assert set(rep["tasks"]) == {"springtime/german-vs-random/v1", "ffo/german-endgame/v2"}
     agg = rep["aggregate"]
     assert set(agg) == {"ffo", "springtime"}
     for game, learner in (("springtime", 0.5), ("ffo", 0.25)):
@@ -268,7 +268,7 @@ def test_springtime_self_play_trains_both_sides_with_a_tiny_budget(algo, tmp_pat
 @pytest.mark.parametrize("algo", ["maskable_ppo_shaped", "ppo_mlp_compact_shaped"])
 def test_shaped_learners_are_refused_on_ffo_tasks_with_one_error(algo, tmp_path, capsys):
     out = tmp_path / "x"
-    code, _, err = _ffo(capsys, "benchmark", "run", "--task", "ffo/german-endgame/v1", "--algo", algo,
+    code, _, err = _ffo(capsys, "benchmark", "run", "--task", "ffo/german-endgame/v2", "--algo", algo,
                         "--out", str(out), "--no-progress")  # fmt: skip
     assert code == 2 and "springtime tasks only" in err and err.count("\n") == 1 and not out.exists()
 

@@ -10,7 +10,8 @@ finished one is skipped, and one started by hand with fewer seeds than it asks f
 a sibling folder ``<A>-seeds<a>-<b>`` (``--first-seed``; the report pools runs by task, algorithm and seed).
 So this command can be killed and started again at any time, and several may run side by side
 (``--only maskable_ppo`` in a second shell): a job being run by one is skipped by the others
-(``.<algo>.lock`` beside its folder). Each endgame task's reference rows and then its learners (5 seeds),
+(``.<algo>.lock`` beside its folder). Each endgame task's reference rows and then its learners (5 seeds;
+version 2, whose evaluation positions training never starts from; version 1's results stay as they are),
 then ``maskable_ppo_pretrained`` on both endgames (5 seeds; RL from the shipped policy, issue 39),
 then the full-game tasks' reference rows and learners (3 seeds), then ``ffo/selfplay-ladder/v1``'s (3 seeds).
 Springtime for Hitler's jobs (``--only springtime``) write under ``benchmarks/results/springtime/``:
@@ -33,7 +34,8 @@ ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "benchmarks" / "results"
 REFERENCES = ("random", "untrained", "expert")
 LEARNERS = ("dagger_expert", "maskable_ppo", "ppo_mlp_compact")
-ENDGAME = ("ffo/french-endgame/v1", "ffo/german-endgame/v1")
+# version 2: held-out evaluation positions (version 1, superseded, trained on its evaluation positions)
+ENDGAME = ("ffo/french-endgame/v2", "ffo/german-endgame/v2")
 FULL = (
     "ffo/french-vs-heuristic/v1",
     "ffo/german-vs-random/v1",

@@ -96,11 +96,13 @@ def _tasks(args: argparse.Namespace) -> int:
             "short_budget": t.short_budget,
             "long_budget": t.long_budget,
             "eval_games": t.eval_games,
-            "counts": t.counts,
+            "counts": t.counted,
             "description": t.description,
         }
         if t.note:
             row["note"] = t.note
+        if t.superseded_by:
+            row["superseded_by"] = t.superseded_by
         if args.fingerprints:
             row["fingerprint"] = fingerprint(t)
         rows.append(row)
@@ -113,6 +115,8 @@ def _tasks(args: argparse.Namespace) -> int:
     )
     for r in rows:
         mark = "" if r["counts"] else " (reference only)"
+        if "superseded_by" in r:
+            mark = f" (superseded by {r['superseded_by']})"
         print(
             f"{r['id']:{w}} {r['game']:10} {r['kind']:9} {r['side']:7} {r['opponent']:24} "
             f"{r['short_budget']:>9,} {r['long_budget']:>10,}  {r['description']}{mark}"

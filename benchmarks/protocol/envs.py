@@ -33,8 +33,9 @@ def sampler(path: Path) -> StartSampler:
 
 def eval_start(task: Task, i: int) -> Any:
     """The start of evaluation game ``i``: a new game with seed ``EVAL_SEED_BASE + i``, or for an endgame
-    task state ``i mod 32`` of its set with dice seeded from that seed: the games are spread evenly over the
-    saved states and every algorithm plays the same ones. A Springtime task: a new campaign with that seed."""
+    task state ``i mod n`` of its evaluation set (``n`` states; version 2: a set training never starts from)
+    with dice seeded from that seed: the games are spread evenly over the saved states and every algorithm
+    plays the same ones. A Springtime task: a new campaign with that seed."""
     from ffo_env.core.state import State
     from ffo_env.envs.aec import make_game
 
@@ -44,7 +45,7 @@ def eval_start(task: Task, i: int) -> Any:
 
         return springtime.eval_start(seed)
     game = make_game("random")
-    path = task.state_path()
+    path = task.eval_state_path()
     if path is None:
         return game.new_initial_state(seed)
     states = sampler(path).states

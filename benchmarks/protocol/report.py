@@ -142,7 +142,8 @@ def make_report(
         t_out: dict[str, Any] = {
             "fingerprint": entry["fingerprint"],
             "kind": None if task is None else task.kind,
-            "counts": None if task is None else task.counts,
+            "counts": None if task is None else task.counted,
+            "superseded_by": None if task is None else task.superseded_by,
             "score": "mean Elo against the frozen ladder" if task and task.kind == "selfplay" else "win rate",
             "normalisation": {"random": ref_lo, "expert": ref_hi} if can_norm else None,
             "algorithms": {},
@@ -181,7 +182,7 @@ def make_report(
                 norm = (vals - ref_lo) / (ref_hi - ref_lo)
                 npoint, nlo, nhi = stats.interval([norm], reps=reps, seed=seed)
                 a_out["normalised"] = {"iqm": npoint, "lo": nlo, "hi": nhi, "values": norm.tolist()}
-                if task is not None and task.counts:
+                if task is not None and task.counted:
                     normalised.setdefault(key, {})[task_id] = norm
             t_out["algorithms"][key] = a_out
             lines.append(

@@ -15,8 +15,11 @@ Three kinds of task:
 
 - ``full``: the whole game (random setup, R2) as one side against one fixed opponent;
 - ``endgame``: the last three turns (from the first position of turn 13) of games between the two
-  ``expert`` bots, from a versioned set of 32 saved states (:mod:`benchmarks.protocol.states`), as one
-  side against that side's opponent ``expert``: ~100 learner decisions a game, so a curve moves in minutes;
+  ``expert`` bots, from versioned sets of saved states (:mod:`benchmarks.protocol.states`), as one side
+  against that side's opponent ``expert``: ~100 learner decisions a game, so a curve moves in minutes.
+  Version 2 trains from 398 positions and evaluates on 32 others, which training never starts from;
+  version 1 trained and evaluated on the same 32, and a policy could score by fitting them (the
+  2026-11-26 notebook of issue 39, Variant 6), so it is superseded (:data:`SUPERSEDED`);
 - ``selfplay``: the learner trains both sides against each other and is rated (Elo) against the frozen
   reference ladder (:mod:`benchmarks.protocol.ladder_ref`).
 
@@ -56,11 +59,13 @@ class Task:
     short_budget: int  # learner decisions of the short track
     long_budget: int  # learner decisions of the long track
     description: str
-    states: str | None = None  # state-set file in data/ (endgame tasks)
+    states: str | None = None  # state-set file in data/ that training episodes start from (endgame tasks)
     references: tuple[str, ...] = ()  # self-play: the reference agents of the frozen ladder
     counts: bool = True  # False: solved by an untrained policy, listed for reference only
     note: str = ""
     strongest: str = "expert"  # the bot whose score is the normalised score's 1
+    # state-set file in data/ that evaluation games start from; None: ``states`` (version 1 endgames)
+    eval_states: str | None = None
 
     @property
     def game(self) -> str:
@@ -76,7 +81,21 @@ class Task:
         return int(self.id.rsplit("/v", 1)[1])
 
     def definition(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        if d["eval_states"] is None:  # a field added after the first versions: their fingerprints stay
+            del d["eval_states"]
+        return d
+
+    @property
+    def superseded_by(self) -> str | None:
+        """The task that replaces this one, if any: its results are kept and reported, but it no longer counts
+        as a benchmark task."""
+        return SUPERSEDED.get(self.id)
+
+    @property
+    def counted(self) -> bool:
+        """Whether the task is one of the benchmark's tasks (not solved before training, not superseded)."""
+        return self.counts and self.superseded_by is None
 
     def sides(self) -> tuple[str, ...]:
         return ("french", "german") if self.side is None else (self.side,)
@@ -89,10 +108,20 @@ class Task:
         return sorted(names)
 
     def state_path(self) -> Path | None:
+        """The state set training episodes start from (endgame tasks)."""
         return None if self.states is None else DATA_DIR / self.states
 
+    def eval_state_path(self) -> Path | None:
+        """The state set evaluation games start from (endgame tasks)."""
+        return DATA_DIR / self.eval_states if self.eval_states is not None else self.state_path()
 
-_ENDGAME = "endgame-t13-v1.json.gz"
+
+_ENDGAME = "endgame-t13-v1.json.gz"  # seeds 0-31: version 1's training and evaluation, version 2's evaluation
+_ENDGAME_TRAIN = "endgame-t13-train-v2.json.gz"  # seeds 2000-2399: version 2's training starts
+SUPERSEDED = {
+    "ffo/french-endgame/v1": "ffo/french-endgame/v2",
+    "ffo/german-endgame/v1": "ffo/german-endgame/v2",
+}
 # Springtime for Hitler: a game is ~350-700 decisions (both sides), so the tracks are shorter than FFO's
 _SFH_SHORT, _SFH_LONG, _SFH_EVAL = 50_000, 1_000_000, 20
 # measured with `ffo benchmark run --algo random/untrained` (docs/guide/benchmark_protocol.md): the random
@@ -164,6 +193,32 @@ TASKS: dict[str, Task] = {
             200_000,
             "Germany plays the last 3 turns (13-15) of 32 expert-vs-expert games against the French expert",
             states=_ENDGAME,
+        ),
+        Task(
+            "ffo/french-endgame/v2",
+            "endgame",
+            "french",
+            "expert",
+            32,
+            20_000,
+            200_000,
+            "France plays the last 3 turns (13-15) of expert-vs-expert games against the German expert: "
+            "trains from 398 positions, evaluated on 32 held-out ones",
+            states=_ENDGAME_TRAIN,
+            eval_states=_ENDGAME,
+        ),
+        Task(
+            "ffo/german-endgame/v2",
+            "endgame",
+            "german",
+            "expert",
+            32,
+            20_000,
+            200_000,
+            "Germany plays the last 3 turns (13-15) of expert-vs-expert games against the French expert: "
+            "trains from 398 positions, evaluated on 32 held-out ones",
+            states=_ENDGAME_TRAIN,
+            eval_states=_ENDGAME,
         ),
         Task(
             "ffo/french-vs-random/v1",
@@ -301,7 +356,7 @@ def fingerprint_inputs(task: Task) -> dict[str, Any]:
     from ffo_env.core.version import ENGINE_VERSION
 
     path = task.state_path()
-    return {
+    inputs = {
         "engine": ENGINE_VERSION,
         "data": _data_hash(),
         "observation": spec_hash(),
@@ -309,6 +364,9 @@ def fingerprint_inputs(task: Task) -> dict[str, Any]:
         "states": None if path is None else file_sha256(path),
         "bots": {name: bot_probe(name) for name in task.bots()},
     }
+    if task.eval_states is not None:  # only then: version 1's fingerprints stay as frozen
+        inputs["eval_states"] = file_sha256(DATA_DIR / task.eval_states)
+    return inputs
 
 
 def fingerprint(task: Task) -> str:
