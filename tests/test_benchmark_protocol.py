@@ -154,6 +154,47 @@ def test_endgame_v2_evaluates_on_positions_its_training_never_starts_from():
     assert len(drawn) > 1
 
 
+def test_a_drawn_start_that_ends_before_the_learner_decides_is_redrawn():
+    """Three of version 2's 398 training starts end before France decides (the German expert wins first with
+    the saved dice): the env refuses such a start with NoLearnerDecision, and FromStates draws another."""
+    import gymnasium as gym
+
+    from agents import make_agent
+    from benchmarks.protocol.envs import FromStates, sampler
+    from benchmarks.protocol.tasks import get_task
+    from ffo_env.envs.single_agent import FFOSingleAgentEnv
+    from ffo_env.envs.suite_single_agent import NoLearnerDecision
+
+    starts = sampler(get_task("ffo/french-endgame/v2").state_path())
+    env = FFOSingleAgentEnv(side="french", opponent=make_agent("expert", "german", seed=0))
+    with pytest.raises(NoLearnerDecision):
+        env.reset(seed=201, options={"state": starts.states[201].to_dict()})
+
+    class Inner(gym.Env):
+        observation_space = gym.spaces.Discrete(2)
+        action_space = gym.spaces.Discrete(2)
+
+        def reset(self, *, seed=None, options=None):
+            if options["state"] == "ends":
+                raise NoLearnerDecision("ends")
+            return 1, {}
+
+    class Draws:
+        def __init__(self, seq):
+            self.seq, self.drawn = list(seq), 0
+
+        def draw(self, rng):
+            self.drawn += 1
+            return self.seq.pop(0) if self.seq else "ends"
+
+    draws = Draws(["ends", "ends", "plays"])
+    assert FromStates(Inner(), draws).reset(seed=0) == (1, {}) and draws.drawn == 3  # type: ignore[arg-type]
+    never = Draws([])
+    with pytest.raises(RuntimeError, match="ended before the learner decided"):
+        FromStates(Inner(), never).reset(seed=0)  # type: ignore[arg-type]
+    assert never.drawn == FromStates.MAX_DRAWS
+
+
 def test_endgame_v1_is_superseded_by_v2_and_no_longer_counts(capsys):
     from benchmarks.protocol.tasks import TASKS
 

@@ -55,7 +55,11 @@ def eval_start(task: Task, i: int) -> Any:
 
 
 class FromStates(gym.Wrapper):
-    """Each reset starts the wrapped single-agent env from a drawn saved state."""
+    """Each reset starts the wrapped single-agent env from a drawn saved state. A drawn start whose game ends
+    before the learner decides (the opponent wins first with these dice) is no episode: another is drawn, as
+    the env itself deals another game when a new game ends before the learner moves."""
+
+    MAX_DRAWS = 100
 
     def __init__(self, env: gym.Env, starts: StartSampler) -> None:
         super().__init__(env)
@@ -63,11 +67,18 @@ class FromStates(gym.Wrapper):
         self.rng = np.random.default_rng(0)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        from ffo_env.envs.suite_single_agent import NoLearnerDecision
+
         if seed is not None:
             self.rng = np.random.default_rng(seed)
         opts = dict(options or {})
-        opts["state"] = self.starts.draw(self.rng)
-        return self.env.reset(seed=seed, options=opts)
+        for _ in range(self.MAX_DRAWS):
+            opts["state"] = self.starts.draw(self.rng)
+            try:
+                return self.env.reset(seed=seed, options=opts)
+            except NoLearnerDecision:
+                seed = None  # the next draw goes on from the env's generator, not a replay of this one
+        raise RuntimeError(f"{self.MAX_DRAWS} drawn starts in a row ended before the learner decided")
 
     def action_masks(self) -> np.ndarray:
         return self.env.unwrapped.action_masks()  # type: ignore[attr-defined]

@@ -46,6 +46,10 @@ from ffo_env.envs.adapter import AGENTS, EnvOptions, GameAdapter, apply_or_reaso
 __all__ = ["SuiteSingleAgentEnv"]
 
 
+class NoLearnerDecision(ValueError):
+    """The start ``reset`` was given (a saved state, a game seed) ends before the learner has a decision."""
+
+
 class SuiteSingleAgentEnv(gym.Env):
     """One side against an opponent over ``adapter`` (see the module docstring). Subclasses set
     ``observation_space`` and define :meth:`_obs`; ``mask_dtype`` is the dtype of :meth:`action_masks`."""
@@ -122,7 +126,7 @@ class SuiteSingleAgentEnv(gym.Env):
             self._state = self.adapter.start_state(options["state"])
             self._play_opponent()
             if self._state.is_terminal():
-                raise ValueError("options['state']: the game ends before the learner decides")
+                raise NoLearnerDecision("options['state']: the game ends before the learner decides")
             return self._obs(), self._info()
         gs = options.get("game_seed")
         for _ in range(100):
@@ -133,7 +137,9 @@ class SuiteSingleAgentEnv(gym.Env):
             if not self._state.is_terminal():
                 break
             if gs is not None:
-                raise ValueError(f"options['game_seed']={gs}: the game ends before the learner decides")
+                raise NoLearnerDecision(
+                    f"options['game_seed']={gs}: the game ends before the learner decides"
+                )
         else:  # pragma: no cover - the opponent ends every game before the learner moves
             raise RuntimeError("the opponent ended 100 games in a row before the learner could move")
         return self._obs(), self._info()
