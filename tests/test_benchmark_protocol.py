@@ -195,6 +195,19 @@ def test_a_drawn_start_that_ends_before_the_learner_decides_is_redrawn():
     assert never.drawn == FromStates.MAX_DRAWS
 
 
+def test_run_help_names_every_algorithm(capsys):
+    """The help text is written out (building it from the registry would import every learner module on each
+    ``ffo`` command); this keeps it from going stale."""
+    from benchmarks.protocol.algos import algo_names
+
+    with pytest.raises(SystemExit):
+        main(["benchmark", "run", "--help"])
+    import re
+
+    words = set(re.findall(r"[a-z_]+", capsys.readouterr().out))
+    assert set(algo_names()) <= words
+
+
 def test_endgame_v1_is_superseded_by_v2_and_no_longer_counts(capsys):
     from benchmarks.protocol.tasks import TASKS
 

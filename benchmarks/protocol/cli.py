@@ -1,7 +1,7 @@
 """Benchmark protocol: list the tasks, run an algorithm on a task, report results with intervals.
 
     ffo benchmark tasks [--json]        # both games' tasks: ffo/... and springtime/...
-    ffo benchmark run --task ffo/french-endgame/v1 --algo maskable_ppo --track short --seeds 5 --out DIR
+    ffo benchmark run --task ffo/french-endgame/v2 --algo maskable_ppo --track short --seeds 5 --out DIR
     ffo benchmark run --resume DIR
     ffo benchmark report benchmarks/results --out report/
 
@@ -36,11 +36,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     pr.add_argument(
         "--task",
-        help="task id, e.g. ffo/french-endgame/v1 or springtime/german-vs-heuristic/v1 "
+        help="task id, e.g. ffo/french-endgame/v2 or springtime/german-vs-heuristic/v1 "
         "('ffo benchmark tasks')",
     )
     pr.add_argument(
-        "--algo", help="algorithm: maskable_ppo, ppo_mlp_compact, dagger_expert, random, untrained, expert"
+        "--algo",
+        help="algorithm: maskable_ppo, maskable_ppo_pretrained, ppo_mlp_compact, dagger_expert (learners); "
+        "random, untrained, expert (reference rows); Springtime tasks also maskable_ppo_shaped, "
+        "ppo_mlp_compact_shaped",
     )
     pr.add_argument("--budget", type=int, help="learner decisions per seed (self-play: both sides together)")
     pr.add_argument(
