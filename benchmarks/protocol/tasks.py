@@ -18,8 +18,8 @@ Three kinds of task:
   ``expert`` bots, from versioned sets of saved states (:mod:`benchmarks.protocol.states`), as one side
   against that side's opponent ``expert``: ~100 learner decisions a game, so a curve moves in minutes.
   Version 2 trains from 398 positions and evaluates on 32 others, which training never starts from;
-  version 1 trained and evaluated on the same 32, and a policy could score by fitting them (the
-  2026-11-26 notebook of issue 39, Variant 6), so it is superseded (:data:`SUPERSEDED`);
+  version 1, which trained and evaluated on the same 32 (its score could reward fitting them: the
+  2026-11-26 notebook of issue 39, Variants 6-7), is superseded (:data:`SUPERSEDED`);
 - ``selfplay``: the learner trains both sides against each other and is rated (Elo) against the frozen
   reference ladder (:mod:`benchmarks.protocol.ladder_ref`).
 
