@@ -292,25 +292,30 @@ def _copy_with(src: Path, dst: Path, edit) -> None:
     (dst / "results.json").write_text(json.dumps(doc))
 
 
-def test_report_refuses_to_pool_another_task_version(reference_runs, tmp_path, capsys):
-    def to_v1(doc):
+def _as_version(version: str):
+    def edit(doc):
         runs = doc["ffo_env"].pop("ffo/german-endgame/v2")
         for r in runs["random"].values():
-            r["run_meta"]["task"] = "ffo/german-endgame/v1"
-        doc["ffo_env"]["ffo/german-endgame/v1"] = runs
+            r["run_meta"]["task"] = f"ffo/german-endgame/{version}"
+        doc["ffo_env"][f"ffo/german-endgame/{version}"] = runs
 
-    _copy_with(reference_runs / "random", tmp_path / "v1", to_v1)
+    return edit
+
+
+def test_report_refuses_to_pool_another_task_version(reference_runs, tmp_path, capsys):
+    """A version this installation does not have (v9) cannot share a report with v2."""
+    _copy_with(reference_runs / "random", tmp_path / "v9", _as_version("v9"))
     out_dir = tmp_path / "rep"
     code, _, err = _ffo(
         capsys,
         "benchmark",
         "report",
         str(reference_runs / "expert"),
-        str(tmp_path / "v1"),
+        str(tmp_path / "v9"),
         "--out",
         str(out_dir),
     )
-    assert code == 2 and "refusing to pool" in err and "ffo/german-endgame/v1" in err
+    assert code == 2 and "refusing to pool" in err and "ffo/german-endgame/v9" in err
     assert not out_dir.exists()
 
     def other_fingerprint(doc):
@@ -328,6 +333,35 @@ def test_report_refuses_to_pool_another_task_version(reference_runs, tmp_path, c
         str(out_dir),
     )
     assert code == 2 and "fingerprints" in err
+
+
+def test_report_shows_a_superseded_version_apart_and_out_of_the_aggregate(reference_runs, tmp_path, capsys):
+    """v1 of the endgames is superseded by v2: results of both share a report, each its own task, never pooled;
+    only v2 is in the aggregate."""
+    _copy_with(reference_runs / "random", tmp_path / "v1" / "random", _as_version("v1"))
+    code, _, err = _ffo(capsys, "benchmark", "report", str(reference_runs), str(tmp_path / "v1"),
+                        "--out", str(tmp_path / "rep"), "--reps", "100")  # fmt: skip
+    assert code == 0, err
+    rep = json.loads((tmp_path / "rep" / "report.json").read_text())
+    old, new = rep["tasks"]["ffo/german-endgame/v1"], rep["tasks"]["ffo/german-endgame/v2"]
+    assert set(old["algorithms"]) == {"random"} and set(new["algorithms"]) == {"random", "expert"}
+    assert (
+        old["superseded_by"] == "ffo/german-endgame/v2" and old["counts"] is False and new["counts"] is True
+    )
+    for row in rep["aggregate"]["ffo"]["normalised_final"].values():
+        assert row["tasks"] == ["ffo/german-endgame/v2"]
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "superseded by `ffo/german-endgame/v2`: not in the aggregate" in md
+
+
+@pytest.mark.parametrize("game", ["ffo", "springtime"])
+def test_the_shipped_baselines_make_a_report(game, tmp_path, capsys):
+    """The README's and the guide's command over the results shipped in benchmarks/results (all versions)."""
+    shipped = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+    code, _, err = _ffo(capsys, "benchmark", "report", str(shipped), "--game", game,
+                        "--out", str(tmp_path / "rep"), "--reps", "100")  # fmt: skip
+    assert code == 0, err
+    assert json.loads((tmp_path / "rep" / "report.json").read_text())["tasks"]
 
 
 def test_report_refuses_a_damaged_result_file(reference_runs, tmp_path, capsys):

@@ -41,13 +41,23 @@ def _row_key(algo: str, run: dict[str, Any], task: Any) -> str:
     return f"{algo}@long" if budget == task.long_budget else f"{algo}@{budget}"
 
 
+def _apart(a: str, b: str) -> bool:
+    """Whether results of task ids ``a`` and ``b`` (two versions of one task) may share a report, each reported as
+    its own task: one of them is superseded in this installation (:data:`benchmarks.protocol.tasks.SUPERSEDED`)."""
+    from benchmarks.protocol.tasks import SUPERSEDED, TASKS
+
+    return a != b and (a in SUPERSEDED or b in SUPERSEDED) and a in TASKS and b in TASKS
+
+
 def pool(paths: list[Path]) -> dict[str, Any]:
     """``{task_id: {"fingerprint": fp, "rows": {key: [(file, run), ...]}, "meta": {file: meta}}}`` after the checks."""
     from benchmarks.protocol.tasks import TASKS
 
     files = find_results(paths)
     pooled: dict[str, Any] = {}
-    seen_versions: dict[str, tuple[str, Path]] = {}
+    seen_versions: dict[
+        str, dict[str, tuple[str, Path]]
+    ] = {}  # task name -> version id -> (fingerprint, file)
     seen_runs: dict[tuple[str, str, int, int], Path] = {}
     for f in files:
         doc = load_result(f)
@@ -59,15 +69,17 @@ def pool(paths: list[Path]) -> dict[str, Any]:
                     fp = str(meta["fingerprint"])
                     if meta["task"] != task_id:
                         raise ResultError(f"{f}: a run under {task_id} says its task is {meta['task']}")
-                    prev = seen_versions.get(name)
-                    if prev is not None and prev[0] != f"{task_id}#{fp}":
-                        old_id, old_fp = prev[0].split("#")
+                    for old_id, (old_fp, old_f) in seen_versions.get(name, {}).items():
+                        # a version this installation marks superseded is reported apart, beside its successor;
+                        # any other mix of versions, or one id with two fingerprints, is refused
+                        if old_id == task_id and old_fp == fp or _apart(old_id, task_id):
+                            continue
                         what = "versions" if old_id != task_id else "fingerprints"
                         raise ResultError(
                             f"refusing to pool {task_id} (fingerprint {fp}, {f}) with {old_id} (fingerprint "
-                            f"{old_fp}, {prev[1]}): different task {what} measure different things"
+                            f"{old_fp}, {old_f}): different task {what} measure different things"
                         )
-                    seen_versions[name] = (f"{task_id}#{fp}", f)
+                    seen_versions.setdefault(name, {}).setdefault(task_id, (fp, f))
                     key = (task_id, algo, int(meta["seed"]), int(meta["budget"]))
                     if key in seen_runs:
                         raise ResultError(
@@ -217,7 +229,12 @@ def markdown(report: dict[str, Any]) -> str:
     md = []
     for task_id, t in report["tasks"].items():
         unit = "mean Elo" if t["kind"] == "selfplay" else "win rate"
-        md.append(f"**`{task_id}`** (fingerprint `{t['fingerprint']}`)\n")
+        status = ""
+        if t.get("superseded_by"):
+            status = f", superseded by `{t['superseded_by']}`: not in the aggregate"
+        elif t.get("counts") is False:
+            status = ", reference only: not in the aggregate"
+        md.append(f"**`{task_id}`** (fingerprint `{t['fingerprint']}`{status})\n")
         md.append(
             f"| algorithm | runs | decisions | final {unit}: IQM [95% CI] | normalised IQM | wall s a run |"
         )
