@@ -120,3 +120,24 @@ def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:
     err = proc.stderr.read().decode()
     assert proc.wait(timeout=120) == 1, err  # as Python's docs advise for a broken pipe, and ffo does
     assert "Traceback" not in err and "BrokenPipe" not in err
+
+
+def test_a_damaged_run_file_is_one_error_naming_it(tmp_path: Path, capsys: Any) -> None:
+    import benchmarks.protocol.baselines as bl
+
+    task, algo = bl.jobs()[0][:2]
+    main = bl.folder_of(tmp_path, task, algo)
+    main.mkdir(parents=True)
+    plan = main / "plan.json"
+    for text in ('{"seeds": [0, 1', '{"algorithm": "random"}', "[0, 1]"):
+        plan.write_text(text, encoding="utf-8")
+        assert bl.run_cli(["--list", "--out", str(tmp_path)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("error: ") and str(plan) in err and "damaged" in err and err.count("\n") == 1
+        assert plan.read_text(encoding="utf-8") == text  # nothing rewritten
+    plan.write_text('{"seeds": [0]}', encoding="utf-8")
+    progress = main / "seed-0" / "progress.json"
+    progress.parent.mkdir()
+    progress.write_text('{"complete": tr', encoding="utf-8")
+    assert bl.run_cli(["--list", "--out", str(tmp_path)]) == 2
+    assert str(progress) in capsys.readouterr().err

@@ -29,6 +29,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "benchmarks" / "results"
@@ -92,10 +93,31 @@ def folder_of(out: Path, task: str, algo: str) -> Path:
     return base / name / version / algo
 
 
+class DriverError(ValueError):
+    """A run folder's file the driver cannot read; the message names it."""
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as e:
+        raise DriverError(f"{path}: cannot read ({e}); the file is damaged") from e
+    if not isinstance(doc, dict):
+        raise DriverError(f"{path}: expected a JSON object; the file is damaged")
+    return doc
+
+
 def _planned(folder: Path) -> list[int]:
     """The seeds ``folder``'s plan runs ([] before it is started)."""
     p = folder / "plan.json"
-    return [int(k) for k in json.loads(p.read_text(encoding="utf-8"))["seeds"]] if p.exists() else []
+    if not p.exists():
+        return []
+    try:
+        return [int(k) for k in _read(p)["seeds"]]
+    except (KeyError, TypeError, ValueError) as e:
+        if isinstance(e, DriverError):
+            raise
+        raise DriverError(f"{p}: no list of seeds ({e}); the file is damaged") from e
 
 
 def parts_of(out: Path, task: str, algo: str) -> list[Path]:
@@ -114,7 +136,7 @@ def seed_walls(out: Path, task: str, algo: str) -> dict[int, float | None]:
             p = folder / f"seed-{k}" / "progress.json"
             wall = None
             if p.exists():
-                prog = json.loads(p.read_text(encoding="utf-8"))
+                prog = _read(p)
                 if prog.get("complete"):
                     wall = float(prog["rows"][-1]["wall_seconds"]) if prog.get("rows") else 0.0
             walls[k] = wall
@@ -151,7 +173,7 @@ def next_run(out: Path, task: str, algo: str, seeds: int) -> list[str] | None:
 
 def _complete(seed_folder: Path) -> bool:
     p = seed_folder / "progress.json"
-    return p.exists() and bool(json.loads(p.read_text(encoding="utf-8")).get("complete"))
+    return p.exists() and bool(_read(p).get("complete"))
 
 
 def estimate_left(out: Path, selected: list[tuple[str, str, int]]) -> tuple[int, float, int]:
@@ -257,6 +279,9 @@ def run_cli(argv: list[str] | None = None) -> int:
 
     try:
         return main(argv)
+    except DriverError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     except BrokenPipeError:
         # Python's advice for a closed pipe: point stdout at devnull so the exit's flush does not raise again
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
