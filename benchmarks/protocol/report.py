@@ -55,9 +55,8 @@ def pool(paths: list[Path]) -> dict[str, Any]:
 
     files = find_results(paths)
     pooled: dict[str, Any] = {}
-    seen_versions: dict[
-        str, dict[str, tuple[str, Path]]
-    ] = {}  # task name -> version id -> (fingerprint, file)
+    # task name -> version id -> (fingerprint, the first file of it)
+    seen_versions: dict[str, dict[str, tuple[str, Path]]] = {}
     seen_runs: dict[tuple[str, str, int, int], Path] = {}
     for f in files:
         doc = load_result(f)
@@ -72,7 +71,7 @@ def pool(paths: list[Path]) -> dict[str, Any]:
                     for old_id, (old_fp, old_f) in seen_versions.get(name, {}).items():
                         # a version this installation marks superseded is reported apart, beside its successor;
                         # any other mix of versions, or one id with two fingerprints, is refused
-                        if old_id == task_id and old_fp == fp or _apart(old_id, task_id):
+                        if (old_id == task_id and old_fp == fp) or _apart(old_id, task_id):
                             continue
                         what = "versions" if old_id != task_id else "fingerprints"
                         raise ResultError(

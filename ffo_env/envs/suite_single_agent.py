@@ -43,7 +43,7 @@ from gymnasium import spaces
 
 from ffo_env.envs.adapter import AGENTS, EnvOptions, GameAdapter, apply_or_reason, check_choice
 
-__all__ = ["SuiteSingleAgentEnv"]
+__all__ = ["NoLearnerDecision", "SuiteSingleAgentEnv"]
 
 
 class NoLearnerDecision(ValueError):
