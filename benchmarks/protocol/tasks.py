@@ -130,6 +130,32 @@ _SFH_SOLVED = {"french-vs-random"}
 _SOLVED_NOTE = "solved by an untrained policy (see the docs): listed for reference, not a benchmark task"
 
 
+def _endgame_tasks() -> list[Task]:
+    """Versions 1 (superseded) and 2 of both sides' endgame tasks."""
+    out = []
+    for version in (1, 2):
+        for side, who, other in (("french", "France", "German"), ("german", "Germany", "French")):
+            games = "32 expert-vs-expert games" if version == 1 else "expert-vs-expert games"
+            description = f"{who} plays the last 3 turns (13-15) of {games} against the {other} expert"
+            if version == 2:
+                description += ": trains from 398 positions, evaluated on 32 held-out ones"
+            out.append(
+                Task(
+                    f"ffo/{side}-endgame/v{version}",
+                    "endgame",
+                    side,
+                    "expert",
+                    32,
+                    20_000,
+                    200_000,
+                    description,
+                    states=_ENDGAME if version == 1 else _ENDGAME_TRAIN,
+                    eval_states=None if version == 1 else _ENDGAME,
+                )
+            )
+    return out
+
+
 def _springtime_tasks() -> list[Task]:
     names = {"french": "France (the Allied player)", "german": "Germany (the Axis player)"}
     out = []
@@ -172,54 +198,7 @@ def _springtime_tasks() -> list[Task]:
 TASKS: dict[str, Task] = {
     t.id: t
     for t in [
-        Task(
-            "ffo/french-endgame/v1",
-            "endgame",
-            "french",
-            "expert",
-            32,
-            20_000,
-            200_000,
-            "France plays the last 3 turns (13-15) of 32 expert-vs-expert games against the German expert",
-            states=_ENDGAME,
-        ),
-        Task(
-            "ffo/german-endgame/v1",
-            "endgame",
-            "german",
-            "expert",
-            32,
-            20_000,
-            200_000,
-            "Germany plays the last 3 turns (13-15) of 32 expert-vs-expert games against the French expert",
-            states=_ENDGAME,
-        ),
-        Task(
-            "ffo/french-endgame/v2",
-            "endgame",
-            "french",
-            "expert",
-            32,
-            20_000,
-            200_000,
-            "France plays the last 3 turns (13-15) of expert-vs-expert games against the German expert: "
-            "trains from 398 positions, evaluated on 32 held-out ones",
-            states=_ENDGAME_TRAIN,
-            eval_states=_ENDGAME,
-        ),
-        Task(
-            "ffo/german-endgame/v2",
-            "endgame",
-            "german",
-            "expert",
-            32,
-            20_000,
-            200_000,
-            "Germany plays the last 3 turns (13-15) of expert-vs-expert games against the French expert: "
-            "trains from 398 positions, evaluated on 32 held-out ones",
-            states=_ENDGAME_TRAIN,
-            eval_states=_ENDGAME,
-        ),
+        *_endgame_tasks(),
         Task(
             "ffo/french-vs-random/v1",
             "full",
