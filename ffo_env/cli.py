@@ -97,6 +97,15 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def reader_gone() -> int:
+    """Exit status 1 and no message when stdout's reader went away (``ffo ... | head``): stdout is pointed at
+    devnull, Python's advice, so that the exit's flush does not raise a second BrokenPipeError."""
+    import os
+
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="ffo", description="France Fights On: rules engine, environment, bots and training."
@@ -256,10 +265,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        # the reader went away (``ffo ... | head``): no message; Python's advice, so the exit's flush of
-        # stdout does not fail again
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+        return reader_gone()
     except (ValueError, OSError, LookupError) as e:  # bad input: what, where, what was expected
         if debug:
             raise

@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from benchmarks.protocol.baselines import LEARNERS, REFERENCES, folder_of, jobs
 from benchmarks.protocol.tasks import TASKS
 
@@ -104,13 +106,15 @@ def test_a_job_run_by_hand_with_fewer_seeds_is_completed_in_a_sibling_folder(tmp
     assert bl.parts_of(tmp_path, task, algo) == [main, sibling]
 
 
-def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path) -> None:
-    """``--list | head``: the pipe is closed before the driver prints its first line."""
+@pytest.mark.parametrize("tool", ["baselines", "freeze"])
+def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path, tool: str) -> None:
+    """``--list | head``, ``freeze | head``: the pipe is closed before the tool prints its first line."""
     import subprocess
     import sys
 
+    args = ["--list", "--out", str(tmp_path)] if tool == "baselines" else []
     proc = subprocess.Popen(
-        [sys.executable, "-m", "benchmarks.protocol.baselines", "--list", "--out", str(tmp_path)],
+        [sys.executable, "-m", f"benchmarks.protocol.{tool}", *args],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=Path(__file__).resolve().parents[1],

@@ -112,11 +112,10 @@ def _planned(folder: Path) -> list[int]:
     p = folder / "plan.json"
     if not p.exists():
         return []
+    doc = _read(p)
     try:
-        return [int(k) for k in _read(p)["seeds"]]
+        return [int(k) for k in doc["seeds"]]
     except (KeyError, TypeError, ValueError) as e:
-        if isinstance(e, DriverError):
-            raise
         raise DriverError(f"{p}: no list of seeds ({e}); the file is damaged") from e
 
 
@@ -275,7 +274,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run_cli(argv: list[str] | None = None) -> int:
     """:func:`main`, quiet when its reader goes away (``--list | head``)."""
-    import os
+    from ffo_env.cli import reader_gone
 
     try:
         return main(argv)
@@ -283,9 +282,7 @@ def run_cli(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except BrokenPipeError:
-        # Python's advice for a closed pipe: point stdout at devnull so the exit's flush does not raise again
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        return 1
+        return reader_gone()
 
 
 if __name__ == "__main__":

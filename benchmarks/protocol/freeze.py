@@ -43,5 +43,15 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+def run_cli(argv: list[str] | None = None) -> int:
+    """:func:`main`, quiet when its reader goes away (``freeze | head``)."""
+    from ffo_env.cli import reader_gone
+
+    try:
+        return main(argv)
+    except BrokenPipeError:
+        return reader_gone()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_cli())
