@@ -419,6 +419,11 @@ def test_run_refuses_a_used_folder_and_resume_refuses_a_damaged_plan(reference_r
     assert code == 2 and "damaged" in err
     code, _, err = _ffo(capsys, "benchmark", "run", "--resume", str(tmp_path / "none"))
     assert code == 2 and "not a benchmark run folder" in err
+    a_file = tmp_path / "a_file"
+    a_file.write_text("x")
+    code, _, err = _ffo(capsys, "benchmark", "run", "--resume", str(a_file))
+    assert code == 2 and err == f"error: {a_file}: not a folder; --resume takes a benchmark run folder\n"
+    assert a_file.read_text() == "x"
 
 
 def test_resume_of_a_finished_reference_run_changes_no_score(reference_runs, capsys):

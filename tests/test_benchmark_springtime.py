@@ -311,3 +311,58 @@ def test_a_shaped_learner_trains_on_the_shaped_reward_and_samples_reproducibly(t
         return moves
 
     assert german_moves(7) == german_moves(7) and german_moves(7) != german_moves(8)
+
+
+def _killed_after_point_1(folder: Path, task: str, algo: str, budget: int) -> None:
+    """A run of ``algo`` stopped right after its point 1 was written, as a kill would leave it."""
+    from benchmarks.protocol import run as runner
+
+    class Killed(Exception):
+        pass
+
+    def kill_after_point_1(seed: int, j: int, row: dict) -> None:
+        if j == 1:
+            raise Killed
+
+    plan = runner.make_plan(task, algo, budget, None, 1, 0, 3, 2, ["test"])
+    runner.start(plan, folder)
+    with pytest.raises(Killed):
+        runner.run_seed(folder, plan, 0, on_point=kill_after_point_1)
+
+
+def test_a_seed_whose_checkpoint_is_gone_runs_again_from_point_0(tmp_path, capsys):
+    """Checkpoints are not shipped (benchmarks/results/.gitignore): a folder cloned with a seed part way
+    has its progress but no weights. Resumed, that seed is run again from point 0, says so, and ends as the
+    uninterrupted run does."""
+    import shutil
+
+    task, algo = "springtime/german-vs-heuristic/v1", "ppo_mlp_compact"
+    whole = _run(tmp_path / "whole", task, algo, "--budget", "300", "--evals", "3", "--eval-games", "2")
+    whole_run = whole["ffo_env"][task][algo]["seed_0"]
+    part = tmp_path / "part"
+    _killed_after_point_1(part, task, algo, 300)
+    shutil.rmtree(part / "seed-0" / "point-1")
+    capsys.readouterr()
+    assert main(["benchmark", "run", "--resume", str(part), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "checkpoint of point 1 (point-1/) is missing; running seed 0 again from point 0" in out
+    run = json.loads((part / "results.json").read_text())["ffo_env"][task][algo]["seed_0"]
+    assert run["run_meta"]["restarted"] == 1 and run["run_meta"]["complete"]
+    for j in range(3):
+        assert run[f"step_{j}"]["step_count"] == whole_run[f"step_{j}"]["step_count"]
+        assert run[f"step_{j}"]["eval"] == whole_run[f"step_{j}"]["eval"]
+
+
+def test_a_damaged_checkpoint_is_one_error_naming_it_and_changes_nothing(tmp_path, capsys):
+    task, algo = "springtime/german-vs-heuristic/v1", "ppo_mlp_compact"
+    part = tmp_path / "part"
+    _killed_after_point_1(part, task, algo, 300)
+    weights = next((part / "seed-0" / "point-1").iterdir())
+    weights.write_bytes(b"not a checkpoint")
+    before = (part / "seed-0" / "progress.json").read_text()
+    capsys.readouterr()
+    assert main(["benchmark", "run", "--resume", str(part), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "point-1: cannot load the checkpoint" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert (part / "seed-0" / "progress.json").read_text() == before

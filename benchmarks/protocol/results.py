@@ -13,7 +13,7 @@ results (environment -> task -> algorithm -> run -> step)::
             "seed_<k>": {
               "run_meta": {"task": ..., "fingerprint": ..., "algorithm": ..., "seed": k, "budget": N,
                            "track": "short" | "long" | "custom", "eval_games": G, "hyperparameters": {...},
-                           "complete": true, "resumed": 0},
+                           "complete": true, "resumed": 0, "restarted": 0},
               "step_<j>": {"step_count": <learner decisions used>, "win_rate": [w], "score": [s],
                            "wall_seconds": ..., "train_seconds": ..., "eval_seconds": ..., "eval": {...}},
               ...,

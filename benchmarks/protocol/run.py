@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import shutil
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -95,6 +96,8 @@ def make_plan(
 
 def read_plan(folder: Path) -> dict[str, Any]:
     path = folder / PLAN
+    if folder.exists() and not folder.is_dir():
+        raise ResultError(f"{folder}: not a folder; --resume takes a benchmark run folder")
     try:
         plan = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError as e:
@@ -150,9 +153,15 @@ def _learners(task: Task, spec: AlgoSpec, seed: int, budget: int, workdir: Path)
 
 
 def run_seed(
-    folder: Path, plan: dict[str, Any], seed: int, on_point: Any = None, on_decisions: Any = None
+    folder: Path,
+    plan: dict[str, Any],
+    seed: int,
+    on_point: Any = None,
+    on_decisions: Any = None,
+    notice: Callable[[str], None] = print,
 ) -> dict[str, Any]:
-    """Run (or continue) one seed; returns its progress (rows of evaluated points)."""
+    """Run (or continue) one seed; returns its progress (rows of evaluated points). ``notice`` tells the
+    user of a seed that has to run again (its checkpoint is gone)."""
     from benchmarks.protocol.evaluate import evaluate
 
     task = get_task(plan["task"])
@@ -170,12 +179,29 @@ def run_seed(
         if progress.get("complete"):
             return progress
         progress["resumed"] = int(progress.get("resumed", 0)) + 1
-    learners = _learners(task, spec, seed, plan["budget"], sdir)
     rows: list[dict[str, Any]] = progress["rows"]
+    if rows and spec.learns and not (sdir / f"point-{len(rows) - 1}").is_dir():
+        # checkpoints stay local (benchmarks/results/.gitignore): a folder copied or cloned without them
+        # keeps its progress but not the weights to go on from; the seed is run again from point 0, which
+        # trains on the same games since every interval is seeded by (seed, interval)
+        notice(
+            f"{sdir}: the checkpoint of point {len(rows) - 1} (point-{len(rows) - 1}/) is missing; "
+            f"running seed {seed} again from point 0"
+        )
+        progress["restarted"] = int(progress.get("restarted", 0)) + 1
+        rows.clear()
+    learners = _learners(task, spec, seed, plan["budget"], sdir)
     if rows and spec.learns:
         point = sdir / f"point-{len(rows) - 1}"
-        for learner in learners.values():
-            learner.load(point)
+        try:
+            for learner in learners.values():
+                learner.load(point)
+        except Exception as e:  # torch and the learners raise several unrelated types for a damaged file
+            first_line = (str(e).splitlines() or [""])[0]  # torch's messages run to a dozen lines
+            raise ResultError(
+                f"{point}: cannot load the checkpoint ({type(e).__name__}: {first_line}); "
+                f"remove {sdir} to run seed {seed} again"
+            ) from e
     targets: list[int] = plan["targets"]
     wall0 = rows[-1]["wall_seconds"] if rows else 0.0
     train0 = rows[-1]["train_seconds"] if rows else 0.0
@@ -249,6 +275,7 @@ def write_results(folder: Path, plan: dict[str, Any]) -> dict[str, Any]:
                 "hyperparameters": {**spec.hyperparameters, **hyperparameters_of(spec.name, game)},
                 "complete": bool(progress.get("complete")),
                 "resumed": int(progress.get("resumed", 0)),
+                "restarted": int(progress.get("restarted", 0)),
             }
         }
         for j, row in enumerate(rows):
@@ -298,19 +325,23 @@ def execute(folder: Path, plan: dict[str, Any], progress_bar: bool = True) -> di
 
     try:
         for seed in plan["seeds"]:
-            done = _rows_done(folder, seed)
+            done = _rows_done(folder, seed, get_algo(plan["algorithm"]).learns)
             bar.update(done)
-            run_seed(folder, plan, seed, on_point=on_point)
+            run_seed(folder, plan, seed, on_point=on_point, notice=bar.write)
     finally:
         bar.close()
     return write_results(folder, plan)
 
 
-def _rows_done(folder: Path, seed: int) -> int:
+def _rows_done(folder: Path, seed: int, learns: bool) -> int:
+    """The points of ``seed`` that will not be run again (for the progress bar)."""
     path = folder / f"seed-{seed}" / "progress.json"
     if not path.exists():
         return 0
     try:
-        return len(json.loads(path.read_text(encoding="utf-8"))["rows"])
+        progress = json.loads(path.read_text(encoding="utf-8"))
+        rows = len(progress["rows"])
     except (OSError, ValueError, KeyError, TypeError):
         return 0
+    resumable = not learns or progress.get("complete") or (path.parent / f"point-{rows - 1}").is_dir()
+    return rows if resumable else 0
