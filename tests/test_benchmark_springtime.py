@@ -156,26 +156,13 @@ def test_every_algorithm_runs_a_springtime_task_with_a_tiny_budget(algo, tmp_pat
 def test_a_springtime_run_killed_after_its_first_interval_resumes_as_an_uninterrupted_one(tmp_path):
     """The run stops right after point 1 is written (its checkpoint kept, point 0's deleted); resumed, it
     ends with the same decisions and scores as the uninterrupted run."""
-    from benchmarks.protocol import run as runner
-
     task = "springtime/french-vs-heuristic/v1"
     whole = _run(
         tmp_path / "whole", task, "maskable_ppo", "--budget", "1100", "--evals", "3", "--eval-games", "2"
     )
     whole_run = whole["ffo_env"][task]["maskable_ppo"]["seed_0"]
-
-    class Killed(Exception):
-        pass
-
-    def kill_after_point_1(seed: int, j: int, row: dict) -> None:
-        if j == 1:
-            raise Killed
-
     part = tmp_path / "part"
-    plan = runner.make_plan(task, "maskable_ppo", 1100, None, 1, 0, 3, 2, ["test"])
-    runner.start(plan, part)
-    with pytest.raises(Killed):
-        runner.run_seed(part, plan, 0, on_point=kill_after_point_1)
+    _killed_after_point_1(part, task, "maskable_ppo", 1100)
     assert [p.name for p in (part / "seed-0").glob("point-*")] == ["point-1"]
     assert main(["benchmark", "run", "--resume", str(part), "--no-progress"]) == 0
     resumed = json.loads((part / "results.json").read_text())["ffo_env"][task]["maskable_ppo"]["seed_0"]

@@ -152,6 +152,11 @@ def _learners(task: Task, spec: AlgoSpec, seed: int, budget: int, workdir: Path)
     return learners
 
 
+def _last_point(seed_folder: Path, rows: int) -> Path:
+    """The checkpoint folder a seed with ``rows`` evaluated points resumes from."""
+    return seed_folder / f"point-{rows - 1}"
+
+
 def run_seed(
     folder: Path,
     plan: dict[str, Any],
@@ -180,7 +185,7 @@ def run_seed(
             return progress
         progress["resumed"] = int(progress.get("resumed", 0)) + 1
     rows: list[dict[str, Any]] = progress["rows"]
-    if rows and spec.learns and not (sdir / f"point-{len(rows) - 1}").is_dir():
+    if rows and spec.learns and not _last_point(sdir, len(rows)).is_dir():
         # checkpoints stay local (benchmarks/results/.gitignore): a folder copied or cloned without them
         # keeps its progress but not the weights to go on from; the seed is run again from point 0, which
         # trains on the same games since every interval is seeded by (seed, interval)
@@ -192,7 +197,7 @@ def run_seed(
         rows.clear()
     learners = _learners(task, spec, seed, plan["budget"], sdir)
     if rows and spec.learns:
-        point = sdir / f"point-{len(rows) - 1}"
+        point = _last_point(sdir, len(rows))
         try:
             for learner in learners.values():
                 learner.load(point)
@@ -343,5 +348,5 @@ def _rows_done(folder: Path, seed: int, learns: bool) -> int:
         rows = len(progress["rows"])
     except (OSError, ValueError, KeyError, TypeError):
         return 0
-    resumable = not learns or progress.get("complete") or (path.parent / f"point-{rows - 1}").is_dir()
+    resumable = not learns or progress.get("complete") or _last_point(path.parent, rows).is_dir()
     return rows if resumable else 0
