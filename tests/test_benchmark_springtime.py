@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -353,3 +354,30 @@ def test_a_damaged_checkpoint_is_one_error_naming_it_and_changes_nothing(tmp_pat
     assert err.startswith("error: ") and "point-1: cannot load the checkpoint" in err
     assert err.count("\n") == 1 and "Traceback" not in err
     assert (part / "seed-0" / "progress.json").read_text() == before
+
+
+def test_a_resumed_run_starts_its_progress_bar_at_the_points_already_done(tmp_path, monkeypatch):
+    """The ETA of a resumed run is from the points it runs, not the ones a killed run left: the done points
+    start the bar (tqdm's ``initial``) and only new points are counted as progress."""
+    import tqdm
+
+    from benchmarks.protocol import run as runner
+
+    task, algo = "springtime/german-vs-heuristic/v1", "ppo_mlp_compact"
+    part = tmp_path / "part"
+    _killed_after_point_1(part, task, algo, 300)
+    seen: dict[str, Any] = {"updates": []}
+
+    class Bar(tqdm.tqdm):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            seen["kwargs"] = kwargs
+            super().__init__(*args, **kwargs)
+
+        def update(self, n: float | None = 1) -> bool | None:
+            seen["updates"].append(n)
+            return super().update(n)
+
+    monkeypatch.setattr(tqdm, "tqdm", Bar)
+    runner.execute(part, runner.check_resumable(part), progress_bar=False)
+    assert seen["kwargs"]["total"] == 3 and seen["kwargs"]["initial"] == 2
+    assert sum(seen["updates"]) == 1

@@ -228,7 +228,11 @@ def main(argv: list[str] | None = None) -> int:
         prog="python -m benchmarks.protocol.baselines", description=__doc__.splitlines()[0]
     )
     p.add_argument("--out", default=str(OUT), help="results folder (default benchmarks/results)")
-    p.add_argument("--only", default="", help="run only jobs whose task id or algorithm contains this text")
+    p.add_argument(
+        "--only",
+        default="",
+        help="run only jobs whose task id or algorithm contains this text (one that starts with a dash: --only=-vs-)",
+    )
     p.add_argument("--list", action="store_true", help="list the jobs and their state, run nothing")
     args = p.parse_args(argv)
     from ffo_env.cli import main as ffo

@@ -321,7 +321,18 @@ def execute(folder: Path, plan: dict[str, Any], progress_bar: bool = True) -> di
     from tqdm import tqdm
 
     total = len(plan["seeds"]) * len(plan["targets"])
-    bar = tqdm(total=total, desc=f"{plan['task']} {plan['algorithm']}", unit="eval", disable=not progress_bar)
+    learns = get_algo(plan["algorithm"]).learns
+    # Points done before this call start the bar (tqdm's ``initial``) rather than being counted as it runs:
+    # counted as progress, a resumed run's first minutes showed hundreds of points a second and an ETA of
+    # seconds for hours of work.
+    done = sum(_rows_done(folder, seed, learns) for seed in plan["seeds"])
+    bar = tqdm(
+        total=total,
+        initial=done,
+        desc=f"{plan['task']} {plan['algorithm']}",
+        unit="eval",
+        disable=not progress_bar,
+    )
 
     def on_point(seed: int, j: int, row: dict[str, Any]) -> None:
         bar.update(1)
@@ -330,8 +341,6 @@ def execute(folder: Path, plan: dict[str, Any], progress_bar: bool = True) -> di
 
     try:
         for seed in plan["seeds"]:
-            done = _rows_done(folder, seed, get_algo(plan["algorithm"]).learns)
-            bar.update(done)
             run_seed(folder, plan, seed, on_point=on_point, notice=bar.write)
     finally:
         bar.close()
