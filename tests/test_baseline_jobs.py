@@ -145,3 +145,34 @@ def test_a_damaged_run_file_is_one_error_naming_it(tmp_path: Path, capsys: Any) 
     progress.write_text('{"complete": tr', encoding="utf-8")
     assert bl.run_cli(["--list", "--out", str(tmp_path)]) == 2
     assert str(progress) in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("how", ["ctrl-c in the job", "sigterm"])
+def test_an_interrupted_driver_stops_and_removes_its_lock(tmp_path: Path, monkeypatch: Any, how: str) -> None:
+    """Ctrl-C (the job's command ends with 130) or a ``kill`` stops the driver: it does not go on to the
+    next job, and the job's lock does not outlive it."""
+    import os
+    import signal
+    import time
+
+    import benchmarks.protocol.baselines as bl
+    import ffo_env.cli
+
+    listed = [("ffo/french-endgame/v1", "random", 5), ("ffo/german-endgame/v1", "random", 5)]
+    monkeypatch.setattr(bl, "jobs", lambda: listed)
+    calls: list[list[str]] = []
+
+    def job(argv: list[str]) -> int:
+        calls.append(argv)
+        assert (bl.folder_of(tmp_path, *listed[0][:2]).parent / ".random.lock").exists()
+        if how == "sigterm":
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(10)  # the signal arrives long before this ends
+        return bl.INTERRUPTED
+
+    monkeypatch.setattr(ffo_env.cli, "main", job)
+    before = signal.getsignal(signal.SIGTERM)
+    assert bl.run_cli(["--out", str(tmp_path)]) == bl.INTERRUPTED
+    assert len(calls) == 1
+    assert not list(tmp_path.rglob(".*.lock"))
+    assert signal.getsignal(signal.SIGTERM) is before

@@ -271,7 +271,7 @@ def test_a_shaped_learner_trains_on_the_shaped_reward_and_samples_reproducibly(t
 
     task = get_task("springtime/german-vs-random/v1")
 
-    def opponent(rank: int) -> object:
+    def opponent(rank: int) -> Any:
         return make_agent("random", "french", seed=rank, game="springtime")
 
     learner = get_algo("maskable_ppo_shaped").make(Context(task, "german", 0, 100, tmp_path, opponent))
@@ -291,7 +291,7 @@ def test_a_shaped_learner_trains_on_the_shaped_reward_and_samples_reproducibly(t
     def german_moves(seed: int) -> list[int]:
         s, agent, french = springtime.eval_start(20_000), learner.agent(), opponent(1)
         agent.reset(seed)
-        moves = []
+        moves: list[int] = []
         while len(moves) < 40:
             a = int(agent.act_state(s) if s.current_player == 1 else french.act_state(s))
             moves += [a] if s.current_player == 1 else []

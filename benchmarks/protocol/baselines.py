@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[2]
 OUT = ROOT / "benchmarks" / "results"
 REFERENCES = ("random", "untrained", "expert")
 LEARNERS = ("dagger_expert", "maskable_ppo", "ppo_mlp_compact")
+INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C, as ffo's own
 # version 2: held-out evaluation positions (version 1, superseded, trained on its evaluation positions)
 ENDGAME = ("ffo/french-endgame/v2", "ffo/german-endgame/v2")
 FULL = (
@@ -266,6 +267,9 @@ def main(argv: list[str] | None = None) -> int:
                     break
                 last = argv_run
                 code = ffo(argv_run)
+                if code == INTERRUPTED:  # Ctrl-C or SIGTERM stops the driver, not only the job it was in
+                    print(f"job {task} {algo}: interrupted; it resumes where it stopped", flush=True)
+                    return INTERRUPTED
                 if code != 0:
                     print(
                         f"job {task} {algo} ended with exit code {code}; going on with the next", flush=True
@@ -277,16 +281,31 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_cli(argv: list[str] | None = None) -> int:
-    """:func:`main`, quiet when its reader goes away (``--list | head``)."""
+    """:func:`main`, quiet when its reader goes away (``--list | head``). Ctrl-C or SIGTERM stops the driver
+    (not only the job it is in) and removes that job's lock; the job resumes where it stopped."""
+    import signal
+    import threading
+
     from ffo_env.cli import reader_gone
 
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt  # so that `kill` unwinds like Ctrl-C: the job's lock is removed on the way
+
+    on_main = threading.current_thread() is threading.main_thread()
+    before = signal.signal(signal.SIGTERM, stop) if on_main else None
     try:
         return main(argv)
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return INTERRUPTED
     except DriverError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     except BrokenPipeError:
         return reader_gone()
+    finally:
+        if on_main:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL if before is None else before)
 
 
 if __name__ == "__main__":
