@@ -176,3 +176,21 @@ def test_an_interrupted_driver_stops_and_removes_its_lock(tmp_path: Path, monkey
     assert len(calls) == 1
     assert not list(tmp_path.rglob(".*.lock"))
     assert signal.getsignal(signal.SIGTERM) is before
+
+
+def test_a_superseded_tasks_finished_runs_price_its_successors(tmp_path: Path, monkeypatch: Any) -> None:
+    """``ffo/german-endgame/v2 maskable_ppo_pretrained`` is priced by the v1 runs of that learner, which are
+    not the driver's jobs any more."""
+    import json
+
+    import benchmarks.protocol.baselines as bl
+
+    listed = [("ffo/german-endgame/v2", "maskable_ppo_pretrained", 2)]
+    monkeypatch.setattr(bl, "jobs", lambda: listed)
+    assert bl.estimate_left(tmp_path, listed) == (2, 0.0, 2)
+    folder = bl.folder_of(tmp_path, "ffo/french-endgame/v1", "maskable_ppo_pretrained")
+    _plan(folder, [0, 1], complete=[0, 1])
+    for k, wall in ((0, 400.0), (1, 600.0)):
+        rows = [{"wall_seconds": wall}]
+        (folder / f"seed-{k}" / "progress.json").write_text(json.dumps({"complete": True, "rows": rows}))
+    assert bl.estimate_left(tmp_path, listed) == (2, 1000.0, 0)

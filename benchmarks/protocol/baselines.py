@@ -179,8 +179,10 @@ def _complete(seed_folder: Path) -> bool:
 def estimate_left(out: Path, selected: list[tuple[str, str, int]]) -> tuple[int, float, int]:
     """``(seed runs left, their estimated core-seconds, runs left with nothing to estimate from)``: a run left
     is priced at the mean wall time of the finished runs of the same game, task kind and algorithm (measured
-    as they ran, one core each, beside whatever else the machine did)."""
-    from benchmarks.protocol.tasks import get_task
+    as they ran, one core each, beside whatever else the machine did), the driver's jobs or not: a superseded
+    task's runs price its successor's."""
+    from benchmarks.protocol.algos import algo_names
+    from benchmarks.protocol.tasks import TASKS, get_task
 
     def key(task: str, algo: str) -> tuple[str, str, str]:
         t = get_task(task)
@@ -188,7 +190,10 @@ def estimate_left(out: Path, selected: list[tuple[str, str, int]]) -> tuple[int,
 
     finished: dict[tuple[str, str, str], list[float]] = {}
     left: list[tuple[str, str, str]] = []
-    for task, algo, seeds in jobs():
+    listed = jobs()
+    in_jobs = {(task, algo) for task, algo, _ in listed}
+    others = [(t, a) for t in TASKS for a in algo_names() if (t, a) not in in_jobs]
+    for task, algo, seeds in [*listed, *((t, a, 0) for t, a in others)]:
         walls = seed_walls(out, task, algo)
         done = [w for w in walls.values() if w is not None]
         finished.setdefault(key(task, algo), []).extend(done)
