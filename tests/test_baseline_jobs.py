@@ -60,7 +60,7 @@ def test_the_time_left_is_priced_by_finished_runs_of_the_same_kind(tmp_path: Pat
     assert bl.seed_walls(tmp_path, *listed[1][:2]) == {0: None, 1: 300.0}
 
 
-def _plan(folder: Path, seeds: list[int], complete: list[int]) -> None:
+def _plan(folder: Path, seeds: list[int], complete: list[int], wall: float = 10.0) -> None:
     import json
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -68,7 +68,7 @@ def _plan(folder: Path, seeds: list[int], complete: list[int]) -> None:
     for k in seeds:
         p = folder / f"seed-{k}" / "progress.json"
         p.parent.mkdir(parents=True, exist_ok=True)
-        rows = [{"wall_seconds": 10.0}]
+        rows = [{"wall_seconds": wall}]
         p.write_text(json.dumps({"complete": k in complete, "rows": rows}), encoding="utf-8")
 
 
@@ -181,16 +181,11 @@ def test_an_interrupted_driver_stops_and_removes_its_lock(tmp_path: Path, monkey
 def test_a_superseded_tasks_finished_runs_price_its_successors(tmp_path: Path, monkeypatch: Any) -> None:
     """``ffo/german-endgame/v2 maskable_ppo_pretrained`` is priced by the v1 runs of that learner, which are
     not the driver's jobs any more."""
-    import json
-
     import benchmarks.protocol.baselines as bl
 
     listed = [("ffo/german-endgame/v2", "maskable_ppo_pretrained", 2)]
     monkeypatch.setattr(bl, "jobs", lambda: listed)
     assert bl.estimate_left(tmp_path, listed) == (2, 0.0, 2)
     folder = bl.folder_of(tmp_path, "ffo/french-endgame/v1", "maskable_ppo_pretrained")
-    _plan(folder, [0, 1], complete=[0, 1])
-    for k, wall in ((0, 400.0), (1, 600.0)):
-        rows = [{"wall_seconds": wall}]
-        (folder / f"seed-{k}" / "progress.json").write_text(json.dumps({"complete": True, "rows": rows}))
+    _plan(folder, [0, 1], complete=[0, 1], wall=500.0)
     assert bl.estimate_left(tmp_path, listed) == (2, 1000.0, 0)
