@@ -76,6 +76,51 @@ def test_stratified_bootstrap_resamples_within_tasks_and_gives_percentiles():
     )
 
 
+def test_sign_flip_p_counts_sign_patterns_by_hand():
+    # [1, 1, 1]: of the 8 sign patterns only +++ and --- reach |sum| >= 3
+    assert stats.sign_flip_p(np.array([1.0, 1, 1])) == 0.25
+    # [1, -1, 1, 1], sum 2: |sum| >= 2 unless two signs of each kind: (1 + 4 + 4 + 1) / 16
+    assert stats.sign_flip_p(np.array([1.0, -1, 1, 1])) == 0.625
+    # zeros carry no sign; no change at all is p = 1
+    assert stats.sign_flip_p(np.array([0.0, 0.5, 0, 0.5])) == 0.5
+    assert stats.sign_flip_p(np.zeros(5)) == 1.0
+
+
+def test_sign_flip_p_samples_beyond_16_differences_close_to_the_exact_value():
+    d = np.array([0.2, -0.4, 0.6, 0.2, 0.4, -0.2, 0.8, 0.2, 0.6, -0.6, 0.4, 0.2, 0.2, 0.4, -0.2, 0.6, 0.4])
+    signs = 1 - 2 * ((np.arange(2**d.size)[:, None] >> np.arange(d.size)) & 1)
+    exact = float(np.mean(np.abs(signs @ d) >= abs(d.sum()) - 1e-9))
+    assert d.size > stats.EXACT_FLIPS and 0.001 < exact < 0.2
+    assert abs(stats.sign_flip_p(d) - exact) < 0.005
+    assert stats.sign_flip_p(d) == stats.sign_flip_p(d)  # seeded
+    # 20 equal gains: exact p = 2 / 2**20; the sampled value is bounded below by 1 / (1 + draws)
+    assert stats.sign_flip_p(np.ones(20)) < 1e-4
+
+
+def test_p_values_are_written_with_the_digits_they_have():
+    from benchmarks.protocol.report import p_text
+
+    assert [p_text(x) for x in (0.3125, 0.0049, 0.0002, 1.0)] == [
+        "p = 0.31",
+        "p = 0.005",
+        "p < 0.001",
+        "p = 1.00",
+    ]
+
+
+def test_change_from_start_pairs_each_game_across_runs():
+    start = np.array([[1.0, 0, 0], [0, 0, 1]])
+    final = np.array([[1.0, 1, 0], [1, 0, 1]])
+    # per run the changes are [0, 1, 0] and [1, 0, 0]: averaged d = [.5, .5, 0], mean 1/3; two games moved,
+    # whose signs give sums +1, 0, 0, -1: p = 2 / 4
+    c = stats.change_from_start(start, final)
+    assert c["start"] == pytest.approx(1 / 3) and c["final"] == pytest.approx(2 / 3)
+    assert c["change"] == pytest.approx(1 / 3) and c["games"] == 3 and c["games_changed"] == 2
+    assert c["p"] == 0.5
+    with pytest.raises(ValueError, match="same"):
+        stats.change_from_start(start, final[:, :2])
+
+
 def test_elo_against_frozen_ratings_is_where_the_expected_score_matches():
     # an even score against one opponent rated 500 puts the agent near 500 (pulled slightly to the prior's 0)
     elo, lo, hi = rate_one([(500.0, 50.0, 100)])
@@ -283,6 +328,39 @@ def test_report_pools_runs_normalises_and_draws(reference_runs, tmp_path, capsys
     assert (tmp_path / "rep" / "performance_profile.png").exists()
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "| `expert` | 2 | 0 | 1.000 [1.000, 1.000] | 1.00 |" in md
+
+
+def _as_learner(doc):
+    """The random rows recast as a two-point learner run: at point 0 the recorded games, at 512 decisions every
+    game won (the start is the same for both runs; a test-only document, never a real run)."""
+    runs = doc["ffo_env"]["ffo/german-endgame/v2"].pop("random")
+    for r in runs.values():
+        r["run_meta"]["algorithm"] = "maskable_ppo"
+        last = json.loads(json.dumps(r["step_0"]))
+        last["step_count"] = 512
+        games = last["eval"]["opponents"]["expert"]
+        games["per_game"] = [1.0] * len(games["per_game"])
+        last["score"] = last["win_rate"] = [1.0]
+        r["step_1"] = last
+        r["absolute_metrics"] = {"score": [1.0], "win_rate": [1.0]}
+    doc["ffo_env"]["ffo/german-endgame/v2"]["maskable_ppo"] = runs
+
+
+def test_report_gives_a_learners_change_from_point_0_game_by_game(reference_runs, tmp_path, capsys):
+    _copy_with(reference_runs / "random", tmp_path / "learner", _as_learner)
+    code, _, err = _ffo(capsys, "benchmark", "report", str(reference_runs / "expert"), str(tmp_path / "learner"),
+                        "--out", str(tmp_path / "rep"), "--reps", "100")  # fmt: skip
+    assert code == 0, err
+    task = json.loads((tmp_path / "rep" / "report.json").read_text())["tasks"]["ffo/german-endgame/v2"]
+    algos = task["algorithms"]
+    # the random German lost both games at point 0 (test_reference_runs_write_the_documented_layout); both won
+    # at the end in both runs: d = [1, 1], whose 4 sign patterns reach |sum| 2 twice
+    c = algos["maskable_ppo"]["from_start"]
+    got = (c["start"], c["final"], c["change"], c["games"], c["games_changed"], c["p"])
+    assert got == (0, 1, 1, 2, 2, 0.5)
+    assert algos["expert"]["from_start"] is None  # a reference row has no training to measure
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "| 0.000 → 1.000: +1.000 (p = 0.50) |" in md and "| change from point 0 (p) |" in md
 
 
 def _copy_with(src: Path, dst: Path, edit) -> None:

@@ -10,7 +10,10 @@ mean, and the learning curve (IQM and interval at each evaluation point, against
 against wall seconds, with each run's own curve drawn thin beside it). Rows are keyed by the algorithm, with ``@long`` or ``@<budget>`` when the run was
 not on the task's short track. One-side tasks also get a normalised score, ``(score - random) / (expert -
 random)`` with the mean scores of the ``random`` and ``expert`` rows of the same task in the pooled results
-(absent when either row is missing). Across the benchmark tasks (those that count) of each game of the suite
+(absent when either row is missing), and for a learning algorithm its change from point 0
+(:func:`benchmarks.protocol.stats.change_from_start`: the mean score of its complete runs' evaluation games at
+point 0 and at the end, paired game by game, with a sign-flip p-value; the games of every point are the same
+games, seeds and starts, so the pairs line up). Across the benchmark tasks (those that count) of each game of the suite
 the normalised final scores are aggregated per algorithm (IQM, median, mean, optimality gap, each with its
 interval, and the performance profile), and every pair of learning algorithms gets the probability of
 improvement on the tasks both ran. The games are aggregated apart (``report["aggregate"][game]``): a report
@@ -120,6 +123,40 @@ def _final(run: dict[str, Any]) -> float:
     return float(run["absolute_metrics"]["score"][0])
 
 
+def p_text(p: float) -> str:
+    """A p-value as a reader wants it: two decimals, three below 0.01, a bound below 0.001."""
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}" if p < 0.01 else f"p = {p:.2f}"
+
+
+def _per_game(row: dict[str, Any]) -> list[float] | None:
+    """The evaluation games' scores of one point of a one-opponent run, or None (not recorded)."""
+    opponents = row.get("eval", {}).get("opponents", {})
+    if not isinstance(opponents, dict) or len(opponents) != 1:
+        return None
+    games = next(iter(opponents.values())).get("per_game")
+    if not isinstance(games, list) or not games or not all(isinstance(x, int | float) for x in games):
+        return None
+    return [float(x) for x in games]
+
+
+def _from_start(done: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """:func:`stats.change_from_start` over the complete runs, or None when a run lacks a point 0 or its
+    games' scores, or the runs' games do not line up."""
+    start, final = [], []
+    for run in done:
+        steps = step_rows(run)
+        if len(steps) < 2 or steps[0][1].get("step_count") != 0:
+            return None
+        first, last = _per_game(steps[0][1]), _per_game(steps[-1][1])
+        if first is None or last is None or len(first) != len(last):
+            return None
+        start.append(first)
+        final.append(last)
+    if not start or len({len(g) for g in start}) != 1:
+        return None
+    return stats.change_from_start(np.array(start), np.array(final))
+
+
 def make_report(
     paths: list[Path], out: Path, reps: int = 2000, seed: int = 0, game: str | None = None
 ) -> dict[str, Any]:
@@ -195,6 +232,13 @@ def make_report(
                 a_out["normalised"] = {"iqm": npoint, "lo": nlo, "hi": nhi, "values": norm.tolist()}
                 if task is not None and task.counted:
                     normalised.setdefault(key, {})[task_id] = norm
+            # a learner's change from its own point 0, game by game: does training move it at all (a policy
+            # started from the shipped one, or an untrained network whose bias already wins some games)?
+            learner = key.split("@")[0] not in REFERENCE_ALGOS
+            a_out["from_start"] = _from_start(done) if learner and t_out["kind"] != "selfplay" else None
+            if a_out["from_start"] is not None:
+                c = a_out["from_start"]
+                text += f"  from point 0 {c['change']:+.3f} ({p_text(c['p'])})"
             t_out["algorithms"][key] = a_out
             lines.append(
                 text
@@ -235,9 +279,10 @@ def markdown(report: dict[str, Any]) -> str:
             status = ", reference only: not in the aggregate"
         md.append(f"**`{task_id}`** (fingerprint `{t['fingerprint']}`{status})\n")
         md.append(
-            f"| algorithm | runs | decisions | final {unit}: IQM [95% CI] | normalised IQM | wall s a run |"
+            f"| algorithm | runs | decisions | final {unit}: IQM [95% CI] | normalised IQM | "
+            "change from point 0 (p) | wall s a run |"
         )
-        md.append("|---|---:|---:|---|---:|---:|")
+        md.append("|---|---:|---:|---|---:|---|---:|")
         for key, a in t["algorithms"].items():
             f = a["final"]
             digits = 0 if t["kind"] == "selfplay" else 3
@@ -246,8 +291,14 @@ def markdown(report: dict[str, Any]) -> str:
                 "–" if f is None else f"{f['iqm']:.{digits}f} [{f['lo']:.{digits}f}, {f['hi']:.{digits}f}]"
             )
             more = "" if a["complete"] else f" (+{a['runs_in_progress']} in progress)"
+            c = a.get("from_start")
+            moved = (
+                "–"
+                if c is None
+                else f"{c['start']:.3f} → {c['final']:.3f}: {c['change']:+.3f} ({p_text(c['p'])})"
+            )
             md.append(
-                f"| `{key}` | {a['runs']}{more} | {a['decisions']:,.0f} | {final} | {norm} | "
+                f"| `{key}` | {a['runs']}{more} | {a['decisions']:,.0f} | {final} | {norm} | {moved} | "
                 f"{a['wall_seconds']:,.0f} |"
             )
         md.append("")

@@ -16,7 +16,9 @@ where they all have the same number, and then every function here gives rliable'
   (rliable's score distribution);
 - :func:`probability_of_improvement`: P(X > Y), the Mann-Whitney U statistic of X's runs against Y's over
   ``n_x * n_y`` (a tie counts half), averaged over tasks; its interval resamples X and Y independently within
-  each task (rliable's ``StratifiedIndependentBootstrap``).
+  each task (rliable's ``StratifiedIndependentBootstrap``);
+- :func:`change_from_start`: how far training moved a learner from its own point 0, paired game by game
+  over the task's fixed evaluation games, with the two-sided p-value of :func:`sign_flip_p`.
 """
 
 from __future__ import annotations
@@ -112,3 +114,49 @@ def probability_of_improvement(
             [t[rng.integers(0, t.size, t.size)] for t in xs], [t[rng.integers(0, t.size, t.size)] for t in ys]
         )
     return (_poi(xs, ys), *_percentiles(stats, size))
+
+
+EXACT_FLIPS = 16  # up to 2**16 sign patterns are enumerated; beyond that they are sampled
+
+
+def sign_flip_p(d: np.ndarray, draws: int = 100_000, seed: int = 0) -> float:
+    """Two-sided p-value of the paired sign-flip (permutation) test that the differences ``d`` are centred
+    on 0: the fraction of sign patterns of the non-zero differences whose sum is at least as far from 0 as
+    the observed one (the observed pattern counts). Exact over all ``2**k`` patterns when ``k <= 16``
+    non-zero differences, else ``(1 + hits) / (1 + draws)`` over ``draws`` random patterns (seeded)."""
+    x = np.asarray(d, dtype=np.float64).reshape(-1)
+    x = x[x != 0]
+    if x.size == 0:
+        return 1.0
+    observed = abs(float(x.sum())) - 1e-9  # sums of the same numbers in another order differ in the last bits
+    if x.size <= EXACT_FLIPS:
+        signs = 1 - 2 * ((np.arange(2**x.size)[:, None] >> np.arange(x.size)) & 1)
+        return float(np.mean(np.abs(signs @ x) >= observed))
+    rng = np.random.default_rng(seed)
+    hits = 0
+    for start in range(0, draws, 10_000):
+        signs = rng.choice(np.array([-1.0, 1.0]), size=(min(10_000, draws - start), x.size))
+        hits += int(np.sum(np.abs(signs @ x) >= observed))
+    return (1 + hits) / (1 + draws)
+
+
+def change_from_start(start: np.ndarray, final: np.ndarray) -> dict[str, float | int]:
+    """``start`` and ``final``: ``(runs, games)`` scores of each run's evaluation games at its point 0 and at
+    its last point (game ``g`` is the same game, seeds and start, at both). Each game's change is averaged
+    over the runs, ``d[g] = mean_r(final[r, g] - start[r, g])``; returned: the mean start and final scores,
+    ``change = mean(d)``, ``games_changed`` (games whose averaged change is not 0) and the sign-flip
+    ``p`` of ``d``. It says whether training moved these runs on these games, not how far another run would
+    move (the runs are not resampled)."""
+    s = np.asarray(start, dtype=np.float64)
+    f = np.asarray(final, dtype=np.float64)
+    if s.ndim != 2 or s.shape != f.shape or s.size == 0:
+        raise ValueError(f"start {s.shape} and final {f.shape} must be the same (runs, games) shape")
+    d = (f - s).mean(axis=0)
+    return {
+        "start": float(s.mean()),
+        "final": float(f.mean()),
+        "change": float(d.mean()),
+        "games": int(d.size),
+        "games_changed": int(np.count_nonzero(d)),
+        "p": sign_flip_p(d),
+    }
