@@ -363,6 +363,23 @@ def test_report_gives_a_learners_change_from_point_0_game_by_game(reference_runs
     assert "| 0.000 → 1.000: +1.000 (p = 0.50) |" in md and "| change from point 0 (p) |" in md
 
 
+@pytest.mark.parametrize("damage", ["not a mapping", {"opponents": [1]}, {"opponents": {"expert": 3}}])
+def test_a_learner_without_its_games_scores_has_no_change_from_point_0(
+    damage, reference_runs, tmp_path, capsys
+):
+    def edit(doc):
+        _as_learner(doc)
+        for r in doc["ffo_env"]["ffo/german-endgame/v2"]["maskable_ppo"].values():
+            r["step_0"]["eval"] = damage
+
+    _copy_with(reference_runs / "random", tmp_path / "learner", edit)
+    code, _, err = _ffo(capsys, "benchmark", "report", str(tmp_path / "learner"), "--out", str(tmp_path / "rep"),
+                        "--reps", "100")  # fmt: skip
+    assert code == 0, err
+    task = json.loads((tmp_path / "rep" / "report.json").read_text())["tasks"]["ffo/german-endgame/v2"]
+    assert task["algorithms"]["maskable_ppo"]["from_start"] is None
+
+
 def _copy_with(src: Path, dst: Path, edit) -> None:
     doc = json.loads((src / "results.json").read_text())
     edit(doc)

@@ -130,10 +130,12 @@ def p_text(p: float) -> str:
 
 def _per_game(row: dict[str, Any]) -> list[float] | None:
     """The evaluation games' scores of one point of a one-opponent run, or None (not recorded)."""
-    opponents = row.get("eval", {}).get("opponents", {})
+    ev = row.get("eval")
+    opponents = ev.get("opponents") if isinstance(ev, dict) else None
     if not isinstance(opponents, dict) or len(opponents) != 1:
         return None
-    games = next(iter(opponents.values())).get("per_game")
+    only = next(iter(opponents.values()))
+    games = only.get("per_game") if isinstance(only, dict) else None
     if not isinstance(games, list) or not games or not all(isinstance(x, int | float) for x in games):
         return None
     return [float(x) for x in games]
