@@ -44,6 +44,11 @@ def _row_key(algo: str, run: dict[str, Any], task: Any) -> str:
     return f"{algo}@long" if budget == task.long_budget else f"{algo}@{budget}"
 
 
+def _learns(key: str) -> bool:
+    """Whether a report row (``algo`` or ``algo@track``) is a learning algorithm, not a reference row."""
+    return key.split("@")[0] not in REFERENCE_ALGOS
+
+
 def _apart(a: str, b: str) -> bool:
     """Whether results of task ids ``a`` and ``b`` (two versions of one task) may share a report, each reported as
     its own task: one of them is superseded in this installation (:data:`benchmarks.protocol.tasks.SUPERSEDED`)."""
@@ -236,8 +241,7 @@ def make_report(
                     normalised.setdefault(key, {})[task_id] = norm
             # a learner's change from its own point 0, game by game: does training move it at all (a policy
             # started from the shipped one, or an untrained network whose bias already wins some games)?
-            learner = key.split("@")[0] not in REFERENCE_ALGOS
-            a_out["from_start"] = _from_start(done) if learner and t_out["kind"] != "selfplay" else None
+            a_out["from_start"] = _from_start(done) if _learns(key) and t_out["kind"] != "selfplay" else None
             if a_out["from_start"] is not None:
                 c = a_out["from_start"]
                 text += f"  from point 0 {c['change']:+.3f} ({p_text(c['p'])})"
@@ -374,7 +378,7 @@ def _aggregate(
         lines.append(
             f"  {algo:24} IQM {iq['value']:.3f} [{iq['lo']:.3f}, {iq['hi']:.3f}] on {len(tasks)} tasks"
         )
-    learners = [a for a in sorted(normalised) if a.split("@")[0] not in REFERENCE_ALGOS]
+    learners = [a for a in sorted(normalised) if _learns(a)]
     for x in learners:
         for y in learners:
             if x == y:
