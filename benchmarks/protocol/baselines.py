@@ -204,31 +204,6 @@ def estimate_left(out: Path, selected: list[tuple[str, str, int]]) -> tuple[int,
     return len(left), seconds, len(left) - len(known)
 
 
-def _claim(lock: Path) -> bool:
-    """Take ``lock`` for this process (several of these commands may run side by side); a lock left by a
-    process that no longer exists is taken over."""
-    import os
-
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    for _ in range(2):
-        try:
-            fd = os.open(lock, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-        except FileExistsError:
-            try:
-                pid = int(lock.read_text().strip() or 0)
-                os.kill(pid, 0)
-                return False  # alive
-            except (ValueError, ProcessLookupError, FileNotFoundError):
-                lock.unlink(missing_ok=True)
-                continue
-            except PermissionError:
-                return False
-        os.write(fd, str(os.getpid()).encode())
-        os.close(fd)
-        return True
-    return False
-
-
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m benchmarks.protocol.baselines", description=__doc__.splitlines()[0]
@@ -241,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     p.add_argument("--list", action="store_true", help="list the jobs and their state, run nothing")
     args = p.parse_args(argv)
+    from benchmarks.protocol.lock import claim, holder, release
     from ffo_env.cli import main as ffo
 
     out = Path(args.out)
@@ -260,8 +236,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.list or next_run(out, task, algo, seeds) is None:
             continue
         lock = folder.parent / f".{algo}.lock"
-        if not _claim(lock):
-            print(f"  running in process {lock.read_text().strip()}: skipped", flush=True)
+        if not claim(lock):
+            print(f"  running in process {holder(lock) or '(just ended)'}: skipped", flush=True)
             continue
         try:
             last: list[str] | None = None
@@ -281,7 +257,7 @@ def main(argv: list[str] | None = None) -> int:
                     )
                     break
         finally:
-            lock.unlink(missing_ok=True)
+            release(lock)
     return 0
 
 

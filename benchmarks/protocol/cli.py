@@ -129,12 +129,15 @@ def _tasks(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from benchmarks.protocol import run as runner
+    from benchmarks.protocol.lock import holding_run
 
     if args.resume:
         if args.task or args.algo or args.out:
             raise ValueError("--resume DIR continues a run as planned; do not give --task, --algo or --out")
         folder = Path(args.resume)
         plan = runner.check_resumable(folder)
+        with holding_run(folder):
+            doc = runner.execute(folder, plan, progress_bar=not args.no_progress)
     else:
         if not args.task or not args.algo or not args.out:
             raise ValueError("give --task, --algo and --out (or --resume DIR)")
@@ -152,8 +155,10 @@ def _run(args: argparse.Namespace) -> int:
             list(getattr(args, "command_line", ["ffo", "benchmark", "run"])),
         )
         folder = Path(args.out)
-        runner.start(plan, folder)
-    doc = runner.execute(folder, plan, progress_bar=not args.no_progress)
+        runner.check_new(folder)  # before the lock, which would create the folder
+        with holding_run(folder):
+            runner.start(plan, folder)
+            doc = runner.execute(folder, plan, progress_bar=not args.no_progress)
     runs = doc["ffo_env"][plan["task"]][plan["algorithm"]]
     for name, r in runs.items():
         last = [v for k, v in r.items() if k.startswith("step_")][-1]

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.protocol.algos import AlgoSpec, Context, Learner, get_algo
+from benchmarks.protocol.lock import RUN_LOCK
 from benchmarks.protocol.results import (
     ENV_NAME,
     RESULTS,
@@ -292,13 +293,19 @@ def write_results(folder: Path, plan: dict[str, Any]) -> dict[str, Any]:
     return doc
 
 
-def start(plan: dict[str, Any], folder: Path) -> None:
-    """Claim ``folder`` for a new run: it must not exist or be empty (nothing is overwritten)."""
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+def check_new(folder: Path) -> None:
+    """A new run needs ``folder`` not to exist or to be empty but for its run lock (nothing is overwritten)."""
+    if folder.exists() and (not folder.is_dir() or any(p.name != RUN_LOCK for p in folder.iterdir())):
         what = (
             "holds a benchmark run; continue it with --resume" if (folder / PLAN).exists() else "is not empty"
         )
         raise ValueError(f"{folder} {what} (nothing was changed)")
+
+
+def start(plan: dict[str, Any], folder: Path) -> None:
+    """Claim ``folder`` for a new run (see :func:`check_new`; the caller holds its run lock) and write the
+    plan."""
+    check_new(folder)
     plan["meta"] = run_meta_common(plan.get("command", []), get_task(plan["task"]).game)
     atomic_write_text(folder / PLAN, json.dumps(plan, indent=1) + "\n")
 
