@@ -13,6 +13,7 @@ import os
 import subprocess
 import sys
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -26,21 +27,47 @@ from ffo_env.atomic import atomic_write_text
 from ffo_env.cli import main
 
 TASK = "springtime/german-vs-random/v1"  # its evaluation games take milliseconds
+ROOT = Path(__file__).resolve().parents[1]
 
 
-@pytest.fixture
-def other_process() -> Iterator[subprocess.Popen[bytes]]:
-    """A live process that is not this one."""
-    proc = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+MODES = ["flock", "exclusive"]  # exclusive: where fcntl is missing (Windows)
+HOLD = """
+import sys, time
+from pathlib import Path
+from benchmarks.protocol import lock
+if sys.argv[2] == "exclusive":
+    lock.fcntl = None
+print("held" if lock.claim(Path(sys.argv[1])) else "refused", flush=True)
+time.sleep(120)
+"""
+
+
+@pytest.fixture(params=MODES)
+def mode(request: Any, monkeypatch: Any) -> str:
+    if request.param == "exclusive":
+        monkeypatch.setattr(locks, "fcntl", None)
+    return str(request.param)
+
+
+@contextmanager
+def held_elsewhere(path: Path, mode: str) -> Iterator[int]:
+    """The lock at ``path`` held by another live process; yields its id."""
+    proc = subprocess.Popen(
+        [sys.executable, "-c", HOLD, str(path), mode], stdout=subprocess.PIPE, text=True, cwd=ROOT
+    )
     try:
-        yield proc
+        assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+        yield proc.pid
     finally:
         proc.kill()
         proc.wait()
 
 
-def _lock_of(pid: int) -> str:
-    return f"{pid} {locks._start_time(pid) or '-'}"
+def _ended_pid() -> int:
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    return int(done.stdout)
 
 
 def _snapshot(folder: Path) -> dict[str, bytes]:
@@ -50,58 +77,61 @@ def _snapshot(folder: Path) -> dict[str, bytes]:
 # ------------------------------------------------------------------------------------------- the lock itself
 
 
-def test_a_lock_names_its_live_holder_and_is_refused_to_a_second_claim(tmp_path: Path) -> None:
-    lock = tmp_path / "sub" / ".x.lock"
-    assert claim(lock)
-    assert holder(lock) == os.getpid()
-    assert not claim(lock)  # not even to its own process: a run is not entered twice
+def test_a_lock_names_its_live_holder_and_is_refused_to_a_second_claim(tmp_path: Path, mode: str) -> None:
+    path = tmp_path / "sub" / ".x.lock"
+    lock = claim(path)
+    assert lock is not None
+    assert holder(path) == os.getpid()
+    assert claim(path) is None  # not even to its own process: a run is not entered twice
     release(lock)
-    assert not lock.exists() and holder(lock) is None
+    assert not path.exists() and holder(path) is None
+    release(lock)  # twice: nothing more
+    again = claim(path)
+    assert again is not None
+    release(again)
 
 
-def test_a_lock_held_by_another_live_process_is_refused_and_kept(tmp_path: Path, other_process: Any) -> None:
-    lock = tmp_path / ".x.lock"
-    lock.write_text(_lock_of(other_process.pid))
-    assert holder(lock) == other_process.pid
-    assert not claim(lock)
-    release(lock)  # not ours: left alone
-    assert lock.read_text() == _lock_of(other_process.pid)
+def test_a_lock_held_by_another_live_process_is_refused_and_kept(tmp_path: Path, mode: str) -> None:
+    path = tmp_path / ".x.lock"
+    with held_elsewhere(path, mode) as pid:
+        assert holder(path) == pid
+        assert claim(path) is None
+        assert path.read_text().split()[0] == str(pid)
+    if mode == "flock":  # the kernel drops the lock of a killed process
+        assert holder(path) is None and claim(path) is not None
 
 
-def test_a_lock_of_a_process_that_ended_is_taken_over(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
-    )
-    lock = tmp_path / ".x.lock"
-    lock.write_text(f"{int(done.stdout)} 1")
-    assert holder(lock) is None
-    assert claim(lock) and holder(lock) == os.getpid()
+def test_a_lock_file_of_a_process_that_ended_is_taken_over(tmp_path: Path, mode: str) -> None:
+    path = tmp_path / ".x.lock"
+    path.write_text(f"{_ended_pid()} 1")
+    assert holder(path) is None
+    assert claim(path) is not None and holder(path) == os.getpid()
 
 
 @pytest.mark.skipif(locks._start_time(os.getpid()) is None, reason="no /proc to read a start time from")
-def test_a_lock_whose_process_id_was_reused_by_a_later_process_is_taken_over(
-    tmp_path: Path, other_process: Any
+def test_without_flock_a_lock_whose_process_id_was_reused_by_a_later_process_is_taken_over(
+    tmp_path: Path, monkeypatch: Any
 ) -> None:
-    lock = tmp_path / ".x.lock"
-    started = int(locks._start_time(other_process.pid) or 0)
-    lock.write_text(f"{other_process.pid} {started - 1}")  # the id's earlier owner started before it
-    assert holder(lock) is None
-    assert claim(lock)
+    monkeypatch.setattr(locks, "fcntl", None)
+    path = tmp_path / ".x.lock"
+    started = int(locks._start_time(os.getppid()) or 0)
+    path.write_text(f"{os.getppid()} {started - 1}")  # the id's earlier owner started before it
+    assert holder(path) is None
+    assert claim(path) is not None
 
 
 @pytest.mark.parametrize("text", ["", "garbage", "-5 1", "0"])
-def test_an_unreadable_lock_is_stale(tmp_path: Path, text: str) -> None:
-    lock = tmp_path / ".x.lock"
-    lock.write_text(text)
-    assert holder(lock) is None and claim(lock)
+def test_an_unreadable_lock_file_nobody_holds_is_taken_over(tmp_path: Path, mode: str, text: str) -> None:
+    path = tmp_path / ".x.lock"
+    path.write_text(text)
+    assert holder(path) is None and claim(path) is not None
 
 
-def test_a_lock_written_by_the_earlier_driver_with_only_a_process_id_is_read(
-    tmp_path: Path, other_process: Any
-) -> None:
-    lock = tmp_path / ".x.lock"
-    lock.write_text(str(other_process.pid))
-    assert holder(lock) == other_process.pid and not claim(lock)
+def test_with_flock_a_live_process_id_in_a_file_nobody_locks_is_not_a_holder(tmp_path: Path) -> None:
+    """What the earlier driver's lock files held: an id, which may now be anybody's."""
+    path = tmp_path / ".x.lock"
+    path.write_text(str(os.getppid()))
+    assert holder(path) is None and claim(path) is not None
 
 
 # ---------------------------------------------------------------------------------- ffo benchmark run's lock
@@ -116,42 +146,36 @@ def _run_args(out: Path) -> list[str]:
 
 
 def test_a_run_folder_held_by_a_live_process_is_refused_on_resume_and_nothing_changes(
-    tmp_path: Path, other_process: Any, capsys: Any
+    tmp_path: Path, capsys: Any
 ) -> None:
     folder = tmp_path / "run"
     assert main(_run_args(folder)) == 0
     assert not (folder / RUN_LOCK).exists()  # released when the run ends
     (folder / "seed-0" / "progress.json").unlink()  # so that a resume would have work to do
-    (folder / RUN_LOCK).write_text(_lock_of(other_process.pid))
-    before = _snapshot(folder)
-    capsys.readouterr()
-    assert main(["benchmark", "run", "--resume", str(folder), "--no-progress"]) == 2
-    err = capsys.readouterr().err
+    with held_elsewhere(folder / RUN_LOCK, "flock") as pid:
+        before = _snapshot(folder)
+        capsys.readouterr()
+        assert main(["benchmark", "run", "--resume", str(folder), "--no-progress"]) == 2
+        err = capsys.readouterr().err
+        assert _snapshot(folder) == before
     assert err.startswith("error: ") and err.count("\n") == 1
-    assert str(folder) in err and f"process {other_process.pid}" in err and "nothing was changed" in err
-    assert _snapshot(folder) == before
+    assert str(folder) in err and f"process {pid}" in err and "nothing was changed" in err
 
 
-def test_a_new_run_into_a_folder_held_by_a_live_process_is_refused(
-    tmp_path: Path, other_process: Any, capsys: Any
-) -> None:
+def test_a_new_run_into_a_folder_held_by_a_live_process_is_refused(tmp_path: Path, capsys: Any) -> None:
     folder = tmp_path / "run"
-    folder.mkdir()
-    (folder / RUN_LOCK).write_text(_lock_of(other_process.pid))
-    assert main(_run_args(folder)) == 2
-    assert f"process {other_process.pid}" in capsys.readouterr().err
-    assert [p.name for p in folder.iterdir()] == [RUN_LOCK]
+    with held_elsewhere(folder / RUN_LOCK, "flock") as pid:
+        assert main(_run_args(folder)) == 2
+        assert f"process {pid}" in capsys.readouterr().err
+        assert [p.name for p in folder.iterdir()] == [RUN_LOCK]
 
 
 def test_a_run_lock_left_by_a_killed_run_does_not_stop_its_resume_or_a_new_run(tmp_path: Path) -> None:
-    done = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
-    )
-    stale = f"{int(done.stdout)} 1"
+    stale = f"{_ended_pid()} 1"
     new = tmp_path / "new"
     new.mkdir()
     (new / RUN_LOCK).write_text(stale)
-    assert main(_run_args(new)) == 0  # a folder holding only a stale lock counts as empty
+    assert main(_run_args(new)) == 0  # a folder holding only a lock file counts as empty
     (new / "seed-0" / "progress.json").unlink()
     (new / RUN_LOCK).write_text(stale)
     assert main(["benchmark", "run", "--resume", str(new), "--no-progress"]) == 0
@@ -168,7 +192,7 @@ def test_a_run_that_fails_releases_its_lock(tmp_path: Path, monkeypatch: Any) ->
     assert not (folder / RUN_LOCK).exists()
 
 
-def test_holding_run_twice_in_one_process_is_refused(tmp_path: Path) -> None:
+def test_holding_run_twice_in_one_process_is_refused(tmp_path: Path, mode: str) -> None:
     with holding_run(tmp_path), pytest.raises(LockedError, match=str(os.getpid())):
         with holding_run(tmp_path):
             pass

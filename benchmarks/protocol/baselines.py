@@ -235,9 +235,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{task:34} {algo:16} {seeds} seeds: {state}", flush=True)
         if args.list or next_run(out, task, algo, seeds) is None:
             continue
-        lock = folder.parent / f".{algo}.lock"
-        if not claim(lock):
-            print(f"  running in process {holder(lock) or '(just ended)'}: skipped", flush=True)
+        lock_path = folder.parent / f".{algo}.lock"
+        lock = claim(lock_path)
+        if lock is None:
+            print(f"  running in process {holder(lock_path) or '(just ended)'}: skipped", flush=True)
             continue
         try:
             last: list[str] | None = None
