@@ -99,7 +99,7 @@ class FrenchHeuristic(HeuristicBot):
     # ------------------------------------------------------------ knowledge
 
     def _german_hexes(self, state: State) -> list[int]:
-        return sorted(h for h, st in state.stacks.items() if state.units[st[0]].side == GERMAN)
+        return list(state.occupied_hexes(GERMAN))
 
     def open_ports(self, state: State) -> list[int]:
         """Ports that can still evacuate: garrisoned, never German (R20)."""

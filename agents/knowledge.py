@@ -18,6 +18,7 @@ import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 from ffo_env.core import hexgrid as hg
 from ffo_env.core.combat_odds import direction  # noqa: F401 - re-exported for the bots
@@ -32,9 +33,9 @@ INF = 10**6
 
 def enemy_stacks(state: State, viewer: int) -> list[SeenStack]:
     out = []
-    for h in sorted(state.stacks):
+    for h in state.occupied_hexes(1 - viewer):
         s = seen_stack(state, viewer, h)
-        if s is not None and s.side != viewer:
+        if s is not None:
             out.append(s)
     return out
 
@@ -61,11 +62,10 @@ def distance_map(
     adjacent plus its cost). ``offsets`` gives a target a starting cost.
     """
     mt = state.game.tables
-    forbidden = state.game.forbidden[side]
+    into = _entries(state.game, side)
     enemy_occ = bytearray(hg.N_HEX)
-    for h, st in state.stacks.items():
-        if state.units[st[0]].side != side:
-            enemy_occ[h] = 1
+    for h in state.occupied_hexes(1 - side):
+        enemy_occ[h] = 1
     dist = [float(INF)] * hg.N_HEX
     heap: list[tuple[float, int]] = []
     for t in targets:
@@ -74,21 +74,38 @@ def distance_map(
             dist[t] = d0
             heap.append((d0, t))
     heapq.heapify(heap)
-    moves = mt.moves
     cost = mt.enter_cost
+    pop, push = heapq.heappop, heapq.heappush
     while heap:
-        d, n = heapq.heappop(heap)
+        d, n = pop(heap)
         if d > dist[n]:
             continue
         cn = cost[n]
-        for _d, h, river in moves[n]:
-            if forbidden[h] or enemy_occ[h]:
+        for h, river in into[n]:
+            if enemy_occ[h]:
                 continue
-            nd = d + cn + river
+            nd = d + cn + river  # this sum's order: a map stays the same to the last bit
             if nd < dist[h]:
                 dist[h] = nd
-                heapq.heappush(heap, (nd, h))
+                push(heap, (nd, h))
     return dist
+
+
+_ENTRIES: dict[tuple[int, int], tuple[Any, list[tuple[tuple[int, int], ...]]]] = {}
+
+
+def _entries(game: Any, side: int) -> list[tuple[tuple[int, int], ...]]:
+    """For every hex ``n``, the ``(h, river)`` of the moves out of it into hexes ``side`` may enter (the
+    reverse search's steps), made once per game and side."""
+    hit = _ENTRIES.get((id(game), side))
+    if hit is not None and hit[0] is game:
+        return hit[1]
+    forbidden = game.forbidden[side]
+    table = [tuple((h, river) for _d, h, river in moves if not forbidden[h]) for moves in game.tables.moves]
+    if len(_ENTRIES) >= 16:  # a process that builds many games keeps only the latest
+        _ENTRIES.clear()
+    _ENTRIES[(id(game), side)] = (game, table)
+    return table
 
 
 def hex_distance_to(targets: Iterable[int]) -> list[int]:

@@ -49,6 +49,35 @@ def _random_play(new_state: Callable[[int], Any], seconds: float, seed0: int) ->
     return {"decisions": decisions, "games": games}, time.perf_counter() - t0
 
 
+def bot_play(bot: str, seconds: float, seed0: int = 0) -> tuple[int, float]:
+    """``bot`` (``heuristic``, ``expert``) playing both sides of France Fights On, one seeded game after
+    another from game ``seed0``: its decisions in ``seconds``, and the time taken. What an evaluation
+    against the scripted bots, the ladder and training against them spend per opponent decision."""
+    from agents import make_agent
+    from agents.harness import agent_seed
+
+    game = Game(options=RulesOptions(setup="random"))
+    decisions = 0
+    seed = seed0
+
+    def new_game(seed: int) -> tuple[Any, dict[str, Any]]:
+        sides = ("french", "german")
+        return game.new_initial_state(seed), {
+            side: make_agent(bot, side, seed=agent_seed(seed, side)) for side in sides
+        }
+
+    s, agents = new_game(seed)
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        if s.is_terminal():
+            seed += 1
+            s, agents = new_game(seed)
+            continue
+        s.apply_action(int(agents[s.current_agent].act_state(s)))
+        decisions += 1
+    return decisions, time.perf_counter() - t0
+
+
 # ---------------------------------------------------------- AEC environments
 
 

@@ -18,6 +18,7 @@ from benchmarks.env_speed import (
     _ffo_raw_env,
     _springtime_env,
     aec_random,
+    bot_play,
     core_random,
     gym_id_random,
     single_agent_random,
@@ -33,8 +34,12 @@ from benchmarks.training_speed import (
 )
 
 # version 4: the Springtime for Hitler figures (springtime_*), every version-3 field unchanged
-FORMAT, VERSION = "ffo-bench", 4
+FORMAT, VERSION = "ffo-bench", 5
 SPRINGTIME_FLAT_ID = "ffo_env/Springtime-French-flat-v0"
+BOTS = (
+    "heuristic",
+    "expert",
+)  # the scripted opponents of the benchmark tasks and the ladder (report version 5)
 
 
 def _versions() -> dict[str, str]:
@@ -166,6 +171,11 @@ def run_bench(
         results["single_agent_compact_steps_per_s"] = _repeat(
             lambda s: single_agent_random(s, observation_format="compact"), seconds, repeats, warmup
         )
+        for bot in BOTS:
+            say(f"{bot} bot playing both sides ...")
+            results[f"bot_{bot}_decisions_per_s"] = _repeat(
+                lambda s, bot=bot: bot_play(bot, s), seconds, repeats, warmup
+            )
         if not skip_springtime:
             say(f"Springtime for Hitler Gymnasium env ({SPRINGTIME_FLAT_ID}, random opponent) ...")
             results["springtime_flat_steps_per_s"] = _repeat(
@@ -227,6 +237,8 @@ def format_table(report: dict[str, Any]) -> str:
     rate("AEC raw_env steps/s (obs + mask)", "aec_raw_steps_per_s")
     rate("single-agent wrapper steps/s", "single_agent_steps_per_s")
     rate("single-agent wrapper steps/s, compact obs", "single_agent_compact_steps_per_s")
+    for bot in BOTS:
+        rate(f"{bot} bot decisions/s (both sides)", f"bot_{bot}_decisions_per_s")
     rate("Springtime core decisions/s (random play)", "springtime_core_decisions_per_s")
     rate("Springtime core full games/s", "springtime_core_games_per_s", ".2f")
     rate("Springtime AEC env() steps/s (obs + mask)", "springtime_aec_steps_per_s")

@@ -25,6 +25,9 @@ RATES = (
     "springtime_core_games_per_s",
     "springtime_aec_steps_per_s",
     "springtime_flat_steps_per_s",
+    # the scripted bots playing both sides of France Fights On (report version 5)
+    "bot_heuristic_decisions_per_s",
+    "bot_expert_decisions_per_s",
 )
 
 
@@ -78,6 +81,7 @@ def test_quick_bench_report_structure(tmp_path):
     table = bench.format_table(report)
     assert "AEC env() steps/s" in table and "load average" in table
     assert "Springtime AEC env() steps/s" in table and "Springtime Gymnasium flat env steps/s" in table
+    assert "expert bot decisions/s (both sides)" in table and r["bot_expert_decisions_per_s"]["median"] > 0
 
 
 def test_profile_writes_a_breakdown(tmp_path):

@@ -5,7 +5,7 @@ marked ``slow``. Invariants: never two sides in one hex; stacking legal once a s
 phase is over; every unit in exactly one place and ``stacks`` consistent with ``loc``; VP equal
 to the sum of the VP log; a legal action unless the game is over; same seed + same decisions
 = same game; JSON round trip and ``clone()`` give the same legal actions and continuation and
-leave the original untouched.
+leave the original untouched; ``occupied_hexes`` (cached) equal to the stacks.
 """
 
 from __future__ import annotations
@@ -41,6 +41,10 @@ def _check_position(s: State) -> None:
             assert u not in seen and s.loc[u] == -1, f"{units[u].id} off map but placed"
         assert 1 <= s.steps[u] <= units[u].steps
     assert s.vp == sum(e["vp"] for e in s.vp_log)
+    for side in (0, 1):  # the cached list of a side's hexes follows every move
+        assert s.occupied_hexes(side) == tuple(
+            sorted(h for h, st in s.stacks.items() if units[st[0]].side == side)
+        )
 
 
 def _check_stacking(s: State, side: int) -> None:
@@ -63,6 +67,8 @@ def _check_copies(s: State, rng: random.Random) -> None:
     t.apply_action(a)
     assert c.to_json() == t.to_json(), "clone and deserialised copy diverge"
     assert s.to_json() == text, "playing on a clone changed the original"
+    _check_position(c)  # a clone's cached derived data follows its own moves, not the original's
+    _check_position(s)
 
 
 def play(seed: int, mode: str, check_every: int = K) -> State:

@@ -206,6 +206,19 @@ class State:
         self._cache[kind] = (key, out)
         return list(out)
 
+    def occupied_hexes(self, side: Side | int) -> tuple[int, ...]:
+        """The hexes holding ``side``'s units, in ascending order (a hex holds one side's units, rule 6.6)."""
+        # the hexes change only as units enter or leave them (_place, _lift), which bump the position versions
+        kind = "occupied1" if side else "occupied0"
+        key = tuple(self._pos_version)
+        hit: tuple[Any, tuple[int, ...]] | None = self._cache.get(kind)
+        if hit is not None and hit[0] == key:
+            return hit[1]
+        sides = self.game.unit_side
+        out = tuple(sorted(h for h, st in self.stacks.items() if sides[st[0]] == side))
+        self._cache[kind] = (key, out)
+        return out
+
     def vp_breakdown(self) -> dict[str, int]:
         out: dict[str, int] = {}
         for e in self.vp_log:
