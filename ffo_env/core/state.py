@@ -209,8 +209,7 @@ class State:
     def occupied_hexes(self, side: Side | int) -> tuple[int, ...]:
         """The hexes holding ``side``'s units, in ascending order (a hex holds one side's units, rule 6.6)."""
         # the hexes change only as units enter or leave them (_place, _lift), which bump the position versions
-        kind = "occupied1" if side else "occupied0"
-        key = tuple(self._pos_version)
+        kind, key = ("occupied1" if side else "occupied0"), tuple(self._pos_version)
         hit: tuple[Any, tuple[int, ...]] | None = self._cache.get(kind)
         if hit is not None and hit[0] == key:
             return hit[1]
