@@ -57,17 +57,19 @@ def _stamp() -> bytes:
     return f"{pid} {_start_time(pid) or '-'}\n".encode()
 
 
-def _pid_in(path: Path) -> int | None:
+def _stamp_in(path: Path) -> tuple[int | None, str]:
+    """The process id (None if unreadable) and start time (``-`` if none) the lock file names."""
     try:
-        pid = int(path.read_text().split()[0])
+        parts = path.read_text().split()
+        pid = int(parts[0])
     except (OSError, ValueError, IndexError):
-        return None
-    return pid if pid > 0 else None
+        return None, "-"
+    return (pid if pid > 0 else None), (parts[1] if len(parts) > 1 else "-")
 
 
 def _alive(path: Path) -> int | None:
     """Without ``flock``: the live process the file names, or None (none, gone, or its id reused)."""
-    pid = _pid_in(path)
+    pid, started = _stamp_in(path)  # one read: the file may be removed or rewritten meanwhile
     if pid is None:
         return None
     try:
@@ -76,8 +78,6 @@ def _alive(path: Path) -> int | None:
         return None
     except PermissionError:
         pass  # alive, another user's
-    parts = path.read_text().split() if path.exists() else []
-    started = parts[1] if len(parts) > 1 else "-"
     now = _start_time(pid)
     if started != "-" and now is not None and now != started:
         return None
@@ -97,7 +97,7 @@ def holder(path: Path) -> int | None:
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except OSError:
-            return _pid_in(path)
+            return _stamp_in(path)[0]
         fcntl.flock(fd, fcntl.LOCK_UN)
         return None
     finally:
@@ -152,7 +152,7 @@ def release(lock: Lock) -> None:
         return
     lock.held = False
     if lock.fd < 0:
-        if _pid_in(lock.path) == os.getpid():
+        if _stamp_in(lock.path)[0] == os.getpid():
             lock.path.unlink(missing_ok=True)
         return
     try:
