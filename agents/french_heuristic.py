@@ -103,11 +103,8 @@ class FrenchHeuristic(HeuristicBot):
 
     def open_ports(self, state: State) -> list[int]:
         """Ports that can still evacuate: garrisoned, never German (R20)."""
-        out = []
-        for u in state.units:
-            if u.port and state.status[u.index] == ON_MAP and not state.ever_german[state.loc[u.index]]:
-                out.append(state.loc[u.index])
-        return sorted(out)
+        st, loc, ever = state.status, state.loc, state.ever_german
+        return sorted(loc[u] for u in state.game.port_units if st[u] == ON_MAP and not ever[loc[u]])
 
     def _key(self, state: State) -> tuple[Any, ...]:
         return (tuple(self._german_hexes(state)), tuple(self.open_ports(state)), bytes(state.control))

@@ -105,10 +105,10 @@ class GermanHeuristic(HeuristicBot):
     def open_ports(self, state: State) -> list[int]:
         """Ports that can still evacuate: garrisoned, never German, no German adjacent (rule 11.6, R20)."""
         out = []
-        for u in state.units:
-            if not u.port or state.status[u.index] != ON_MAP:
+        for u in state.game.port_units:
+            if state.status[u] != ON_MAP:
                 continue
-            h = state.loc[u.index]
+            h = state.loc[u]
             if state.ever_german[h]:
                 continue
             if any(state.side_at(n) == GERMAN for n in hg.NEIGHBOR_LISTS[h]):
