@@ -47,23 +47,6 @@ class BattleValues:
         return float(getattr(self, r))
 
 
-_CRT_COLUMNS: dict[int, tuple[Any, tuple[str, ...], tuple[tuple[str, ...], ...]]] = {}
-
-
-def _crt_columns(crt: Any) -> tuple[tuple[str, ...], tuple[tuple[str, ...], ...]]:
-    """The CRT's result codes and its columns as rows of six results (die 1-6), made once per table: the
-    bots value every column of a battle many times a decision."""
-    hit = _CRT_COLUMNS.get(id(crt))
-    if hit is not None and hit[0] is crt:
-        return hit[1], hit[2]
-    columns = tuple(tuple(crt.result(c, d) for d in range(1, 7)) for c in range(len(crt.columns)))
-    codes = tuple(sorted({r for col in columns for r in col}))
-    if len(_CRT_COLUMNS) >= 16:  # a process that builds many scenarios keeps only the latest
-        _CRT_COLUMNS.clear()
-    _CRT_COLUMNS[id(crt)] = (crt, codes, columns)
-    return codes, columns
-
-
 class HeuristicBot:
     """Base class: dispatch, legality guard, per-phase caches, battle values."""
 
@@ -235,8 +218,9 @@ class HeuristicBot:
 
     def column_values(self, state: State, vals: BattleValues) -> list[float]:
         """The expected value of each CRT column: its six results summed in die order, over 6."""
-        codes, columns = _crt_columns(state.game.scenario.tables.crt)
-        value = {r: vals.of(r) for r in codes}
+        value = {r: vals.of(r) for r in ("AE", "AS", "BB", "DR", "DE")}
+        # results[die - 1][column]: zip gives each column's results in die order
+        columns = zip(*state.game.scenario.tables.crt.results, strict=True)
         return [sum(value[r] for r in col) / 6 for col in columns]
 
     # ------------------------------------------------------------ planning
