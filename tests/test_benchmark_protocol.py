@@ -328,6 +328,27 @@ def test_report_pools_runs_normalises_and_draws(reference_runs, tmp_path, capsys
     assert (tmp_path / "rep" / "performance_profile.png").exists()
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "| `expert` | 2 | 0 | 1.000 [1.000, 1.000] | 1.00 |" in md
+    assert (
+        "| task | `random` | `expert` |\n|---|---:|---:|\n| `ffo/german-endgame/v2` | 0.000 (2) | 1.000 (2) |\n"
+        in md
+    )
+
+
+def test_report_overview_counts_runs_in_progress_and_leaves_out_superseded_versions(
+    reference_runs, tmp_path, capsys
+):
+    def one_unfinished(doc):
+        doc["ffo_env"]["ffo/german-endgame/v2"]["random"]["seed_1"]["run_meta"]["complete"] = False
+
+    _copy_with(reference_runs / "random", tmp_path / "now" / "random", one_unfinished)
+    _copy_with(reference_runs / "random", tmp_path / "v1", _as_version("v1"))
+    code, _, err = _ffo(capsys, "benchmark", "report", str(reference_runs / "expert"), str(tmp_path / "now"),
+                        str(tmp_path / "v1"), "--out", str(tmp_path / "rep"), "--reps", "100")  # fmt: skip
+    assert code == 0, err
+    md = (tmp_path / "rep" / "report.md").read_text()
+    overview = md[: md.index("**`")]
+    assert "| `ffo/german-endgame/v2` | 0.000 (1+1) | 1.000 (2) |" in overview
+    assert "ffo/german-endgame/v1" not in overview and "**`ffo/german-endgame/v1`**" in md
 
 
 def _as_learner(doc):

@@ -1,5 +1,5 @@
 """``ffo benchmark report``: pool result files, compute the statistics, write ``report.json``, ``report.md``
-(the tables) and plots.
+(an overview and the tables) and plots.
 
 Pooling rules: results of one task are pooled only if they ran on the same task version and fingerprint
 (:mod:`benchmarks.protocol.tasks`); two versions of one task, or one id with two fingerprints, are refused
@@ -274,8 +274,9 @@ def make_report(
 
 
 def markdown(report: dict[str, Any]) -> str:
-    """The report's tables in Markdown (one per task, then the aggregate), for a paper or a docs page."""
-    md = []
+    """The report's tables in Markdown (an overview, one table per task, then the aggregate), for a paper or a
+    docs page."""
+    md = _markdown_overview(report)
     for task_id, t in report["tasks"].items():
         unit = "mean Elo" if t["kind"] == "selfplay" else "win rate"
         status = ""
@@ -311,6 +312,41 @@ def markdown(report: dict[str, Any]) -> str:
     for game, game_agg in report["aggregate"].items():
         md.extend(_markdown_aggregate(game, game_agg))
     return "\n".join(md) + "\n"
+
+
+def _overview_cell(t: dict[str, Any], a: dict[str, Any] | None) -> str:
+    if a is None:
+        return "–"
+    runs = f"{a['runs']}" + (f"+{a['runs_in_progress']}" if a["runs_in_progress"] else "")
+    if a["final"] is None:
+        return f"– ({runs})"
+    digits = 0 if t["kind"] == "selfplay" else 3
+    return f"{a['final']['iqm']:.{digits}f} ({runs})"
+
+
+def _markdown_overview(report: dict[str, Any]) -> list[str]:
+    """One row per current task, one column per algorithm: the final IQM and the runs behind it. The first
+    table a reader looks for ("what does each method reach on each task?"); a superseded task version is left
+    out, since its row would sit beside its successor's as if they were two tasks."""
+    tasks = {k: t for k, t in report["tasks"].items() if not t.get("superseded_by")}
+    if not tasks:
+        return []
+    present = {key for t in tasks.values() for key in t["algorithms"]}
+    algos = [a for a in REFERENCE_ALGOS if a in present] + sorted(present - set(REFERENCE_ALGOS))
+    md = [
+        "**Overview**: each algorithm's final score on each current task, the IQM over its complete runs (win "
+        "rate; on a self-play task the mean Elo against the frozen ladder), with the number of runs in brackets "
+        "(+ those still in progress); – not run. The tables below give the intervals, the normalised score, the "
+        "change from point 0 and the wall time.\n",
+        "| task | " + " | ".join(f"`{a}`" for a in algos) + " |",
+        "|---|" + "---:|" * len(algos),
+    ]
+    for task_id, t in tasks.items():
+        note = " (reference only)" if t.get("counts") is False else ""
+        cells = [_overview_cell(t, t["algorithms"].get(a)) for a in algos]
+        md.append(f"| `{task_id}`{note} | " + " | ".join(cells) + " |")
+    md.append("")
+    return md
 
 
 def _markdown_aggregate(game: str, aggregate: dict[str, Any]) -> list[str]:
