@@ -5,6 +5,7 @@ tests/test_benchmark_protocol_slow.py (marked slow)."""
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 from pathlib import Path
@@ -328,6 +329,13 @@ def test_report_pools_runs_normalises_and_draws(reference_runs, tmp_path, capsys
     assert (tmp_path / "rep" / "performance_profile.png").exists()
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "| `expert` | 2 | 0 | 1.000 [1.000, 1.000] | 1.00 |" in md
+    rows = list(csv.DictReader((tmp_path / "rep" / "points.csv").open()))
+    # reference rows have one point (0 decisions) a seed: 2 algorithms x 2 seeds
+    got = [(r["algorithm"], r["seed"], r["point"], r["decisions"], r["score"], r["complete"]) for r in rows]
+    assert got == [
+        (a, s, "0", "0", score, "1") for a, score in (("expert", "1.0"), ("random", "0.0")) for s in "01"
+    ]
+    assert {r["task"] for r in rows} == {"ffo/german-endgame/v2"} and float(rows[0]["wall_seconds"]) > 0
     assert (
         "| task | `random` | `expert` |\n|---|---:|---:|\n| `ffo/german-endgame/v2` | 0.000 (2) | 1.000 (2) |\n"
         in md
@@ -382,6 +390,14 @@ def test_report_gives_a_learners_change_from_point_0_game_by_game(reference_runs
     assert algos["expert"]["from_start"] is None  # a reference row has no training to measure
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "| 0.000 → 1.000: +1.000 (p = 0.50) |" in md and "| change from point 0 (p) |" in md
+    rows = [
+        r
+        for r in csv.DictReader((tmp_path / "rep" / "points.csv").open())
+        if r["algorithm"] == "maskable_ppo"
+    ]
+    assert [(r["seed"], r["point"], r["decisions"], r["score"]) for r in rows] == [
+        (s, p, d, v) for s in "01" for p, d, v in (("0", "0", "0.0"), ("1", "512", "1.0"))
+    ]
 
 
 @pytest.mark.parametrize("damage", ["not a mapping", {"opponents": [1]}, {"opponents": {"expert": 3}}])

@@ -64,12 +64,15 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
     pp = sub.add_parser(
         "report",
-        help="pool results and write report.json and plots",
+        help="pool results and write report.json, report.md, points.csv and plots",
         description="Pool result folders: IQM with stratified bootstrap intervals, performance profiles, "
-        "probability of improvement; report.json and PNG learning curves.",
+        "probability of improvement; report.json, report.md (an overview, then a table per task), points.csv "
+        "(every evaluation point of every run) and PNG learning curves.",
     )
     pp.add_argument("results", nargs="+", help="result folders or results.json files (searched recursively)")
-    pp.add_argument("--out", required=True, help="folder for report.json and the plots")
+    pp.add_argument(
+        "--out", required=True, help="folder for report.json, report.md, points.csv and the plots"
+    )
     pp.add_argument("--reps", type=int, default=2000, help="bootstrap resamples (default 2000)")
     pp.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     pp.add_argument(

@@ -1,5 +1,5 @@
 """``ffo benchmark report``: pool result files, compute the statistics, write ``report.json``, ``report.md``
-(an overview and the tables) and plots.
+(an overview and the tables), ``points.csv`` (every evaluation point of every run) and plots.
 
 Pooling rules: results of one task are pooled only if they ran on the same task version and fingerprint
 (:mod:`benchmarks.protocol.tasks`); two versions of one task, or one id with two fingerprints, are refused
@@ -22,6 +22,8 @@ over both games' results has two aggregates, never one IQM over France Fights On
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -270,7 +272,34 @@ def make_report(
     report["text"] = "\n".join(lines) + "\n"
     atomic_write_text(out / "report.json", json.dumps(report, indent=1) + "\n")
     atomic_write_text(out / "report.md", markdown(report))
+    atomic_write_text(out / "points.csv", points_csv(pooled))
     return report
+
+
+POINT_COLUMNS = (
+    "task", "fingerprint", "algorithm", "seed", "budget", "complete", "point", "decisions", "wall_seconds", "score"
+)  # fmt: skip
+
+
+def points_csv(pooled: dict[str, Any]) -> str:
+    """Every evaluation point of every pooled run, one row each (long format), for a user's own plots and
+    statistics (pandas, rliable, a spreadsheet): the numbers the report's curves are drawn from."""
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(POINT_COLUMNS)
+    for task_id in sorted(pooled):
+        entry = pooled[task_id]
+        for key in sorted(entry["rows"]):
+            runs = sorted((r for _, r in entry["rows"][key]), key=lambda r: int(r["run_meta"]["seed"]))
+            for run in runs:
+                meta = run["run_meta"]
+                for j, (_, row) in enumerate(step_rows(run)):
+                    w.writerow(
+                        (task_id, entry["fingerprint"], key, meta["seed"], meta["budget"],
+                         int(bool(meta.get("complete", False))), j, row["step_count"], row["wall_seconds"],
+                         row["score"][0])
+                    )  # fmt: skip
+    return buf.getvalue()
 
 
 def markdown(report: dict[str, Any]) -> str:
