@@ -12,8 +12,8 @@ A code block is run when an HTML comment right before it says so (the comment do
 the page in order; the default test of a page runs its other blocks.
 ``serve URL``: the block starts a server that runs until stopped (``ffo play --french human``): the test
 starts it, waits for URL to answer, and stops it.
-The blocks of one page run in order in one fresh folder (with ``configs/`` and ``examples/`` of the
-checkout linked in, as when a user runs them from the repository root), so a later block may read the
+The blocks of one page run in order in one fresh folder (with ``configs/``, ``examples/`` and ``benchmarks/``
+of the checkout linked in, as when a user runs them from the repository root), so a later block may read the
 files an earlier one wrote.
 """
 
@@ -136,7 +136,7 @@ def _serve(block: Block, workdir: Path, env: dict[str, str]) -> None:
 
 
 def run_blocks(blocks: list[Block], workdir: Path) -> None:
-    for name in ("configs", "examples"):
+    for name in ("configs", "examples", "benchmarks"):
         (workdir / name).symlink_to(ROOT / name)
     env = _env(workdir)
     for block in blocks:

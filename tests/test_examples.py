@@ -73,3 +73,24 @@ def test_rllib_multi_agent_example():
         "200",
     )
     assert [r["iteration"] for r in rows] == [1] and rows[0]["env_steps"] >= 256
+
+
+def test_benchmark_reinforce_example_registers_runs_and_resumes_its_algorithm(tmp_path):
+    """docs/tutorials/own_algorithm.md: a learner of the user's own, run by the protocol's own commands."""
+    out = tmp_path / "r"
+    run = ["examples/benchmark_reinforce.py", "run", "--task", "ffo/french-endgame/v2", "--algo", "reinforce",
+           "--seeds", "1", "--budget", "64", "--eval-games", "2", "--out", str(out), "--no-progress"]  # fmt: skip
+    _run(*run)
+    doc = json.loads((out / "results.json").read_text())
+    seed = doc["ffo_env"]["ffo/french-endgame/v2"]["reinforce"]["seed_0"]
+    assert seed["run_meta"]["complete"] and seed["run_meta"]["hyperparameters"]["episodes_per_update"] == 8
+    points = [seed[f"step_{j}"] for j in range(6)]
+    assert points[0]["step_count"] == 0 and points[-1]["step_count"] >= 64
+    assert all(0.0 <= p["score"][0] <= 1.0 for p in points)
+    # the protocol's own command does not know the algorithm: one error line that says where it is known
+    plain = subprocess.run([sys.executable, "-m", "ffo_env.cli", "benchmark", "run", "--resume", str(out)],
+                           cwd=ROOT, capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert plain.returncode == 2 and "known only to a process that registered it" in plain.stderr
+    assert "Traceback" not in plain.stderr
+    _run("examples/benchmark_reinforce.py", "run", "--resume", str(out), "--no-progress")
+    assert json.loads((out / "results.json").read_text())["ffo_env"] == doc["ffo_env"]

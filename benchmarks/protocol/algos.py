@@ -90,7 +90,11 @@ def get_algo(name: str) -> AlgoSpec:
     _load_all()
     spec = ALGOS.get(name)
     if spec is None:
-        raise AlgoError(f"unknown algorithm {name!r}; expected one of {', '.join(sorted(ALGOS))}")
+        raise AlgoError(
+            f"unknown algorithm {name!r}; expected one of {', '.join(sorted(ALGOS))} (an algorithm of your own "
+            "is known only to a process that registered it: run and resume it through your script, see "
+            "docs/tutorials/own_algorithm.md)"
+        )
     return spec
 
 
