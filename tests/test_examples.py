@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -94,3 +97,53 @@ def test_benchmark_reinforce_example_registers_runs_and_resumes_its_algorithm(tm
     assert "Traceback" not in plain.stderr
     _run("examples/benchmark_reinforce.py", "run", "--resume", str(out), "--no-progress")
     assert json.loads((out / "results.json").read_text())["ffo_env"] == doc["ffo_env"]
+
+
+@pytest.mark.slow
+def test_a_killed_benchmark_reinforce_run_resumes_to_the_result_of_an_uninterrupted_one(tmp_path):
+    """The tutorial's claim for a learner of one's own: seeded by (seed, interval) from fresh environments and
+    restored from its checkpoint, a run killed after its second point and resumed gives every point (scores and
+    each evaluation game) of a run never stopped."""
+    script = [sys.executable, "examples/benchmark_reinforce.py", "run"]
+    args = ["--task", "ffo/french-endgame/v2", "--algo", "reinforce", "--seeds", "1", "--evals", "4",
+            "--eval-games", "2", "--budget", "3000", "--no-progress"]  # fmt: skip
+    killed, straight = tmp_path / "killed", tmp_path / "straight"
+
+    def rows() -> int:
+        try:
+            return len(json.loads((killed / "seed-0" / "progress.json").read_text())["rows"])
+        except (OSError, ValueError, KeyError):
+            return 0
+
+    proc = subprocess.Popen([*script, *args, "--out", str(killed)], cwd=ROOT, start_new_session=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        deadline = time.time() + 600
+        while rows() < 2 and proc.poll() is None and time.time() < deadline:
+            time.sleep(0.2)
+        assert proc.poll() is None, "the run ended before it could be killed"
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert 2 <= rows() < 4
+    _run(*script[1:], "--resume", str(killed), "--no-progress")
+    _run(*script[1:], *args, "--out", str(straight))
+
+    def steps(folder: Path) -> list[tuple[int, list[float], list[float]]]:
+        run = json.loads((folder / "results.json").read_text())["ffo_env"]["ffo/french-endgame/v2"][
+            "reinforce"
+        ]
+        run = run["seed_0"]
+        assert run["run_meta"]["complete"]
+        return [
+            (run[k]["step_count"], run[k]["score"], run[k]["eval"]["opponents"]["expert"]["per_game"])
+            for k in sorted((k for k in run if k.startswith("step_")), key=lambda k: int(k[5:]))
+        ]
+
+    resumed = json.loads((killed / "results.json").read_text())["ffo_env"]["ffo/french-endgame/v2"][
+        "reinforce"
+    ]
+    assert resumed["seed_0"]["run_meta"]["resumed"] == 1
+    assert steps(killed) == steps(straight)
