@@ -106,16 +106,10 @@ class ReinforceLearner(Learner):
         return _Greedy(self)
 
     def save(self, folder: Path) -> None:
+        payload = {"net": self.net.state_dict(), "opt": self.opt.state_dict(), "steps": self.steps}
+        payload["baseline"] = self.baseline
         buf = io.BytesIO()
-        torch.save(
-            {
-                "net": self.net.state_dict(),
-                "opt": self.opt.state_dict(),
-                "steps": self.steps,
-                "baseline": self.baseline,
-            },
-            buf,
-        )
+        torch.save(payload, buf)
         # atomically: a run killed while saving never leaves half a checkpoint
         atomic_write_bytes(folder / f"{self.ctx.side}-reinforce.pt", buf.getvalue())
 
