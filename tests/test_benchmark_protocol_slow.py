@@ -4,14 +4,11 @@ that resumes to the same result as an uninterrupted one (``pytest -m slow tests/
 from __future__ import annotations
 
 import json
-import os
-import signal
-import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from benchmark_support import kill_after_points
 
 from benchmarks.protocol.tasks import TASKS
 from ffo_env.cli import main
@@ -75,13 +72,6 @@ def test_self_play_trains_both_sides(tmp_path):
     assert set(run["step_1"]["eval"]["elo"]) == {"french", "german"}
 
 
-def _progress_rows(folder: Path) -> int:
-    try:
-        return len(json.loads((folder / "seed-0" / "progress.json").read_text())["rows"])
-    except (OSError, ValueError, KeyError):
-        return 0
-
-
 @pytest.mark.parametrize("algo", ["dagger_expert", "maskable_ppo"])
 def test_a_killed_run_resumes_to_the_result_of_an_uninterrupted_one(algo, tmp_path):
     args = [
@@ -98,24 +88,8 @@ def test_a_killed_run_resumes_to_the_result_of_an_uninterrupted_one(algo, tmp_pa
     ]
     args += ["--budget", "300" if algo == "dagger_expert" else "3000", "--no-progress"]
     killed = tmp_path / "killed"
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "ffo_env.cli", "benchmark", "run", *args, "--out", str(killed)],
-        cwd=ROOT,
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.time() + 900
-        while _progress_rows(killed) < 2 and proc.poll() is None and time.time() < deadline:
-            time.sleep(0.2)
-        assert proc.poll() is None, "the run ended before it could be killed"
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-    rows_at_kill = _progress_rows(killed)
+    cmd = [sys.executable, "-m", "ffo_env.cli", "benchmark", "run", *args, "--out", str(killed)]
+    rows_at_kill = kill_after_points(cmd, killed, 2, ROOT)
     assert 2 <= rows_at_kill < 4
     assert main(["benchmark", "run", "--resume", str(killed), "--no-progress"]) == 0
     straight = tmp_path / "straight"

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
+from benchmark_support import kill_after_points
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -109,25 +107,7 @@ def test_a_killed_benchmark_reinforce_run_resumes_to_the_result_of_an_uninterrup
             "--eval-games", "2", "--budget", "3000", "--no-progress"]  # fmt: skip
     killed, straight = tmp_path / "killed", tmp_path / "straight"
 
-    def rows() -> int:
-        try:
-            return len(json.loads((killed / "seed-0" / "progress.json").read_text())["rows"])
-        except (OSError, ValueError, KeyError):
-            return 0
-
-    proc = subprocess.Popen([*script, *args, "--out", str(killed)], cwd=ROOT, start_new_session=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    try:
-        deadline = time.time() + 600
-        while rows() < 2 and proc.poll() is None and time.time() < deadline:
-            time.sleep(0.2)
-        assert proc.poll() is None, "the run ended before it could be killed"
-        os.killpg(proc.pid, signal.SIGKILL)
-        proc.wait()
-    finally:
-        if proc.poll() is None:
-            os.killpg(proc.pid, signal.SIGKILL)
-    assert 2 <= rows() < 4
+    assert 2 <= kill_after_points([*script, *args, "--out", str(killed)], killed, 2, ROOT, timeout=600) < 4
     _run(*script[1:], "--resume", str(killed), "--no-progress")
     _run(*script[1:], *args, "--out", str(straight))
 
