@@ -321,7 +321,7 @@ def markdown(report: dict[str, Any]) -> str:
         md.append("|---|---:|---:|---|---:|---|---:|")
         for key, a in t["algorithms"].items():
             f = a["final"]
-            digits = 0 if t["kind"] == "selfplay" else 3
+            digits = _digits(t)
             norm = f"{a['normalised']['iqm']:.2f}" if "normalised" in a else "–"
             final = (
                 "–" if f is None else f"{f['iqm']:.{digits}f} [{f['lo']:.{digits}f}, {f['hi']:.{digits}f}]"
@@ -343,14 +343,18 @@ def markdown(report: dict[str, Any]) -> str:
     return "\n".join(md) + "\n"
 
 
+def _digits(t: dict[str, Any]) -> int:
+    """Decimals of a task's scores in the tables: whole Elo points on a self-play task, a win rate to 3."""
+    return 0 if t["kind"] == "selfplay" else 3
+
+
 def _overview_cell(t: dict[str, Any], a: dict[str, Any] | None) -> str:
     if a is None:
         return "–"
     runs = f"{a['runs']}" + (f"+{a['runs_in_progress']}" if a["runs_in_progress"] else "")
     if a["final"] is None:
         return f"– ({runs})"
-    digits = 0 if t["kind"] == "selfplay" else 3
-    return f"{a['final']['iqm']:.{digits}f} ({runs})"
+    return f"{a['final']['iqm']:.{_digits(t)}f} ({runs})"
 
 
 def _markdown_overview(report: dict[str, Any]) -> list[str]:
