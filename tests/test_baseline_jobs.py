@@ -106,6 +106,24 @@ def test_a_job_run_by_hand_with_fewer_seeds_is_completed_in_a_sibling_folder(tmp
     assert bl.parts_of(tmp_path, task, algo) == [main, sibling]
 
 
+def test_list_prices_what_is_left_and_says_when_nothing_is(
+    tmp_path: Path, monkeypatch: Any, capsys: Any
+) -> None:
+    import benchmarks.protocol.baselines as bl
+
+    task, algo = "ffo/german-endgame/v2", "random"
+    monkeypatch.setattr(bl, "jobs", lambda: [(task, algo, 2)])
+    _plan(bl.folder_of(tmp_path, task, algo), [0, 1], complete=[0], wall=1800.0)
+    assert bl.run_cli(["--list", "--out", str(tmp_path)]) == 0
+    head = capsys.readouterr().out.splitlines()[0]
+    assert head.startswith("1 seed runs left: ~0.5 core-hours"), head
+    _plan(bl.folder_of(tmp_path, task, algo), [0, 1], complete=[0, 1])
+    assert bl.run_cli(["--list", "--out", str(tmp_path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == "every seed run of the 1 jobs listed is complete", out
+    assert out[1].split() == [task, algo, "2", "seeds:", "complete"]
+
+
 @pytest.mark.parametrize("tool", ["baselines", "freeze"])
 def test_a_reader_that_goes_away_gets_no_traceback(tmp_path: Path, tool: str) -> None:
     """``--list | head``, ``freeze | head``: the pipe is closed before the tool prints its first line."""

@@ -109,6 +109,22 @@ def test_p_values_are_written_with_the_digits_they_have():
     ]
 
 
+def test_a_plot_of_a_short_and_a_long_track_uses_a_symlog_axis_with_short_ticks():
+    from benchmarks.protocol.report import _linestyle, _thousands, budget_scale
+
+    assert budget_scale([20_480.0, 20_000.0]) is None  # one track: linear
+    assert budget_scale([20_480.0, 200_704.0]) == 20_480.0  # 10x apart: linear up to the short track's end
+    assert budget_scale([20_000.0, 80_000.0]) is None and budget_scale([]) is None
+    assert [_thousands(v) for v in (0, 500, 20_000, 1_500_000, 2_000_000)] == [
+        "0",
+        "500",
+        "20k",
+        "1.5M",
+        "2M",
+    ]
+    assert (_linestyle("maskable_ppo"), _linestyle("maskable_ppo@long")) == ("-", "--")
+
+
 def test_change_from_start_pairs_each_game_across_runs():
     start = np.array([[1.0, 0, 0], [0, 0, 1]])
     final = np.array([[1.0, 1, 0], [1, 0, 1]])

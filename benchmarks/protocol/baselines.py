@@ -222,11 +222,14 @@ def main(argv: list[str] | None = None) -> int:
     out = Path(args.out)
     selected = [j for j in jobs() if not args.only or args.only in j[0] or args.only in j[1]]
     runs, seconds, unpriced = estimate_left(out, selected)
-    print(
-        f"{runs} seed runs left: ~{seconds / 3600:.1f} core-hours at the wall time of the finished runs of "
-        f"their kind" + (f", and {unpriced} with none finished to price them by" if unpriced else ""),
-        flush=True,
-    )
+    if runs:
+        print(
+            f"{runs} seed runs left: ~{seconds / 3600:.1f} core-hours at the wall time of the finished runs of "
+            f"their kind" + (f", and {unpriced} with none finished to price them by" if unpriced else ""),
+            flush=True,
+        )
+    else:
+        print(f"every seed run of the {len(selected)} jobs listed is complete", flush=True)
     for task, algo, seeds in selected:
         folder = folder_of(out, task, algo)
         # read again, not taken from the estimate's pass: a driver side by side may have started or finished

@@ -492,16 +492,24 @@ def _plots(report: dict[str, Any], normalised: dict[str, Any], out: Path) -> lis
                     ax.axhline(c[0]["iqm"], linestyle="--", linewidth=1, label=key, color=_color(key))
                     continue
                 xs = [p[x_key] for p in c]
-                ax.plot(xs, [p["iqm"] for p in c], marker="o", markersize=3, label=key, color=_color(key))
+                style = _linestyle(key)
+                ax.plot(xs, [p["iqm"] for p in c], marker="o", markersize=3, label=key, color=_color(key),
+                        linestyle=style)  # fmt: skip
                 col = 0 if x_key == "decisions" else 1
                 for run in a.get("run_curves", []):
                     ax.plot([q[col] for q in run], [q[2] for q in run], linewidth=0.7, alpha=0.35,
-                            color=_color(key))  # fmt: skip
+                            color=_color(key), linestyle=style)  # fmt: skip
                 ax.fill_between(xs, [p["lo"] for p in c], [p["hi"] for p in c], alpha=0.2, color=_color(key))
         ylabel = "mean Elo (frozen ladder)" if t["kind"] == "selfplay" else "win rate (IQM, 95% CI)"
         axes[0].set_xlabel("learner decisions")
         axes[1].set_xlabel("wall seconds (training + evaluation)")
+        ends = [a["curve"][-1]["decisions"] for a in t["algorithms"].values() if len(a["curve"]) > 1]
+        linthresh = budget_scale(ends)
+        if linthresh is not None:  # a short and a long track: the short one would be squeezed into a corner
+            axes[0].set_xscale("symlog", linthresh=linthresh, linscale=2.0)
+            axes[0].set_xlim(0, max(ends) * 1.1)
         for ax in axes:
+            ax.xaxis.set_major_formatter(plt.FuncFormatter(lambda v, _pos: _thousands(v)))
             ax.set_ylabel(ylabel)
             ax.grid(alpha=0.3)
         axes[1].legend(fontsize=8, loc="best")
@@ -551,3 +559,25 @@ _COLORS = {
 
 def _color(key: str) -> str:
     return _COLORS.get(key.split("@")[0], "#9467bd")
+
+
+def _linestyle(key: str) -> str:
+    """Another budget of the same algorithm (``maskable_ppo@long``): its colour, dashed."""
+    return "--" if "@" in key else "-"
+
+
+def budget_scale(ends: list[float]) -> float | None:
+    """The linear range of a symlog x axis (the shortest run's end) when the task's learner rows end at budgets
+    5 or more times apart, else None (a linear axis)."""
+    positive = [e for e in ends if e > 0]
+    if not positive or max(positive) < 5 * min(positive):
+        return None
+    return min(positive)
+
+
+def _thousands(v: float) -> str:
+    """An axis tick: 20000 as 20k, 1500000 as 1.5M."""
+    for div, unit in ((1e6, "M"), (1e3, "k")):
+        if abs(v) >= div:
+            return f"{v / div:g}{unit}"
+    return f"{v:g}"
