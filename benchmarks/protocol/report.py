@@ -7,7 +7,8 @@ with one error naming both files. A run (task, algorithm, seed, budget) may appe
 
 Per task and algorithm: the final score of each run, its IQM with a 95% stratified-bootstrap interval, the
 mean, and the learning curve (IQM and interval at each evaluation point, against the learner's decisions and
-against wall seconds, with each run's own curve drawn thin beside it). Rows are keyed by the algorithm, with ``@long`` or ``@<budget>`` when the run was
+against wall seconds, with each run's own curve drawn thin beside it; a row of another budget dashed, on a
+symlog decisions axis when the budgets are 5 or more times apart). Rows are keyed by the algorithm, with ``@long`` or ``@<budget>`` when the run was
 not on the task's short track. One-side tasks also get a normalised score, ``(score - random) / (expert -
 random)`` with the mean scores of the ``random`` and ``expert`` rows of the same task in the pooled results
 (absent when either row is missing), and for a learning algorithm its change from point 0
