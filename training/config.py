@@ -52,6 +52,14 @@ class PPOConfig:
     # weight of KL(policy || the policy the PPO stage started from: the imitation result or init_policy)
     # in the loss; > 0 keeps a fine-tuned policy near its start unless the returns keep pushing it away
     anchor_kl: float = 0.0
+    # rollouts at the start of a side's PPO stage in which only the critic (the value body and head over the
+    # board summary) learns and the policy is left exactly as it is: a start policy's value head was fitted to
+    # another reward or other games, and advantages from it would push the policy at random (issue 60)
+    critic_warmup: int = 0
+    # kickstarting (training/teacher_labels.py): teacher_coef x the cross-entropy of the policy on the move of
+    # the scripted agent `teacher` (e.g. "expert") at every decision of the rollout, beside the PPO loss
+    teacher: str = ""
+    teacher_coef: float = 0.0
     # with vec_env pipelined: decoupled PPO (clip the ratio to the learner's weights at the update's start,
     # the proximal policy, and weight each sample by proximal / sampling probability) instead of clipping
     # to the sampling policy one update behind; costs one forward pass over the rollout
@@ -80,6 +88,20 @@ class EvalConfig:
     # also play the policy the RL stage started from (the imitation result or init_policy) on the same seeds,
     # so that the evaluation says what the RL stage added (eval/rl_stage.json, a paired comparison; issue 39)
     compare_start: bool = True
+
+
+@dataclass
+class CurveConfig:
+    """A campaign's learning curve (issue 60; :mod:`training.campaign`): with ``every`` > 0, ``ffo train`` runs
+    the schedule one round at a time, each round from the checkpoint of the last (so a killed run resumes to
+    the same curve), and after every ``every`` rounds (and for the start policies) plays each side's snapshot
+    against ``opponent`` of the other side on ``games`` fixed seeds from ``seed``."""
+
+    every: int = 0  # rounds between evaluation points; 0: no curve, the plain schedule
+    games: int = 200
+    seed: int = 60_000
+    opponent: str = "expert"
+    workers: int = 1
 
 
 @dataclass
@@ -145,6 +167,7 @@ class TrainConfig:
     policy: PolicyConfig = field(default_factory=PolicyConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
+    curve: CurveConfig = field(default_factory=CurveConfig)
     # side -> the policy its PPO stage starts from instead of a new network or the imitation stage:
     # "pretrained" (the shipped policy of that side) or the path of a policy .pt written by 'ffo train'
     init_policy: dict[str, str] = field(default_factory=dict)
@@ -157,7 +180,13 @@ class TrainConfig:
         return max(1, int(self.steps_per_round * self.side_scale.get(side, 1.0)))
 
 
-_NESTED = {"ppo": PPOConfig, "policy": PolicyConfig, "eval": EvalConfig, "pretrain": PretrainConfig}
+_NESTED = {
+    "ppo": PPOConfig,
+    "policy": PolicyConfig,
+    "eval": EvalConfig,
+    "pretrain": PretrainConfig,
+    "curve": CurveConfig,
+}
 
 
 def _build(cls: type, data: dict[str, Any], where: str, source: str) -> Any:
@@ -250,6 +279,7 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
         raise bad("device", "'cpu', 'cuda', 'cuda:<n>', 'mps' or 'auto'", cfg.device)
     _check_ppo(cfg, bad)
     _check_policy(cfg, bad)
+    _check_curve(cfg, bad)
     ev = cfg.eval
     if ev.games < 1 or ev.workers < 1:
         raise bad(
@@ -322,6 +352,17 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
             )
         if cfg.policy.spatial <= 0:
             raise bad("ppo.anchor_kl", "0 with the flat network (policy.spatial 0)", cfg.ppo.anchor_kl)
+    if cfg.ppo.teacher_coef > 0:
+        if not is_agent_name(cfg.ppo.teacher):
+            raise bad(
+                "ppo.teacher", "an agent name (e.g. 'expert') when ppo.teacher_coef > 0", cfg.ppo.teacher
+            )
+        if cfg.vec_env == "pipelined":
+            raise bad("vec_env", "'dummy' or 'subproc' with ppo.teacher_coef > 0", cfg.vec_env)
+        if cfg.policy.spatial <= 0:
+            raise bad("ppo.teacher_coef", "0 with the flat network (policy.spatial 0)", cfg.ppo.teacher_coef)
+    if cfg.ppo.critic_warmup > 0 and cfg.policy.spatial <= 0:
+        raise bad("ppo.critic_warmup", "0 with the flat network (policy.spatial 0)", cfg.ppo.critic_warmup)
     if cfg.ppo.proximal and cfg.vec_env != "pipelined":
         # without the lag the proximal policy is the sampling policy: the flag would only cost time
         raise bad("ppo.proximal", "false unless vec_env is pipelined", cfg.ppo.proximal)
@@ -348,17 +389,41 @@ def _check_ppo(cfg: TrainConfig, bad: Any) -> None:
         ("vf_coef", 0.0, 100.0, True, "a number in [0, 100]"),
         ("max_grad_norm", 0.0, 1e6, False, "a positive number"),
         ("anchor_kl", 0.0, 1e6, True, "a number in [0, 1e6]"),
+        ("teacher_coef", 0.0, 1e6, True, "a number in [0, 1e6]"),
     ]
     for key, lo, hi, lo_ok, text in ranges:
         v = getattr(p, key)
         if not (math.isfinite(v) and (v >= lo if lo_ok else v > lo) and v <= hi):
             raise bad(f"ppo.{key}", text, v)
+    if not 0 <= p.critic_warmup <= 100_000:
+        raise bad("ppo.critic_warmup", "an integer in [0, 100000] (rollouts)", p.critic_warmup)
     if p.n_steps < 2 or p.n_steps > 1_000_000:
         raise bad("ppo.n_steps", "an integer in [2, 1000000]", p.n_steps)
     if p.batch_size < 2:  # SB3 normalises advantages over the minibatch: one sample gives NaN
         raise bad("ppo.batch_size", "an integer >= 2", p.batch_size)
     if not 1 <= p.n_epochs <= 100:
         raise bad("ppo.n_epochs", "an integer in [1, 100]", p.n_epochs)
+
+
+def _check_curve(cfg: TrainConfig, bad: Any) -> None:
+    c = cfg.curve
+    if not 0 <= c.every <= 10_000:
+        raise bad("curve.every", "an integer in [0, 10000] (rounds; 0: no curve)", c.every)
+    if c.every == 0:
+        return
+    if not 1 <= c.games <= 100_000:
+        raise bad("curve.games", "an integer in [1, 100000]", c.games)
+    if not 0 <= c.seed < 2**31:
+        raise bad("curve.seed", "an integer in [0, 2**31)", c.seed)
+    if not 1 <= c.workers <= 64:
+        raise bad("curve.workers", "an integer in [1, 64]", c.workers)
+    if not is_agent_name(c.opponent):
+        raise bad("curve.opponent", "an agent name (e.g. 'expert')", c.opponent)
+    if cfg.rounds < 1:
+        raise bad("rounds", "an integer >= 1 with a curve (curve.every > 0)", cfg.rounds)
+    if cfg.vec_env == "pipelined":
+        # the rollout worker keeps its own generators across rounds: a resumed round would not be the same round
+        raise bad("vec_env", "'dummy' or 'subproc' with a curve (curve.every > 0)", cfg.vec_env)
 
 
 def _check_policy(cfg: TrainConfig, bad: Any) -> None:

@@ -22,9 +22,15 @@ def make_env_fn(cfg: TrainConfig, side: str, pool: Any, rank: int) -> Any:
         from ffo_env.envs.single_agent import FFOSingleAgentEnv
 
         pool.reseed(cfg.seed * 1000 + rank)
-        env = FFOSingleAgentEnv(
+        env: Any = FFOSingleAgentEnv(
             side=side, opponent_sampler=pool, setup=cfg.setup, reward=cfg.reward, max_steps=cfg.max_steps
         )
+        if cfg.ppo.teacher_coef > 0:
+            from agents import make_agent
+            from training.teacher_labels import TeacherLabelEnv
+
+            seed = cfg.seed * 1000 + rank + 500_000  # the teacher's own generator, apart from the env's
+            env = TeacherLabelEnv(env, make_agent(cfg.ppo.teacher, side, seed=seed), seed)
         env.reset(seed=cfg.seed * 1000 + rank)
         return env
 
@@ -49,4 +55,9 @@ def build_local_vec_env(cfg: TrainConfig, side: str, snapshots: list[str]) -> An
         vec = SubprocVecEnv(fns, start_method="spawn")
     else:
         vec = DummyVecEnv(fns)
-    return VecMonitor(vec, info_keywords=("winner", "vp", "opponent"))
+    monitored = VecMonitor(vec, info_keywords=("winner", "vp", "opponent"))
+    if cfg.ppo.teacher_coef > 0:
+        from training.teacher_labels import TeacherLabelsVecEnv
+
+        return TeacherLabelsVecEnv(monitored)
+    return monitored

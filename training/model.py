@@ -61,6 +61,7 @@ def ppo_classes() -> tuple[type, type]:
     )
 
     from training.pipeline import PipelinedVecEnv, pipelined_collect
+    from training.teacher_labels import TEACHER_KEY
 
     class FastDictRolloutBuffer(MaskableDictRolloutBuffer):
         observations_flat = False  # flat_observations and plane_entries are this rollout's
@@ -74,6 +75,10 @@ def ppo_classes() -> tuple[type, type]:
             self.observations_flat = False
             self.behaviour_log_probs = None
             self.shipped_entries = None
+            # kickstarting (ppo.teacher_coef): the teacher's move at each sample, from the envs' labels
+            self.teacher_actions = (
+                None if self.label_source is None else np.full((self.buffer_size, self.n_envs), -1, np.int64)
+            )
             # every row is written before it is read, so the last rollout's observation arrays are reused:
             # SB3 allocates fresh zeros (~110 MB for 1024 samples) whose pages the kernel faults in and zeroes
             # again on the first write of every rollout (measured 0.1-0.2 ms a sample of the rollout)
@@ -104,6 +109,9 @@ def ppo_classes() -> tuple[type, type]:
             self.episode_starts[self.pos] = episode_start
             self.values[self.pos] = value.clone().cpu().numpy().flatten()
             self.log_probs[self.pos] = log_prob.clone().cpu().numpy().reshape(self.n_envs)
+            if self.teacher_actions is not None:
+                # read when the step was sent, so these are the labels of the observations in this row
+                self.teacher_actions[self.pos] = self.label_source.labels_of_last_obs
             self.pos += 1
             if self.pos == self.buffer_size:
                 self.full = True
@@ -111,6 +119,9 @@ def ppo_classes() -> tuple[type, type]:
         # decoupled PPO (ppo.proximal): the sampling policy's log-probabilities, while log_probs holds the
         # proximal policy's (the learner's weights when the update starts); None in plain PPO
         behaviour_log_probs: np.ndarray | None = None
+        # the envs that label every observation with the teacher's move (TeacherLabelsVecEnv), when kickstarting
+        label_source: Any = None
+        teacher_actions: np.ndarray | None = None
 
         def get(
             self, batch_size: int | None = None
@@ -120,7 +131,11 @@ def ppo_classes() -> tuple[type, type]:
             indices = np.random.permutation(total)
             if not self.generator_ready:
                 names = ["actions", "values", "log_probs", "advantages", "returns", "action_masks"]
-                for name in names + (["behaviour_log_probs"] if self.behaviour_log_probs is not None else []):
+                if self.behaviour_log_probs is not None:
+                    names.append("behaviour_log_probs")
+                if self.teacher_actions is not None:
+                    names.append("teacher_actions")
+                for name in names:
                     self.__dict__[name] = self.swap_and_flatten(self.__dict__[name])
                 self._flat_observations()
                 self.generator_ready = True
@@ -190,8 +205,11 @@ def ppo_classes() -> tuple[type, type]:
             def take(a: np.ndarray, i: np.ndarray = idx) -> torch.Tensor:
                 return torch.from_numpy(np.take(a, i, axis=0)).to(self.device)
 
+            observations = self._observations(rows)
+            if self.teacher_actions is not None:
+                observations[TEACHER_KEY] = take(self.teacher_actions).flatten()
             samples = MaskableDictRolloutBufferSamples(
-                observations=self._observations(rows),
+                observations=observations,
                 actions=take(self.actions),
                 old_values=take(self.values).flatten(),
                 old_log_prob=take(self.log_probs).flatten(),
@@ -214,6 +232,10 @@ def ppo_classes() -> tuple[type, type]:
         ) -> bool:
             if isinstance(env, PipelinedVecEnv):
                 return pipelined_collect(self, env, callback, rollout_buffer, n_rollout_steps)
+            if getattr(env, "provides_teacher_labels", False) and self.teacher_coef > 0:
+                rollout_buffer.label_source = (
+                    env  # the buffer's reset, first in SB3's collection, allocates the labels
+                )
             with torch.inference_mode():
                 return super().collect_rollouts(env, callback, rollout_buffer, n_rollout_steps, *args, **kw)
 
@@ -222,6 +244,10 @@ def ppo_classes() -> tuple[type, type]:
         # KL(policy || anchor) weight in the loss, and the frozen policy the PPO stage started from
         anchor_kl: float = 0.0
         anchor: Any = None
+        # rollouts at the start of the side's PPO stage that fit the critic alone (ppo.critic_warmup)
+        critic_warmup: int = 0
+        # kickstarting: weight of the cross-entropy on the teacher's moves (ppo.teacher_coef)
+        teacher_coef: float = 0.0
 
         def set_anchor(self, state_dict: dict[str, torch.Tensor] | None = None) -> None:
             """Freeze a copy of the policy (with ``state_dict``'s weights if given) as the anchor."""
@@ -237,7 +263,13 @@ def ppo_classes() -> tuple[type, type]:
 
         def train(self) -> None:
             decoupled = getattr(self.rollout_buffer, "behaviour_log_probs", None) is not None
-            if not (self.anchor_kl > 0 and self.anchor is not None) and not decoupled:
+            if in_critic_warmup(self):
+                return critic_update(self)
+            if (
+                not (self.anchor_kl > 0 and self.anchor is not None)
+                and not decoupled
+                and not self.teacher_coef
+            ):
                 return super().train()
             return ppo_update(self)
 
@@ -256,6 +288,50 @@ class DecoupledSamples(NamedTuple):
     returns: Any
     action_masks: Any
     behaviour_log_prob: Any
+
+
+def rollouts_before(model: Any) -> int:
+    """Rollouts the model had learned from before the one in its buffer (``num_timesteps`` already counts it;
+    the same after a resume, since it counts the side's timesteps of every round)."""
+    return max(0, model.num_timesteps // (model.n_steps * model.n_envs) - 1)
+
+
+def in_critic_warmup(model: Any) -> bool:
+    return rollouts_before(model) < getattr(model, "critic_warmup", 0)
+
+
+def critic_update(model: Any) -> None:
+    """One rollout of ``ppo.critic_warmup``: ``n_epochs`` passes of the value loss alone, the critic reading
+    the board summary without a gradient into it, so every weight the policy uses stays as it was (checked in
+    ``tests/test_model.py``). Cheaper than a PPO update: no policy forward pass over the pointer heads."""
+    import numpy as np
+    import torch
+    from stable_baselines3.common.utils import explained_variance
+    from torch.nn import functional as F
+
+    policy = model.policy
+    policy.set_training_mode(True)
+    model._update_learning_rate(policy.optimizer)
+    fe, critic = policy.features_extractor, policy.mlp_extractor
+    value_losses: list[float] = []
+    for _epoch in range(model.n_epochs):
+        for data in model.rollout_buffer.get(model.batch_size):
+            with torch.no_grad():
+                summary = fe.summary(data.observations)
+            values = policy.value_net(critic.value_body(summary)).flatten()
+            value_loss = F.mse_loss(data.returns, values)
+            value_losses.append(value_loss.item())
+            policy.optimizer.zero_grad()
+            (model.vf_coef * value_loss).backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), model.max_grad_norm)
+            policy.optimizer.step()
+        model._n_updates += 1
+    buf = model.rollout_buffer
+    log = model.logger
+    log.record("train/value_loss", np.mean(value_losses))
+    log.record("train/explained_variance", explained_variance(buf.values.flatten(), buf.returns.flatten()))
+    log.record("train/critic_warmup", 1)
+    log.record("train/n_updates", model._n_updates, exclude="tensorboard")
 
 
 def ppo_update(model: Any) -> None:
@@ -278,6 +354,7 @@ def ppo_update(model: Any) -> None:
     from torch.nn import functional as F
 
     from agents.policy_net import LegalCategorical
+    from training.teacher_labels import TEACHER_KEY, teacher_loss
 
     policy = model.policy
     policy.set_training_mode(True)
@@ -285,6 +362,12 @@ def ppo_update(model: Any) -> None:
     clip_range = model.clip_range(model._current_progress_remaining)
     entropy_losses, pg_losses, value_losses, clip_fractions, anchor_kls, weights = [], [], [], [], [], []
     anchored = model.anchor_kl > 0 and model.anchor is not None
+    kickstarted = (
+        model.teacher_coef > 0 and getattr(model.rollout_buffer, "teacher_actions", None) is not None
+    )
+    teacher_ces: list[float] = []
+    teacher_agree: list[float] = []
+    teacher_labelled: list[float] = []
     approx_kl_divs: list[float] = []
     loss = torch.zeros(())
     for _epoch in range(model.n_epochs):
@@ -310,6 +393,14 @@ def ppo_update(model: Any) -> None:
                 assert kl is not None, "ppo.anchor_kl needs HexPolicy and a legal action in every row"
                 anchor_loss = kl.mean()
                 anchor_kls.append(anchor_loss.item())
+            teacher_term = torch.zeros(())
+            if kickstarted:
+                teacher_term, agree, labelled = teacher_loss(
+                    policy.action_dist.distribution, data.observations[TEACHER_KEY]
+                )
+                teacher_ces.append(teacher_term.item())
+                teacher_agree.append(agree)
+                teacher_labelled.append(labelled)
             values = values.flatten()
             advantages = data.advantages
             if model.normalize_advantage:
@@ -338,7 +429,8 @@ def ppo_update(model: Any) -> None:
                 policy_loss
                 + model.ent_coef * entropy_loss
                 + model.vf_coef * value_loss
-                + model.anchor_kl * anchor_loss  # the one term sb3-contrib's update does not have
+                + model.anchor_kl * anchor_loss  # the terms sb3-contrib's update does not have
+                + model.teacher_coef * teacher_term
             )
             with torch.no_grad():
                 log_ratio = log_prob - data.old_log_prob
@@ -363,6 +455,10 @@ def ppo_update(model: Any) -> None:
         log.record("train/anchor_kl", np.mean(anchor_kls))
     if weights:
         log.record("train/behaviour_weight", np.mean(weights))
+    if teacher_ces:
+        log.record("train/teacher_ce", np.mean(teacher_ces))
+        log.record("train/teacher_agreement", np.mean(teacher_agree))
+        log.record("train/teacher_labelled", np.mean(teacher_labelled))
 
 
 def legal_kl(mine: Any, theirs: Any) -> Any:
@@ -399,5 +495,7 @@ def build_model(cfg: TrainConfig, env: Any, tb_dir: Path, seed: int) -> Any:
         verbose=0,
     )
     model.anchor_kl = p.anchor_kl
+    model.critic_warmup = p.critic_warmup
+    model.teacher_coef = p.teacher_coef
     model.proximal = p.proximal
     return model

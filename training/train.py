@@ -484,13 +484,18 @@ def run(args: argparse.Namespace) -> int:
     print(f"run folder: {run_dir}", flush=True)
     t0 = time.perf_counter()
     try:
-        train(
-            cfg,
-            run,
-            resume=bool(args.resume),
-            progress_bar=not args.no_progress,
-            trust_pickle=args.trust_pickle,
-        )
+        if cfg.curve.every > 0:  # a campaign: round by round, with its learning curve (training/campaign.py)
+            from training.campaign import run_campaign
+
+            run_campaign(cfg, run, progress_bar=not args.no_progress, trust_pickle=args.trust_pickle)
+        else:
+            train(
+                cfg,
+                run,
+                resume=bool(args.resume),
+                progress_bar=not args.no_progress,
+                trust_pickle=args.trust_pickle,
+            )
     except (ConfigError, CheckpointError, RunFolderError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

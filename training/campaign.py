@@ -1,0 +1,229 @@
+"""A training campaign with its learning curve (issue 60): ``ffo train`` with a ``curve:`` section.
+
+    ffo train --config configs/campaign.yaml --out runs      # start
+    ffo train --resume runs/campaign-20261128-053000          # continue, in a later session or after a kill
+
+The schedule is :func:`training.train.train`'s (each round trains every side in ``sides`` for its steps
+against the opponent pool, whose ``snapshots`` are the other side's earlier rounds), run **one round at a
+time**: round ``k`` starts from the checkpoint that round ``k - 1`` ended with, its envs, opponents and
+sampling seeded by ``seed + ROUND_SEED_STRIDE * k``, and no checkpoint is written inside a round. A run killed
+at any moment therefore resumes by playing its unfinished round again from that round's start, and reaches
+the same weights, snapshots and curve as a run that was never interrupted (``tests/test_campaign.py``). Only
+the unfinished round's work is lost.
+
+The curve (``curve/`` in the run folder): the start policies (``<side>_init`` or ``<side>_pretrain``) and,
+after every ``curve.every`` rounds and after the last, each side's snapshot plays ``curve.games`` games against
+``curve.opponent`` of the other side, on the same seeds (``curve.seed`` on) at every point, through the
+evaluation harness (a killed evaluation resumes where it stopped). ``curve/curve.csv`` / ``curve.json`` /
+``curve.md`` hold one row per side and point: the side's PPO decisions so far, wins, the win rate with its
+Wilson 95 % interval, the mean French VP. ``curve/rounds.csv`` holds each round's wall seconds, decisions and
+the machine's load average when it ended, so that costs can be read off rounds that ran alone.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ffo_env.atomic import atomic_write_text
+from training.config import TrainConfig
+from training.envs import other_side
+from training.run_folder import RunFolder
+
+# round k's seed is seed + ROUND_SEED_STRIDE * k: every round plays other games than the last (the plain
+# schedule reseeds its envs alike in every round)
+ROUND_SEED_STRIDE = 1009
+# larger than any round: a checkpoint inside a round would let a resume start mid-round, on other random numbers
+NO_CHECKPOINT_INSIDE_A_ROUND = 2**62
+CURVE_DIR = "curve"
+
+
+def round_config(cfg: TrainConfig, k: int) -> TrainConfig:
+    """The config that trains round ``k`` (the rounds before it are done): its own seed, no mid-round
+    checkpoint."""
+    return replace(
+        cfg,
+        rounds=k + 1,
+        seed=cfg.seed + ROUND_SEED_STRIDE * k,
+        checkpoint_every=NO_CHECKPOINT_INSIDE_A_ROUND,
+    )
+
+
+def _points(cfg: TrainConfig, progress: dict[str, Any]) -> list[tuple[str, str, str]]:
+    """(side, point name, snapshot path relative to the run) of every evaluation point whose snapshot exists,
+    in order: the start policy, then the rounds on the curve."""
+    points: list[tuple[str, str, str]] = []
+    for side in cfg.sides:
+        snaps = progress["snapshots"].get(side, [])
+        by_stem = {Path(s).stem: s for s in snaps}
+        for start in (f"{side}_pretrain", f"{side}_init"):
+            if start in by_stem:
+                points.append((side, "start", by_stem[start]))
+                break
+        for k in range(cfg.rounds):
+            on_curve = (k + 1) % cfg.curve.every == 0 or k + 1 == cfg.rounds
+            stem = f"{side}_r{k}"
+            if on_curve and stem in by_stem:
+                points.append((side, f"r{k}", by_stem[stem]))
+    return points
+
+
+def _point_dir(run: RunFolder, side: str, point: str) -> Path:
+    return run.root / CURVE_DIR / f"{point}-{side}"
+
+
+def evaluate_point(
+    cfg: TrainConfig, run: RunFolder, side: str, point: str, snapshot: str, progress: bool
+) -> None:
+    """Play the point's games (or the ones a killed evaluation left) into ``curve/<point>-<side>/``."""
+    from agents.harness import run_tournament
+
+    me = f"policy:{run.resolve(snapshot)}"
+    opp = cfg.curve.opponent
+    pairing = (me, opp) if side == "french" else (opp, me)
+    out = _point_dir(run, side, point)
+    run_tournament(
+        pairings=[pairing],
+        games=cfg.curve.games,
+        seed=cfg.curve.seed,
+        setup=cfg.setup,
+        workers=cfg.curve.workers,
+        out=out,
+        progress=progress,
+        resume=(out / "tournament.json").exists(),  # a killed evaluation: play only the missing games
+    )
+    done = out / "point.done"
+    atomic_write_text(done, f"{snapshot}\n")
+
+
+def _wilson(wins: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / d
+    return max(0.0, c - h), min(1.0, c + h)
+
+
+def curve_rows(cfg: TrainConfig, run: RunFolder) -> list[dict[str, Any]]:
+    """One row per finished evaluation point, read from the games on disk."""
+    import json
+
+    from agents.harness import read_games
+
+    progress = run.read_progress()
+    rows: list[dict[str, Any]] = []
+    for side, point, snapshot in _points(cfg, progress):
+        out = _point_dir(run, side, point)
+        if not (out / "point.done").exists():
+            continue
+        games = read_games(out)
+        wins = sum(1 for g in games if g.get("winner") == side)
+        lo, hi = _wilson(wins, len(games))
+        meta_path = run.resolve(snapshot).with_suffix(".json")
+        meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
+        vps = [float(g["vp"]) for g in games if "vp" in g]  # the French VP (rule 16)
+        rows.append(
+            {
+                "side": side,
+                "point": point,
+                "decisions": int(meta.get("extra", {}).get("timesteps", 0)) if point != "start" else 0,
+                "opponent": f"{other_side(side)} {cfg.curve.opponent}",
+                "games": len(games),
+                "wins": wins,
+                "win_rate": round(wins / len(games), 4) if games else 0.0,
+                "wilson_low": round(lo, 4),
+                "wilson_high": round(hi, 4),
+                "mean_french_vp": round(sum(vps) / len(vps), 3) if vps else None,
+                "seeds": f"{cfg.curve.seed}-{cfg.curve.seed + cfg.curve.games - 1}",
+                "snapshot": snapshot,
+            }
+        )
+    return rows
+
+
+def write_curve(cfg: TrainConfig, run: RunFolder) -> list[dict[str, Any]]:
+    rows = curve_rows(cfg, run)
+    folder = run.root / CURVE_DIR
+    folder.mkdir(exist_ok=True)
+    run.write_json(folder / "curve.json", {"run": run.name, "curve": cfg.curve.__dict__, "points": rows})
+    buf = io.StringIO()
+    if rows:
+        w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+        w.writeheader()
+        w.writerows(rows)
+    atomic_write_text(folder / "curve.csv", buf.getvalue())
+    lines = [
+        f"# Learning curve of {run.name}",
+        "",
+        f"Each point: {cfg.curve.games} games against the other side's `{cfg.curve.opponent}`, seeds "
+        f"{cfg.curve.seed}-{cfg.curve.seed + cfg.curve.games - 1}, setup {cfg.setup}; Wilson 95 % intervals.",
+        "",
+        "| side | point | PPO decisions | wins | win rate [95 %] | mean French VP |",
+        "|---|---|---:|---:|---|---:|",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r['side']} | {r['point']} | {r['decisions']:,} | {r['wins']}/{r['games']} | "
+            f"{r['win_rate']:.3f} [{r['wilson_low']:.3f}, {r['wilson_high']:.3f}] | {r['mean_french_vp']} |"
+        )
+    atomic_write_text(folder / "curve.md", "\n".join(lines) + "\n")
+    return rows
+
+
+def _log_round(run: RunFolder, k: int, progress: dict[str, Any]) -> None:
+    """Append round ``k``'s cost (wall seconds and decisions of each side, the load average) to rounds.csv."""
+    path = run.root / CURVE_DIR / "rounds.csv"
+    path.parent.mkdir(exist_ok=True)
+    seconds = progress.get("seconds", {})
+    text = (
+        path.read_text(encoding="utf-8") if path.exists() else "round,side,seconds,decisions,load1,load5,at\n"
+    )
+    done = {tuple(line.split(",")[:2]) for line in text.splitlines()[1:]}
+    load1, load5, _ = os.getloadavg()
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    for side, ts in progress.get("timesteps", {}).items():
+        key = f"r{k}:{side}"
+        if key in seconds and (str(k), side) not in done:
+            text += f"{k},{side},{seconds[key]},{ts},{load1:.2f},{load5:.2f},{stamp}\n"
+    atomic_write_text(path, text)
+
+
+def run_campaign(
+    cfg: TrainConfig, run: RunFolder, progress_bar: bool = True, trust_pickle: bool = False
+) -> None:
+    """Train round by round and evaluate the curve's points as their snapshots appear; resumable."""
+    from training.train import train
+
+    run.make_folders()
+    progress = run.read_progress() if run.progress_path.exists() else None
+    starts = [f"pretrain:{s}" for s in cfg.pretrain.sides if cfg.pretrain.teacher] + [
+        f"init:{s}" for s in cfg.init_policy
+    ]
+    if progress is None or any(
+        key not in progress["done"] for key in starts if key.split(":")[1] in cfg.sides
+    ):
+        # the start stages alone, so that round 0, like every round, begins from a checkpoint on disk
+        train(replace(cfg, rounds=0), run, resume=True, progress_bar=progress_bar, trust_pickle=trust_pickle)
+    for k in range(cfg.rounds):
+        progress = run.read_progress() if run.progress_path.exists() else None
+        if progress is None or any(f"r{k}:{s}" not in progress["done"] for s in cfg.sides):
+            started = time.perf_counter()
+            train(
+                round_config(cfg, k), run, resume=True, progress_bar=progress_bar, trust_pickle=trust_pickle
+            )
+            progress = run.read_progress()
+            _log_round(run, k, progress)
+            if progress_bar:
+                print(f"round {k + 1}/{cfg.rounds} done in {time.perf_counter() - started:.0f} s", flush=True)
+        for side, point, snapshot in _points(cfg, progress):
+            if not (_point_dir(run, side, point) / "point.done").exists():
+                evaluate_point(cfg, run, side, point, snapshot, progress_bar)
+                write_curve(cfg, run)
+    write_curve(cfg, run)
