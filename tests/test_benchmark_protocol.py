@@ -649,3 +649,30 @@ def test_maskable_ppo_pretrained_starts_as_the_shipped_policy(tmp_path):
         get_algo("maskable_ppo_pretrained").make(
             Context(get_task("springtime/german-vs-random/v1"), "german", 0, 10, tmp_path, lambda r: None)
         )
+
+
+def test_a_learner_with_fewer_than_3_complete_runs_stays_out_of_the_aggregate(
+    reference_runs, tmp_path, capsys
+):
+    """Issue 60: one or two runs give the bootstrap over runs intervals of no width, so such a row is shown in
+    its task's table, marked, and left out of the aggregate and the probability of improvement; a third
+    complete run brings it in."""
+
+    def three_runs(doc):
+        _as_learner(doc)
+        runs = doc["ffo_env"]["ffo/german-endgame/v2"]["maskable_ppo"]
+        third = json.loads(json.dumps(runs["seed_1"]))
+        third["run_meta"]["seed"] = 2
+        runs["seed_2"] = third
+
+    for name, edit, aggregated in (("two", _as_learner, False), ("three", three_runs, True)):
+        _copy_with(reference_runs / "random", tmp_path / name, edit)
+        code, _, err = _ffo(capsys, "benchmark", "report", str(reference_runs), str(tmp_path / name),
+                            "--out", str(tmp_path / f"rep-{name}"), "--reps", "100")  # fmt: skip
+        assert code == 0, err
+        rep = json.loads((tmp_path / f"rep-{name}" / "report.json").read_text())
+        row = rep["tasks"]["ffo/german-endgame/v2"]["algorithms"]["maskable_ppo"]
+        assert row["aggregated"] is aggregated and "normalised" in row
+        assert ("maskable_ppo" in rep["aggregate"]["ffo"]["normalised_final"]) is aggregated
+        md = (tmp_path / f"rep-{name}" / "report.md").read_text()
+        assert ("not in the aggregate: < 3 complete runs" in md) is not aggregated

@@ -220,10 +220,15 @@ def run_campaign(
             )
             progress = run.read_progress()
             _log_round(run, k, progress)
-            if progress_bar:
-                print(f"round {k + 1}/{cfg.rounds} done in {time.perf_counter() - started:.0f} s", flush=True)
+            print(f"round {k + 1}/{cfg.rounds} done in {time.perf_counter() - started:.0f} s", flush=True)
         for side, point, snapshot in _points(cfg, progress):
             if not (_point_dir(run, side, point) / "point.done").exists():
                 evaluate_point(cfg, run, side, point, snapshot, progress_bar)
-                write_curve(cfg, run)
+                for row in write_curve(cfg, run):
+                    if (row["side"], row["point"]) == (side, point):
+                        print(
+                            f"curve {side} {point}: {row['wins']}/{row['games']} = {row['win_rate']:.3f} "
+                            f"[{row['wilson_low']:.3f}, {row['wilson_high']:.3f}] against {row['opponent']}",
+                            flush=True,
+                        )
     write_curve(cfg, run)

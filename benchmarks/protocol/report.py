@@ -38,6 +38,10 @@ from ffo_env.atomic import atomic_write_bytes, atomic_write_text
 REFERENCE_ALGOS = ("random", "untrained", "expert")
 GAME_NAMES = {"ffo": "France Fights On", "springtime": "Springtime for Hitler"}
 TAUS = [round(x, 2) for x in np.linspace(0.0, 1.2, 25)]
+# a learner's row joins its game's aggregate (IQM, profiles, probability of improvement) only with at least this
+# many complete runs on the task: with one or two, the bootstrap over runs gives intervals of no width (one run
+# made P(maskable_ppo@long > maskable_ppo) 1.00 [1.00, 1.00]; issue 60). Its own task table still shows it.
+MIN_AGGREGATE_RUNS = 3
 
 
 def _row_key(algo: str, run: dict[str, Any], task: Any) -> str:
@@ -221,6 +225,7 @@ def make_report(
                 "wall_seconds": float(np.mean([step_rows(r)[-1][1]["wall_seconds"] for r in done or runs])),
                 "decisions": float(np.mean([step_rows(r)[-1][1]["step_count"] for r in done or runs])),
                 "complete": len(done) == len(runs),
+                "aggregated": False,  # whether its normalised finals are in the game's aggregate
                 "curve": _curve(runs, reps, seed),
                 # each run's own points, drawn thin beside the IQM: with few runs the IQM can hide a
                 # minority of runs that learn (or fail)
@@ -240,8 +245,12 @@ def make_report(
                 norm = (vals - ref_lo) / (ref_hi - ref_lo)
                 npoint, nlo, nhi = stats.interval([norm], reps=reps, seed=seed)
                 a_out["normalised"] = {"iqm": npoint, "lo": nlo, "hi": nhi, "values": norm.tolist()}
-                if task is not None and task.counted:
+                few = _learns(key) and len(done) < MIN_AGGREGATE_RUNS
+                a_out["aggregated"] = bool(task is not None and task.counted and not few)
+                if a_out["aggregated"]:
                     normalised.setdefault(key, {})[task_id] = norm
+                elif few:
+                    text += f"  (not in the aggregate: {len(done)} complete runs < {MIN_AGGREGATE_RUNS})"
             # a learner's change from its own point 0, game by game: does training move it at all (a policy
             # started from the shipped one, or an untrained network whose bias already wins some games)?
             a_out["from_start"] = _from_start(done) if _learns(key) and t_out["kind"] != "selfplay" else None
@@ -328,6 +337,8 @@ def markdown(report: dict[str, Any]) -> str:
                 "–" if f is None else f"{f['iqm']:.{digits}f} [{f['lo']:.{digits}f}, {f['hi']:.{digits}f}]"
             )
             more = "" if a["complete"] else f" (+{a['runs_in_progress']} in progress)"
+            if _learns(key) and "normalised" in a and a["runs"] < MIN_AGGREGATE_RUNS and t.get("counts"):
+                norm += f" (not in the aggregate: < {MIN_AGGREGATE_RUNS} complete runs)"
             c = a.get("from_start")
             moved = (
                 "–"

@@ -1,0 +1,255 @@
+"""The RL campaign's training paths (issue 60): the critic warm-up, kickstarting from a scripted teacher, and
+``ffo train`` with a ``curve:`` section, which trains round by round and resumes to the same curve."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+import torch as th  # noqa: E402
+
+from training.config import ConfigError, TrainConfig, load_config  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _tiny(**kw: object) -> TrainConfig:
+    cfg = TrainConfig(n_envs=2, vec_env="dummy", opponents={"random": 1.0}, **kw)  # type: ignore[arg-type]
+    cfg.policy.cnn_dim, cfg.policy.channels, cfg.policy.spatial, cfg.policy.net_arch = 16, 4, 2, [8]
+    cfg.ppo.n_steps, cfg.ppo.batch_size, cfg.ppo.n_epochs = 16, 16, 2
+    cfg.ppo.learning_rate = 1e-2
+    return cfg
+
+
+def _rollout(cfg: TrainConfig, tmp_path: Path, side: str = "german") -> object:
+    from training.model import build_model, build_vec_env
+
+    env = build_vec_env(cfg, side, [])
+    model = build_model(cfg, env, tmp_path / "tb", 0)
+    model._setup_learn(cfg.ppo.n_steps * cfg.n_envs, None)
+    model.collect_rollouts(
+        model.env, model._init_callback(None), model.rollout_buffer, cfg.ppo.n_steps, use_masking=True
+    )
+    env.close()
+    return model
+
+
+def test_critic_warmup_fits_the_critic_and_leaves_every_policy_weight_as_it_was(tmp_path: Path) -> None:
+    cfg = _tiny()
+    cfg.ppo.critic_warmup = 1
+    model = _rollout(cfg, tmp_path)
+    policy = model.policy  # type: ignore[attr-defined]
+    critic = {
+        n for n, _ in policy.named_parameters() if n.startswith(("value_net.", "mlp_extractor.value_body."))
+    }
+    assert critic
+    before = {n: p.detach().clone() for n, p in policy.named_parameters()}
+    from training.model import in_critic_warmup, rollouts_before
+
+    assert rollouts_before(model) == 0 and in_critic_warmup(model)
+    model.train()  # type: ignore[attr-defined]
+    after = dict(policy.named_parameters())
+    assert all(th.equal(before[n], after[n]) for n in before if n not in critic)
+    assert any(not th.equal(before[n], after[n]) for n in critic)
+    model.num_timesteps += cfg.ppo.n_steps * cfg.n_envs  # type: ignore[attr-defined]
+    assert not in_critic_warmup(model)  # the second rollout is a PPO update
+    state = copy.deepcopy(policy.state_dict())
+    model.train()  # type: ignore[attr-defined]
+    moved = dict(policy.named_parameters())
+    assert any(not th.equal(state[n], moved[n]) for n in state if n not in critic and n in moved)
+
+
+def test_teacher_labels_in_the_buffer_are_the_teachers_moves_at_the_observations_acted_on(
+    tmp_path: Path,
+) -> None:
+    """The buffer's label of row t is what the teacher answered at the observation the learner acted on in
+    step t (a slip of one step would label every decision with the next one's move), every label is legal
+    there, and asking the teacher changes nothing in the games (same rewards and observations)."""
+    from training.envs import build_local_vec_env
+
+    cfg = _tiny()
+    cfg.ppo.teacher, cfg.ppo.teacher_coef = "heuristic", 1.0
+    model = _rollout(cfg, tmp_path)
+    buf = model.rollout_buffer  # type: ignore[attr-defined]
+    labels = buf.teacher_actions.reshape(cfg.ppo.n_steps, cfg.n_envs)
+    actions = buf.actions.reshape(cfg.ppo.n_steps, cfg.n_envs).astype(np.int64)
+    masks = buf.action_masks.reshape(cfg.ppo.n_steps, cfg.n_envs, -1)
+    assert (labels >= 0).all()
+    assert all(masks[t, e, labels[t, e]] for t in range(cfg.ppo.n_steps) for e in range(cfg.n_envs))
+    labelled = build_local_vec_env(cfg, "german", [])
+    plain = build_local_vec_env(replace(cfg, ppo=replace(cfg.ppo, teacher_coef=0.0)), "german", [])
+    labelled.seed(0)  # as build_model(..., seed=0) seeded the model's envs
+    plain.seed(0)
+    obs_l, obs_p = labelled.reset(), plain.reset()
+    for t in range(cfg.ppo.n_steps):
+        assert list(labelled.get_attr("teacher_label")) == labels[t].tolist()
+        assert np.array_equal(obs_l["globals"], obs_p["globals"])
+        obs_l, r_l, d_l, _ = labelled.step(actions[t])
+        obs_p, r_p, d_p, _ = plain.step(actions[t])
+        assert np.array_equal(r_l, r_p) and np.array_equal(d_l, d_p)
+    labelled.close()
+    plain.close()
+
+
+def test_teacher_loss_is_the_cross_entropy_on_the_labelled_rows() -> None:
+    from agents.policy_net import LegalCategorical
+    from training.teacher_labels import teacher_loss
+
+    logits = th.tensor([[0.0, 1.0, 2.0], [1.0, 0.0, 0.0], [3.0, 0.0, 0.0]])
+    masks = th.tensor([[True, True, False], [True, True, True], [True, False, True]])
+    dist = LegalCategorical(logits, masks)
+    ce, agree, share = teacher_loss(dist, th.tensor([1, -1, 2]))
+    want = -(th.log_softmax(th.tensor([0.0, 1.0]), 0)[1] + th.log_softmax(th.tensor([3.0, 0.0]), 0)[1]) / 2
+    assert float(ce) == pytest.approx(float(want), rel=1e-5)
+    assert agree == pytest.approx(0.5) and share == pytest.approx(2 / 3)
+    none, _, _ = teacher_loss(dist, th.tensor([-1, -1, -1]))
+    assert float(none) == 0.0
+
+
+def test_kickstarted_update_moves_the_policy_toward_the_teachers_moves(tmp_path: Path) -> None:
+    from training.model import ppo_update
+    from training.teacher_labels import TEACHER_KEY
+
+    cfg = _tiny()
+    cfg.ppo.teacher, cfg.ppo.teacher_coef = "heuristic", 1.0
+    model = _rollout(cfg, tmp_path)
+    policy = model.policy  # type: ignore[attr-defined]
+    state = copy.deepcopy(policy.state_dict())
+    opt = copy.deepcopy(policy.optimizer.state_dict())
+
+    def logp_teacher() -> float:
+        total = 0.0
+        with th.no_grad():
+            for s in model.rollout_buffer.get(32):  # type: ignore[attr-defined]
+                policy.evaluate_actions(s.observations, s.actions.flatten(), action_masks=s.action_masks)
+                total += float(policy.action_dist.distribution.log_prob(s.observations[TEACHER_KEY]).sum())
+        return total
+
+    def after(coef: float) -> float:
+        policy.load_state_dict(state)
+        policy.optimizer.load_state_dict(copy.deepcopy(opt))
+        model.teacher_coef = coef  # type: ignore[attr-defined]
+        np.random.seed(3)
+        ppo_update(model)
+        return logp_teacher()
+
+    plain, kicked = after(0.0), after(20.0)
+    assert kicked > plain
+
+
+def _campaign_cfg(rounds: int) -> TrainConfig:
+    cfg = _tiny(sides=["german"], rounds=rounds, steps_per_round=32, reward="shaped", max_steps=400)
+    cfg.curve.every, cfg.curve.games, cfg.curve.seed, cfg.curve.opponent = 1, 2, 500, "random"
+    return cfg
+
+
+def _final_weights(run: Path) -> dict[str, th.Tensor]:
+    return th.load(run / "snapshots" / "german_r1.pt", map_location="cpu", weights_only=True)
+
+
+def test_a_campaign_resumed_after_its_first_round_reaches_the_same_curve_and_weights(tmp_path: Path) -> None:
+    """A run killed inside round 1 has on disk what a run stopped after round 0 has (a campaign writes no
+    checkpoint inside a round), so resuming that reaches the uninterrupted run's weights and curve."""
+    from training.campaign import round_config, run_campaign
+    from training.run_folder import RunFolder
+
+    whole = RunFolder(tmp_path / "whole")
+    run_campaign(_campaign_cfg(2), whole, progress_bar=False)
+    split = RunFolder(tmp_path / "split")
+    run_campaign(_campaign_cfg(1), split, progress_bar=False)
+    assert not (split.root / "snapshots" / "german_r1.pt").exists()
+    run_campaign(_campaign_cfg(2), split, progress_bar=False)
+    a, b = _final_weights(whole.root), _final_weights(split.root)
+    assert a.keys() == b.keys() and all(th.equal(a[k], b[k]) for k in a)
+    curve_a = json.loads((whole.root / "curve" / "curve.json").read_text())["points"]
+    curve_b = json.loads((split.root / "curve" / "curve.json").read_text())["points"]
+    assert [p["point"] for p in curve_a] == ["r0", "r1"]
+    assert curve_a == curve_b
+    assert round_config(_campaign_cfg(2), 1).checkpoint_every > 10**12  # no checkpoint inside a round
+    rounds = (whole.root / "curve" / "rounds.csv").read_text().splitlines()
+    assert rounds[0].startswith("round,side,seconds,decisions,load1") and len(rounds) == 3
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "words"),
+    [
+        ("curve.every", -1, "curve.every"),
+        ("curve.opponent", "nobody", "curve.opponent"),
+        ("ppo.teacher_coef", 0.5, "ppo.teacher"),
+        ("ppo.critic_warmup", -2, "ppo.critic_warmup"),
+    ],
+)
+def test_campaign_config_errors_name_the_key(key: str, value: object, words: str) -> None:
+    overrides = {key: value}
+    if key == "curve.opponent":
+        overrides["curve.every"] = 1
+    with pytest.raises(ConfigError, match=words.replace(".", r"\.")):
+        load_config(ROOT / "configs" / "train_quick.yaml", overrides)
+
+
+def test_a_curve_refuses_the_pipelined_envs() -> None:
+    with pytest.raises(ConfigError, match="vec_env"):
+        load_config(ROOT / "configs" / "train_quick.yaml", {"curve.every": 1, "vec_env": "pipelined"})
+
+
+TINY = [
+    "--set",
+    "rounds=1",
+    "--set",
+    "steps_per_round=32",
+    "--set",
+    "n_envs=2",
+    "--set",
+    "ppo.n_steps=16",
+    "--set",
+    "ppo.batch_size=16",
+    "--set",
+    "ppo.critic_warmup=1",
+    "--set",
+    "curve.games=1",
+    "--set",
+    "curve.opponent=random",
+    "--set",
+    "opponents={random: 1.0}",
+]
+
+
+def _smoke(config: str, tmp_path: Path) -> dict[str, object]:
+    cmd = [
+        sys.executable,
+        "-m",
+        "ffo_env.cli",
+        "train",
+        "--config",
+        config,
+        "--out",
+        str(tmp_path),
+        "--no-eval",
+    ]
+    done = subprocess.run(
+        [*cmd, "--no-progress", *TINY], cwd=ROOT, capture_output=True, text=True, timeout=600, check=False
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    (run,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    return json.loads((run / "curve" / "curve.json").read_text())
+
+
+def test_the_kickstart_campaign_config_runs_with_a_tiny_budget(tmp_path: Path) -> None:
+    curve = _smoke("configs/campaign_kickstart.yaml", tmp_path)
+    assert [(p["side"], p["point"]) for p in curve["points"]] == [("german", "start"), ("german", "r0")]  # type: ignore[index]
+
+
+@pytest.mark.slow
+def test_the_campaign_config_runs_with_a_tiny_budget(tmp_path: Path) -> None:
+    curve = _smoke("configs/campaign.yaml", tmp_path)
+    points = {(p["side"], p["point"]) for p in curve["points"]}  # type: ignore[index]
+    assert points == {("german", "start"), ("german", "r0"), ("french", "start"), ("french", "r0")}
