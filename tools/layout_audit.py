@@ -64,16 +64,22 @@ class GamePlaces:
     tokens: tuple[str, ...]
 
 
-# The target layout of issue 62 (docs/guide/suite_layout.md). Update ``places`` and ``packages`` as files move.
+# One place per game in each layer that has game-specific parts (docs/guide/suite_layout.md, issue 62)
+LAYERS = ("ffo_env", "agents", "configs", "webplay", "benchmarks", "tools", "examples")
+
+
+def _places(game: str) -> tuple[str, ...]:
+    return tuple(f"{layer}/{game}/" for layer in LAYERS)
+
+
+# The target layout of issue 62. ``packages`` also lists where a game's files are today; the refactor deletes
+# those entries as it moves the files (a file under one is counted as its game's wherever it is).
 GAMES: tuple[GamePlaces, ...] = (
     GamePlaces(
         "ffo",
-        places=("ffo_env/ffo/", "agents/ffo/", "configs/ffo/", "webplay/ffo/"),
+        places=_places("ffo"),
         packages=(
-            "ffo_env/ffo/",
-            "agents/ffo/",
-            "configs/ffo/",
-            "webplay/ffo/",
+            *_places("ffo"),
             "ffo_env/core/",
             "ffo_env/encoding/",
             "ffo_env/render/",
@@ -86,20 +92,15 @@ GAMES: tuple[GamePlaces, ...] = (
     ),
     GamePlaces(
         "springtime",
-        places=(
-            "ffo_env/springtime/",
-            "agents/springtime/",
-            "configs/springtime/",
-            "webplay/springtime/",
-            "ffo_env/springtime_v0.py",  # the public name of its envs, as PettingZoo names games
-        ),
-        packages=("ffo_env/springtime/", "agents/springtime/", "configs/springtime/", "webplay/springtime/"),
+        # and the public name of its envs, as PettingZoo names games
+        places=(*_places("springtime"), "ffo_env/springtime_v0.py"),
+        packages=_places("springtime"),
         tokens=("springtime",),
     ),
     GamePlaces(
         "france1940",
-        places=("ffo_env/france1940/", "agents/france1940/", "configs/france1940/", "webplay/france1940/"),
-        packages=("ffo_env/france1940/", "agents/france1940/", "configs/france1940/", "webplay/france1940/"),
+        places=_places("france1940"),
+        packages=_places("france1940"),
         tokens=("france1940",),
     ),
 )
