@@ -150,8 +150,9 @@ def test_the_harness_plays_a_game_between_random_agents_and_its_record_replays(
     spec = GameSpec(0, 0, 11, "random", "random", "random", "random", "random", str(tmp_path), game=name)
     row = play_game(spec)
     assert row["winner"] in SIDES and row["decisions"] >= row["agent_decisions"] > 0
-    record = info.load_record(row["record"])
-    assert SIDES[info.replay(record).current_player] in SIDES
+    replayed = info.replay(info.load_record(row["record"]))
+    returns = replayed.returns()
+    assert replayed.is_terminal() and SIDES[returns.index(max(returns))] == row["winner"]
     again = play_game(GameSpec(0, 0, 11, "random", "random", "random", "random", "random", None, game=name))
     assert {k: v for k, v in again.items() if k != "seconds"} == {
         k: v for k, v in row.items() if k not in ("seconds", "record")

@@ -186,6 +186,9 @@ def test_command_line_json_markdown_and_errors(tmp_path: Path, capsys: pytest.Ca
     assert capsys.readouterr().err.startswith(f"error: {bad}: not a places file")
     assert LA.main(["--repo", str(tmp_path / "missing")]) == 2
     assert "not a folder" in capsys.readouterr().err
+    out = md / "a.json"  # inside a file: cannot be written
+    assert LA.main(["--repo", str(root), "--places", str(places), "--no-duplicates", "--json", str(out)]) == 2
+    assert capsys.readouterr().err.startswith(f"error: cannot write {out}")
     with pytest.raises(SystemExit) as e:
         LA.main(["--help"])
     assert e.value.code == 0 and "--check" in capsys.readouterr().out
@@ -238,4 +241,5 @@ def test_the_real_tree_is_read_and_its_known_facts_are_found(real: dict[str, Any
     for c in real["cycles"]:
         assert c["cycle"][0] == c["cycle"][-1] and len(c["cycle"]) > 2
     for r in real["repeated"]:
-        assert r["lines"] >= real["min_lines"] and r["owners"][0] != "shared" or r["owners"][1] != "shared"
+        assert r["lines"] >= real["min_lines"] and r["owners"] != ["shared", "shared"]
+        assert (r["boundary"] == "game-shared") == ("shared" in r["owners"])

@@ -1017,6 +1017,16 @@ def load_places(path: Path) -> tuple[tuple[GamePlaces, ...], dict[str, str]]:
     return games, allowed
 
 
+def _write(path: Path, text: str) -> None:
+    """Write ``text`` whole or not at all (the project's atomic write where the package is importable)."""
+    try:
+        from ffo_env.atomic import atomic_write_text
+    except ImportError:  # the tool also runs on a tree of files without the package installed
+        path.write_text(text, encoding="utf-8")
+        return
+    atomic_write_text(path, text)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python tools/layout_audit.py",
@@ -1047,14 +1057,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     text = json.dumps(doc, indent=1) + "\n"
-    if a.json == "-":
-        sys.stdout.write(text)
-    elif a.json:
-        Path(a.json).write_text(text, encoding="utf-8")
-    if a.markdown and a.markdown != "-":
-        Path(a.markdown).write_text(markdown(doc, a.most), encoding="utf-8")
-    elif a.json != "-":
-        sys.stdout.write(markdown(doc, a.most))
+    try:
+        if a.json == "-":
+            sys.stdout.write(text)
+        elif a.json:
+            _write(Path(a.json), text)
+        if a.markdown and a.markdown != "-":
+            _write(Path(a.markdown), markdown(doc, a.most))
+        elif a.json != "-":
+            sys.stdout.write(markdown(doc, a.most))
+    except OSError as e:
+        why = (
+            f"cannot write {e.filename}: {e.strerror}" if e.filename else str(e)
+        )  # the atomic write's own words
+        print(f"error: {why}", file=sys.stderr)
+        return 2
     if a.check:
         bad = violations(doc)
         for v in bad:
