@@ -1,0 +1,336 @@
+"""Legality in one place: the legal actions of every decision, and the rule queries they rest on.
+
+Masks, bots and the validation of a submitted action all call :func:`legal_actions`; the flow
+(:mod:`.flow`) applies only actions found here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ffo_env.france1940.core import actions as A
+from ffo_env.france1940.core.data import ALLIED, GERMAN
+from ffo_env.france1940.core.hexgrid import NEIGHBOURS, distance
+from ffo_env.france1940.core.state import MAP, OUT, State
+
+# ---------------------------------------------------------------- setup and reinforcements
+
+
+def setup_hexes(s: State, u: int) -> list[int]:
+    """Hexes where ``u`` may be placed at setup ([R Initial Unit Placement Procedure], C§3.4, F5, F13)."""
+    spec = s.spec(u)
+    d = s.game.data
+    area = d.setup_areas[spec.nation]
+    out = []
+    for h in range(1, len(d.terrain)):
+        if d.country[h] not in area or not d.playable(h):
+            continue
+        if s.stack_count(h) >= 3 and not spec.is_para:
+            continue
+        if spec.side == GERMAN and s.side_at(h) == ALLIED:
+            continue  # German units on border hexes only if no Allied unit is there (F5)
+        if not bef_stack_ok(s, u, h):
+            continue
+        out.append(h)
+    return out
+
+
+def reinforcement_hexes(s: State, u: int) -> list[int]:
+    """Entry hexes for reinforcement ``u`` ([R Initial Set-up (A)(B)], F17)."""
+    d = s.game.data
+    spec = s.spec(u)
+
+    def room(h: int) -> bool:
+        return s.side_at(h) != 1 - spec.side and s.stack_count(h) < 3 and bef_stack_ok(s, u, h)
+
+    if spec.side == GERMAN:
+        return [h for h in d.german_edge if room(h)]
+    paris_taken = any(s.side_at(h) == GERMAN for h in d.paris)  # "if Paris is at all occupied"
+    if not paris_taken:
+        inside = [h for h in d.paris if room(h)]
+        if inside:
+            return inside
+    return [h for h in d.allied_west_edge if room(h)]  # F17: units that do not fit go to the west edge
+
+
+def bef_stack_ok(s: State, u: int, h: int) -> bool:
+    """F53: with the BEF variant British units never end in a hex with French, Belgian or Dutch units, nor
+    the reverse, except French units with British GSEs."""
+    if not s.game.options.bef_variant or s.side_of(u) != ALLIED:
+        return True
+    spec = s.spec(u)
+    for v in s.occupants(h):
+        if v == u or s.side_of(v) != ALLIED:
+            continue
+        other = s.spec(v)
+        if (spec.nation == "GB") != (other.nation == "GB"):
+            gb, non = (spec, other) if spec.nation == "GB" else (other, spec)
+            if not (gb.is_gse and non.nation == "FR"):
+                return False
+    return True
+
+
+# ---------------------------------------------------------------- movement (F12-F16)
+
+
+def can_move_in_phase(s: State, u: int) -> bool:
+    """May ``u`` start a move in the current movement phase? (F12, F15, F31, F6 b, F11)"""
+    spec = s.spec(u)
+    if s.status[u] != MAP or s.moved[u] or spec.side != s.phasing or spec.is_para:
+        return False
+    if spec.nation in ("BE", "NL") and spec.home not in s.invaded:
+        return False  # [R Belgian and Dutch Neutrality], F6 b
+    if s.phase == "mech" and not spec.mech:
+        return False  # [R Sequence of Play], F15
+    if spec.is_gse:
+        if s.phase != "initial" or s.ac_mission[u] or s.ac_turn[u] == s.turn or s.restricted[u]:
+            return False  # [R Air Units (C)], F31, F11
+    return s.ma(u) > 0
+
+
+def step_cost(s: State, u: int, frm: int, to: int, ezoc: set[int]) -> int:
+    """MP for ``u`` to enter ``to`` from ``frm`` (C§5, [R Zones of Control (A)-(D)], F14, F42, F61)."""
+    d = s.game.data
+    spec = s.spec(u)
+    tec = d.tables["tec"]
+    row = tec["forest" if d.terrain[to] == "f" else "swamp" if d.terrain[to] == "s" else "clear"]
+    heavy = spec.mech or spec.is_gse  # mechanized units and GSEs pay 2 in forest and swamp [R TEC]
+    cost = int(row["mp_mech"] if heavy else row["mp"])
+    enter, leave = to in ezoc, frm in ezoc
+    if enter and leave:
+        cost += int(tec["zoc_both"])
+    elif enter:
+        cost += int(tec["zoc_enter"])
+    elif leave:
+        cost += int(tec["zoc_leave"])
+    if s.game.options.optional_mild_winter and spec.side == GERMAN and heavy and to in d.mild_winter:
+        cost += int(tec["mild_winter_mp"])  # [R Mild Winter Rule (B)], F42, F61: on top, no cap
+    return cost
+
+
+def can_enter(s: State, u: int, h: int) -> bool:
+    """Terrain, enemy units, fortified hexes, neutrality (F12, F6 c, F25)."""
+    if not s.game.data.playable(h):
+        return False
+    if s.side_at(h) == 1 - s.side_of(u):
+        return False
+    return not s.closed_to(u, h)
+
+
+def steps(s: State, u: int) -> list[tuple[int, int]]:
+    """(hex, cost) of every legal next step of the moving unit ``u`` with ``s.mp_left`` (F12, F13)."""
+    h = s.hex[u]
+    ezoc = s.zoc_hexes(1 - s.side_of(u))
+    out = []
+    for m in NEIGHBOURS[h]:
+        if not can_enter(s, u, m) or s.stack_count(m) >= 3:
+            continue
+        c = step_cost(s, u, h, m, ezoc)
+        if c <= s.mp_left:
+            out.append((m, c))
+    return out
+
+
+def exit_cost(s: State, u: int) -> int:
+    """MP to leave the map from a south-edge hex: 1, +2 if leaving an enemy-controlled hex (F16); 0 if
+    the unit is not on the south edge."""
+    h = s.hex[u]
+    if h not in s.game.data.allied_south_edge:
+        return 0
+    ezoc = s.zoc_hexes(1 - s.side_of(u))
+    return 1 + (int(s.game.data.tables["tec"]["zoc_leave"]) if h in ezoc else 0)
+
+
+# ---------------------------------------------------------------- combat (F21-F30)
+
+
+def is_fort_target(s: State, h: int) -> bool:
+    return s.fort_active(h)
+
+
+def attacker_in_reach(s: State, u: int, h: int) -> bool:
+    """Adjacent, or German artillery within two hexes of an undestroyed fortified hex (F21, F30)."""
+    if h in NEIGHBOURS[s.hex[u]]:
+        return True
+    return (
+        s.spec(u).is_art
+        and s.fort_active(h)
+        and distance(s.hex[u], h) <= int(s.game.data.tables["ranges"]["artillery"])
+    )
+
+
+def can_attack_with(s: State, u: int, h: int, chosen: list[int]) -> bool:
+    """May ``u`` join the attack on ``h`` given the units ``chosen`` so far? (F21, F22, F23, F30)"""
+    if s.status[u] != MAP or s.side_of(u) != s.phasing or s.attacked[u] or u in chosen:
+        return False
+    if not attacker_in_reach(s, u, h):
+        return False
+    sup = s.judge_supply([u])[u]
+    if s.attack_strength(u, s.fort_active(h), sup) < 1:
+        return False  # F20, F23: attack 0 cannot attack
+    src = s.hex[u]
+    used = s.hex_weight.get(str(src), 0) + sum(s.spec(v).type.weight for v in chosen if s.hex[v] == src)
+    return used + s.spec(u).type.weight <= 3  # one corps-equivalent from a hex per Combat Phase (F22)
+
+
+def defenders_left(s: State, h: int) -> list[int]:
+    """Enemy units in ``h`` not yet attacked this Combat Phase ([R Combat Phase (C)], F29)."""
+    return [v for v in s.occupants(h) if s.side_of(v) != s.phasing and not s.attacked[v]]
+
+
+def attack_targets(s: State) -> list[int]:
+    """Hexes the phasing player may attack now (F21, F25, F29)."""
+    cand: set[int] = set()
+    for u in s.on_map(s.phasing):
+        if s.attacked[u]:
+            continue
+        for m in NEIGHBOURS[s.hex[u]]:
+            cand.add(m)
+        if s.spec(u).is_art:
+            for f in s.game.data.fortified:
+                if s.fort_active(f) and distance(s.hex[u], f) <= 2:
+                    cand.add(f)
+    out = []
+    for h in sorted(cand):
+        if h in s.attacked_hexes:
+            continue
+        enemy = [v for v in s.occupants(h) if s.side_of(v) != s.phasing]
+        if enemy:
+            if not defenders_left(s, h) or all(s.spec(v).is_para for v in enemy):
+                continue  # paratroops alone: the airborne rule's automatic destruction is not built (P9)
+        elif not (s.phasing == GERMAN and s.fort_active(h)):
+            continue  # an empty hex is no target, except an empty fortified hex (F25)
+        if any(can_attack_with(s, u, h, []) for u in s.on_map(s.phasing)):
+            out.append(h)
+    return out
+
+
+def support_units(s: State, h: int) -> list[int]:
+    """GSEs whose Aircraft Element may fly Close Support over ``h`` now (F31, F32, F11)."""
+    rng = int(s.game.data.tables["ranges"]["air_de" if s.phasing == GERMAN else "air_allied"])
+    if any(s.ac_mission[v] == "cap" and s.ac_hex[v] == h for v in s.game.side_units[1 - s.phasing]):
+        return []  # not into a hex under enemy CAP (F32)
+    out = []
+    for u in s.on_map(s.phasing):
+        if not s.spec(u).is_gse or s.ac_mission[u] or s.ac_turn[u] == s.turn or s.restricted[u]:
+            continue
+        if s.gse_moved_turn[u] == s.turn:
+            continue  # a GSE that moved keeps its aircraft grounded this game-turn (F31)
+        if distance(s.hex[u], h) <= rng:
+            out.append(u)
+    return out
+
+
+def designate_units(s: State, cmb: dict[str, Any]) -> list[int]:
+    """Units the defender may still designate: weight 3 in all, no paratroops (F22)."""
+    h = cmb["target"]
+    used = sum(s.spec(v).type.weight for v in cmb["designated"])
+    return [
+        v
+        for v in defenders_left(s, h)
+        if v not in cmb["designated"] and not s.spec(v).is_para and used + s.spec(v).type.weight <= 3
+    ]
+
+
+def retreat_hexes(s: State, u: int) -> list[int]:
+    """Legal retreat hexes of ``u`` (F26, F33, F4: never off the map)."""
+    side = s.side_of(u)
+    ezoc = s.enemy_zoc_for_supply(side, retreat=True)
+    out = []
+    for m in NEIGHBOURS[s.hex[u]]:
+        if not can_enter(s, u, m) or m in ezoc:
+            continue
+        if s.stack_count(m) + (0 if s.spec(u).is_para else 1) > 3:
+            continue
+        out.append(m)  # F53 (b): a retreat may create a mixed BEF stack
+    return out
+
+
+def counter_target_hexes(s: State, cmb: dict[str, Any]) -> list[int]:
+    """Hexes adjacent to the defended hex holding participating attackers, not yet chosen (F27, F30)."""
+    h = cmb["target"]
+    out = set()
+    for u in cmb["attackers"]:
+        if s.status[u] == MAP and s.hex[u] in NEIGHBOURS[h]:
+            out.add(s.hex[u])
+    return sorted(out - set(cmb["ca_hexes"]))
+
+
+# ---------------------------------------------------------------- the legal actions of the decision
+
+
+def legal_actions(s: State) -> list[int]:
+    if s.is_terminal() or s.player < 0:
+        return []
+    dec = s.decision
+    q = s.queue[0] if s.queue else {}
+    if dec == "place":
+        return [A.hex_action(h) for h in setup_hexes(s, q["unit"])]
+    if dec == "restrict":
+        return [
+            A.unit_action(u)
+            for u in s.game.side_units[GERMAN]
+            if s.spec(u).is_gse and s.arrive[u] == 0 and not s.restricted[u]
+        ]
+    if dec == "reinforce":
+        return [A.hex_action(h) for h in reinforcement_hexes(s, q["unit"])]
+    if dec == "move":
+        acts = [A.DONE]
+        for u in s.game.side_units[s.phasing]:
+            if can_move_in_phase(s, u) and _has_step(s, u):
+                acts.append(A.unit_action(u))
+        return acts
+    if dec == "step":
+        u = s.mover
+        acts = [A.DONE]
+        c = exit_cost(s, u)
+        if c and c <= s.mp_left:
+            acts.append(A.EXIT)
+        acts += [A.hex_action(m) for m, _c in steps(s, u)]
+        return acts
+    if dec == "remove_french":
+        return [A.unit_action(u) for u in s.on_map(ALLIED) if s.spec(u).nation == "FR"]
+    if dec == "attack":
+        return [A.DONE] + [A.hex_action(h) for h in attack_targets(s)]
+    if dec == "attackers":
+        cmb = s.cmb or {}
+        acts = [A.DONE] if cmb.get("attackers") else []
+        return acts + [
+            A.unit_action(u)
+            for u in s.on_map(s.phasing)
+            if can_attack_with(s, u, cmb["target"], cmb["attackers"])
+        ]
+    if dec == "support":
+        cmb = s.cmb or {}
+        return [A.DONE] + [A.unit_action(u) for u in support_units(s, cmb["target"])]
+    if dec == "designate":
+        return [A.DONE] + [A.unit_action(u) for u in designate_units(s, s.cmb or {})]
+    if dec == "lose":
+        return [A.unit_action(u) for u in q["units"] if s.status[u] == MAP]
+    if dec == "retreat":
+        return [A.hex_action(h) for h in retreat_hexes(s, q["unit"])]
+    if dec == "ca_targets":
+        cmb = s.cmb or {}
+        acts = [A.DONE] if cmb.get("ca_hexes") else []
+        return acts + [A.hex_action(h) for h in counter_target_hexes(s, cmb)]
+    from ffo_env.france1940.core import air
+
+    return air.legal(s, dec, q)
+
+
+def _has_step(s: State, u: int) -> bool:
+    saved = s.mp_left
+    s.mp_left = s.ma(u)
+    try:
+        if steps(s, u):
+            return True
+        c = exit_cost(s, u)
+        return bool(c and c <= s.mp_left)
+    finally:
+        s.mp_left = saved
+
+
+def reinforcements_due(s: State, side: int) -> list[int]:
+    """Units of ``side`` arriving now, late ones first (F17)."""
+    due = [u for u in s.game.side_units[side] if s.status[u] == OUT and 0 < s.arrive[u] <= s.turn]
+    return sorted(due, key=lambda u: (s.arrive[u], u))
