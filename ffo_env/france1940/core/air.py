@@ -13,7 +13,7 @@ from typing import Any
 
 from ffo_env.france1940.core import actions as A
 from ffo_env.france1940.core.data import ALLIED, GERMAN
-from ffo_env.france1940.core.hexgrid import N_HEXES, distance
+from ffo_env.france1940.core.hexgrid import distance, within
 from ffo_env.france1940.core.state import MAP, State
 
 
@@ -136,8 +136,8 @@ def mission_hexes(s: State, ac: int, kind: str) -> list[int]:
     ending = _enemy_ending(s, side)
     g = s.hex[ac]
     out = []
-    for h in range(1, N_HEXES + 1):
-        if h in ending or distance(g, h) > rng:
+    for h in within(g, rng):
+        if h in ending:
             continue
         if side == ALLIED and _closed_for_allied_air(s, h):
             continue

@@ -60,7 +60,7 @@ def start(s: State) -> None:
 # ---------------------------------------------------------------- the phase machine
 
 
-def _enter(s: State, phase: str) -> None:
+def enter(s: State, phase: str) -> None:
     s.phase = phase
     side = s.phasing
     if phase == "reinforce":  # step 1 (F17)
@@ -88,7 +88,7 @@ def _enter(s: State, phase: str) -> None:
 def _next_phase(s: State) -> None:
     if s.phase == "setup":
         s.turn, s.phasing = 1, GERMAN
-        _enter(s, "reinforce")
+        enter(s, "reinforce")
         return
     if s.phase == "initial" and s.turn == 1 and s.phasing == GERMAN and not s.game.options.optional_airborne:
         s.belgian_area = False  # [R Maginot Line], F8: ceases after the first German Initial Movement Phase
@@ -97,7 +97,7 @@ def _next_phase(s: State) -> None:
         air.land_air_superiority(s)  # step 7
     i = PHASES.index(s.phase)
     if i + 1 < len(PHASES):
-        _enter(s, PHASES[i + 1])
+        enter(s, PHASES[i + 1])
         return
     # end of the player-turn: the enemy's CAP and Interdiction from its last player-turn land (step 9)
     air.land_enemy_missions(s)
@@ -110,7 +110,7 @@ def _next_phase(s: State) -> None:
         s.turn += 1
         s.phasing = GERMAN
         s.restricted = [False] * len(s.restricted)  # F11: the restriction is for game-turn 1 only
-    _enter(s, "reinforce")
+    enter(s, "reinforce")
 
 
 def _end_game(s: State) -> None:
@@ -212,8 +212,10 @@ def advance(s: State) -> None:
                 continue
             s.decision = dec
             s.player = s.phasing if dec not in ("designate",) else 1 - s.phasing
-        legal = rules.legal_actions(s)
+        s._legal = None
+        legal = s.legal_actions()
         if not legal:
+            s._legal = None
             if s.queue:
                 _empty_item(s, s.queue[0])
                 continue
@@ -234,6 +236,7 @@ def apply(s: State, a: int) -> None:
 
 
 def _do(s: State, a: int, auto: bool) -> None:
+    s._legal = None
     s.history.append([s.player, a, auto])
     dec = s.decision
     q = s.queue[0] if s.queue else {}

@@ -18,6 +18,8 @@ Tables are built once at import (numbers are small and fixed).
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 COLUMNS = 40
 ROWS = 32
 N_HEXES = COLUMNS * ROWS  # 1280
@@ -62,6 +64,12 @@ def adjacent(a: int, b: int) -> bool:
 def _axial(n: int) -> tuple[int, int]:
     c, r = col_row(n)
     return c, r - (c + c % 2) // 2
+
+
+@lru_cache(maxsize=4096)
+def within(h: int, r: int) -> tuple[int, ...]:
+    """Every hex at distance <= ``r`` from ``h``, in number order (air and paratroop ranges)."""
+    return tuple(n for n in range(1, N_HEXES + 1) if distance(h, n) <= r)
 
 
 def distance(a: int, b: int) -> int:

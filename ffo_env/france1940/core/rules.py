@@ -163,6 +163,9 @@ def can_attack_with(s: State, u: int, h: int, chosen: list[int]) -> bool:
     """May ``u`` join the attack on ``h`` given the units ``chosen`` so far? (F21, F22, F23, F30)"""
     if s.status[u] != MAP or s.side_of(u) != s.phasing or s.attacked[u] or u in chosen:
         return False
+    spec = s.spec(u)
+    if spec.nation in ("BE", "NL") and spec.home not in s.invaded:
+        return False  # F6 b: no attacks before the invasion
     if not attacker_in_reach(s, u, h):
         return False
     sup = s.judge_supply([u])[u]

@@ -120,6 +120,8 @@ class State:
         self.winner = -1
         self._occ: dict[int, list[int]] | None = None
         self._regions: dict[tuple[int, str], set[int]] = {}
+        self._zoc: dict[int, set[int]] = {}
+        self._legal: list[int] | None = None  # the legal actions of the current decision, once computed
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -142,7 +144,9 @@ class State:
     def legal_actions(self) -> list[int]:
         from ffo_env.france1940.core.rules import legal_actions
 
-        return legal_actions(self)
+        if self._legal is None:
+            self._legal = legal_actions(self)
+        return list(self._legal)
 
     def legal_action_mask(self) -> np.ndarray[Any, np.dtype[np.bool_]]:
         m = np.zeros(A.N_ACTIONS, dtype=bool)
@@ -183,6 +187,8 @@ class State:
         s.game = self.game
         s._occ = None
         s._regions = {}
+        s._zoc = {}
+        s._legal = None
         return s
 
     def to_dict(self) -> dict[str, Any]:
@@ -234,6 +240,7 @@ class State:
         """Positions (or ZOC, fortresses, neutrality, aircraft) changed: drop the caches."""
         self._occ = None
         self._regions = {}
+        self._zoc = {}
 
     def occupants(self, h: int) -> list[int]:
         if self._occ is None:
@@ -333,12 +340,15 @@ class State:
 
     def zoc_hexes(self, side: int) -> set[int]:
         """Hexes controlled by ``side``'s ground units and interdicting aircraft (for movement, F14)."""
+        if side in self._zoc:
+            return self._zoc[side]
         out: set[int] = set()
         for u in self.game.side_units[side]:
             if self.status[u] == MAP and self.exerts_zoc(u):
                 out.update(NEIGHBOURS[self.hex[u]])
             if self.ac_mission[u] == "int" and self.status[u] == MAP:
                 out.add(self.ac_hex[u])  # F33: an interdicted hex is a one-hex ZOC
+        self._zoc[side] = out
         return out
 
     def enemy_zoc_for_supply(self, side: int, retreat: bool = False) -> set[int]:

@@ -150,6 +150,8 @@ def state_from_dict(d: object, game: Game | None = None) -> State:
         setattr(s, f, body[f])
     s._occ = None
     s._regions = {}
+    s._zoc = {}
+    s._legal = None
     _check_position(s)
     return s
 
