@@ -17,6 +17,7 @@ from ffo_env.france1940.core.options import ALLIED_COLUMNS, GERMAN_COLUMNS, RAND
 from ffo_env.france1940.core.state import EXITED, MAP, REMOVED, State
 
 PHASES = ("reinforce", "intercept", "initial", "airsup", "combat", "mech", "missions")
+_DEFENDER_DECISIONS = ("designate", "cap_allot")  # F21 (3), F35: the non-phasing player answers
 _OWNER_FIXED = {"restrict": GERMAN, "remove_french": ALLIED}
 
 
@@ -211,7 +212,7 @@ def advance(s: State) -> None:
                 _next_phase(s)
                 continue
             s.decision = dec
-            s.player = s.phasing if dec not in ("designate",) else 1 - s.phasing
+            s.player = 1 - s.phasing if dec in _DEFENDER_DECISIONS else s.phasing
         s._legal = None
         legal = s.legal_actions()
         if not legal:

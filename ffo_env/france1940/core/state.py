@@ -424,17 +424,18 @@ class State:
             return
         ezoc = self.enemy_zoc_for_supply(ALLIED)
         room = {f: 3 for f in forts}
-        for f in forts:  # units inside count against it ([R Supply (C)]): they need no path
-            for u in self.occupants(f):
-                if self.side_of(u) == ALLIED:
-                    room[f] -= self.spec(u).type.weight
+        inside = sorted((u for u in needy if self.hex[u] in room), key=lambda u: u)
+        for u in inside:  # units in the fortress count against it ([R Supply (C)], F19): served first
+            w = self.spec(u).type.weight
+            if room[self.hex[u]] >= w:
+                room[self.hex[u]] -= w
+                out[u] = True
         reach: dict[int, set[int]] = {}
         for u in needy:
             h = self.hex[u]
-            w = self.spec(u).type.weight
             if h in room:
-                out[u] = True
                 continue
+            w = self.spec(u).type.weight
             home = self.spec(u).home
             for f in forts:
                 if room[f] < w:
