@@ -18,7 +18,9 @@ def legal_texts(s: State) -> list[str]:
     return [s.action_to_string(a) for a in s.legal_actions()]
 
 
-def attack(s: State, target: int, attackers: list[str], designate: list[str], support: str | None = None) -> None:
+def attack(
+    s: State, target: int, attackers: list[str], designate: list[str], support: str | None = None
+) -> None:
     """Declare and commit one attack, then the defender's designation (the die then rolls)."""
     act(s, f"@{target}")
     for t in attackers:  # a forced choice (one candidate, or "done" alone) is applied automatically
@@ -30,7 +32,11 @@ def attack(s: State, target: int, attackers: list[str], designate: list[str], su
         act(s, support or "done")
     if s.decision == "designate":
         for t in designate:
-            if s.decision == "designate" and s.cmb is not None and s.game.unit_index(t) not in s.cmb["designated"]:
+            if (
+                s.decision == "designate"
+                and s.cmb is not None
+                and s.game.unit_index(t) not in s.cmb["designated"]
+            ):
                 act(s, t)
         if s.decision == "designate":
             act(s, "done")

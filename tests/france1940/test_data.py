@@ -133,7 +133,7 @@ def test_c4_rivers_and_cities() -> None:
     assert D.is_river(368, 401) and D.is_river(401, 368)
 
 
-def test_c3_3_edges() -> None:
+def test_f4_edges() -> None:
     assert D.german_edge == tuple(range(1, 27)) and all(D.country[n] == "G" for n in D.german_edge)
     assert len(D.allied_south_edge) == 37 and all(D.country[n] == "F" for n in D.allied_south_edge)
     assert all(D.country[n] == "F" for n in D.allied_west_edge)

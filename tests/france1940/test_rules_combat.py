@@ -9,6 +9,7 @@ import pytest
 from ffo_env.france1940.core.combat import odds_column
 from ffo_env.france1940.core.data import ALLIED, GERMAN
 from ffo_env.france1940.core.state import ELIM
+
 from .f40_helpers import act, attack, legal_texts, pos, settle
 
 # a clear hex deep in France with no river and clear neighbours: 1013, attacked from 981, 982, 1012
@@ -24,7 +25,9 @@ def test_f23_odds_rounded_for_the_defender() -> None:
     assert odds_column(3, 0) == 7  # a defence of 0 uses 6-1
 
 
-def _outcome(s_text: str, d1: int, d2: int, designate: list[str], attackers: list[str], target: int, **o: object) -> str:
+def _outcome(
+    s_text: str, d1: int, d2: int, designate: list[str], attackers: list[str], target: int, **o: object
+) -> str:
     s = pos(s_text + f"rolls: {d1} {d2}\n", **o)
     attack(s, target, attackers, designate)
     if s.decision == "ca_targets":
@@ -63,7 +66,7 @@ def test_c6_5_oracle_d_weak_attacker_dies_to_the_counter_attack() -> None:
     assert all(k.split("/")[1] in ("1CA", "2CA", "DX") for k in c if k.startswith("CA/"))
 
 
-def test_f24_close_support_adds_two_oracle_c() -> None:
+def test_f24_f32_close_support_adds_two_oracle_c() -> None:
     text = OPEN + "german: DE-GSE-01@950\n"
     c: Counter[str] = Counter()
     for d1 in range(1, 7):
@@ -94,12 +97,14 @@ def test_f24_river_penalty_needs_every_adjacent_attacker_across() -> None:
 
 
 def test_f22_one_corps_equivalent_attacks_from_a_hex() -> None:
-    s = pos("turn 3 german combat\nallied: FR-INF-01@1013\ngerman: DE-INF-01@981 DE-PZ4-01@981 DE-PZ4-02@982\n")
+    s = pos(
+        "turn 3 german combat\nallied: FR-INF-01@1013\ngerman: DE-INF-01@981 DE-PZ4-01@981 DE-PZ4-02@982\n"
+    )
     act(s, "@1013", "DE-INF-01")
     assert legal_texts(s) == ["done", "DE-PZ4-02"]  # the panzer in 981 would exceed one corps from 981
 
 
-def test_f22_defender_designates_one_corps_equivalent() -> None:
+def test_f21_f22_defender_designates_after_the_attacker_commits() -> None:
     s = pos(
         "turn 3 german combat\nallied: FR-INF-01@1013 FR-DLM-01@1013 FR-DIM-01@1013\ngerman: DE-INF-01@981\n",
         skip_forced=False,
@@ -163,8 +168,10 @@ def test_f27_counterattack_shift_reads_columns_to_the_right() -> None:
 
 
 def test_r_combat_1ca_defender_loses_a_unit_first() -> None:
-    s = pos("turn 3 german combat\nallied: FR-INF-01@1013 FR-DLM-01@1013\n"
-            "german: DE-INF-01@981 DE-INF-02@982 DE-INF-03@1012\nrolls: 5\n")
+    s = pos(
+        "turn 3 german combat\nallied: FR-INF-01@1013 FR-DLM-01@1013\n"
+        "german: DE-INF-01@981 DE-INF-02@982 DE-INF-03@1012\nrolls: 5\n"
+    )
     attack(s, 1013, ["DE-INF-01", "DE-INF-02", "DE-INF-03"], ["FR-INF-01"])  # 21:6 3-1, die 5: 1CA
     assert s.decision == "lose" and s.current_player == ALLIED
     assert sorted(legal_texts(s)) == ["FR-DLM-01", "FR-INF-01"]  # any of its units in the hex
@@ -186,7 +193,9 @@ def test_f25_empty_fortress_only_dx_destroys() -> None:
     attack(s, 154, ["DE-INF-01", "DE-INF-02", "DE-INF-03"], [])  # 21:10 2-1, die 6: 1CA -> no effect
     settle(s)
     assert 154 not in s.fort_destroyed
-    s = pos("turn 3 german combat\ngerman: DE-INF-01@153 DE-INF-02@121 DE-INF-03@122 DE-ART-01@120\nrolls: 6\n")
+    s = pos(
+        "turn 3 german combat\ngerman: DE-INF-01@153 DE-INF-02@121 DE-INF-03@122 DE-ART-01@120\nrolls: 6\n"
+    )
     attack(s, 154, ["DE-INF-01", "DE-INF-02", "DE-INF-03", "DE-ART-01"], [])  # 31:10 3-1, die 6: DX
     settle(s)
     assert 154 in s.fort_destroyed and not s.fort_active(154)
@@ -214,7 +223,9 @@ def test_f30_artillery_two_hexes_away_and_exempt_from_ar() -> None:
 
 def test_f30_artillery_attacks_only_fortified_hexes() -> None:
     s = pos("turn 3 german combat\nallied: FR-INF-01@1013\ngerman: DE-ART-01@981\n", skip_forced=False)
-    assert s.decision == "attack" and s.legal_actions() == [0]  # attack 0 against a unit outside a fortified hex
+    assert s.decision == "attack" and s.legal_actions() == [
+        0
+    ]  # attack 0 against a unit outside a fortified hex
 
 
 @pytest.mark.parametrize("column", ["C", "E"])

@@ -14,7 +14,9 @@ def test_f12_exact_steps_in_the_open() -> None:
     s = pos("turn 3 german initial\ngerman: DE-INF-01@1013\n", skip_forced=False)
     assert legal_texts(s) == ["done", "DE-INF-01"]
     act(s, "DE-INF-01")
-    assert s.mp_left == 6 and sorted(legal_texts(s)) == sorted(["done", "@981", "@982", "@1012", "@1014", "@1045", "@1046"])
+    assert s.mp_left == 6 and sorted(legal_texts(s)) == sorted(
+        ["done", "@981", "@982", "@1012", "@1014", "@1045", "@1046"]
+    )
 
 
 def test_f14_zoc_costs_enter_three_leave_two_both_five() -> None:
@@ -47,7 +49,10 @@ def test_f42_mild_winter_adds_one_for_german_mechanized_units() -> None:
 
 
 def test_f13_stacking_three_units_block_entry() -> None:
-    s = pos("turn 3 german initial\ngerman: DE-INF-01@1012 DE-INF-02@1012 DE-INF-03@1012 DE-INF-04@1013\n", skip_forced=False)
+    s = pos(
+        "turn 3 german initial\ngerman: DE-INF-01@1012 DE-INF-02@1012 DE-INF-03@1012 DE-INF-04@1013\n",
+        skip_forced=False,
+    )
     act(s, "DE-INF-04")
     assert "@1012" not in legal_texts(s) and "@981" in legal_texts(s)
 
@@ -103,7 +108,9 @@ def test_f16_allied_exit_counts_as_destroyed() -> None:
     s = pos("turn 5 allied initial\nallied: GB-CORPS8-01@160\n", skip_forced=False)
     act(s, "GB-CORPS8-01", "exit")
     assert s.status[s.game.unit_index("GB-CORPS8-01")] == ELIM and s.vp[GERMAN] == 3
-    s = pos("turn 5 allied initial\nallied: GB-CORPS8-01@160\n", skip_forced=False, allied_exit_scores_vp=False)
+    s = pos(
+        "turn 5 allied initial\nallied: GB-CORPS8-01@160\n", skip_forced=False, allied_exit_scores_vp=False
+    )
     act(s, "GB-CORPS8-01", "exit")
     assert s.vp[GERMAN] == 0
 
@@ -174,7 +181,7 @@ def test_f31_gse_moves_in_the_initial_phase_and_grounds_its_aircraft() -> None:
     assert u not in air.available(s, GERMAN)
 
 
-def test_c3_4_setup_areas_on_an_empty_map() -> None:
+def test_f5_setup_areas_on_an_empty_map() -> None:
     g = Game()
     s = State(g, 0)
     counts = {}

@@ -240,7 +240,7 @@ def do(s: State, dec: str, a: int) -> None:
         ]
         caps = [v for v in enemy if s.ac_mission[v] == "cap" and not _protects_gse(s, v)]
         ints = [v for v in enemy if s.ac_mission[v] == "int"]
-        victim = (caps or ints)[0]  # CAP first, then Interdiction ([R Air Units (D)(5)])
+        victim = (caps or ints)[0]  # CAP first, then Interdiction ([R Air Units (D)(5)]); P8
         s.ac_mission[victim], s.ac_hex[victim] = "", 0
         s.touch()
         s.log.append(["intercepted", s.uid(victim), str(h)])

@@ -85,6 +85,7 @@ def resolve(s: State) -> None:
     elif res == "AR":
         q += [{"kind": "retreat", "unit": u, "n": n_ret} for u in retreating_attackers]
     elif res == "BR":
+        # P9: one unit at a time, roster order, the defenders first
         q += [{"kind": "retreat", "unit": v, "n": n_ret} for v in defenders]
         q += [{"kind": "retreat", "unit": u, "n": n_ret} for u in retreating_attackers]
     elif defenders:  # CA, 1CA, 2CA; an empty fortified hex ignores them (F25)

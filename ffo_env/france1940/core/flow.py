@@ -177,7 +177,7 @@ def _empty_item(s: State, item: dict[str, Any]) -> None:
     s.queue.pop(0)
     kind = item["kind"]
     if kind == "retreat":
-        s.destroy(item["unit"], "no retreat")  # F26, F4
+        s.destroy(item["unit"], "no retreat")  # F26, F4, P9: no decision
     elif kind == "remove_french":
         s.owed = 0
     elif kind == "ca_targets":
@@ -222,7 +222,7 @@ def advance(s: State) -> None:
                 continue
             _next_phase(s)
             continue
-        if len(legal) == 1 and s.game.options.skip_forced:
+        if len(legal) == 1 and s.game.options.skip_forced:  # P2
             _do(s, legal[0], auto=True)
             continue
         return
@@ -264,7 +264,7 @@ def _do(s: State, a: int, auto: bool) -> None:
         _step(s, a)
     elif dec == "remove_french":
         u = a - A.UNIT
-        s.owed -= s.spec(u).type.defence
+        s.owed -= s.spec(u).type.defence  # P14: printed Defense Strength
         s.remove(u, REMOVED, "removed for a German exit")  # F16: no VP
         if s.owed <= 0:
             s.owed = 0

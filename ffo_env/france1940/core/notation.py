@@ -98,7 +98,9 @@ def position(text: str, options: RulesOptions | None = None, game: Game | None =
             if w[0] == "turn" and len(w) == 4:
                 s.turn = _int(w[1], ln)
                 if w[2] not in SIDES or w[3] not in START_PHASES or not 1 <= s.turn <= g.last_turn:
-                    raise NotationError(f"expected 'turn N german|allied {'|'.join(START_PHASES)}', found {ln!r}")
+                    raise NotationError(
+                        f"expected 'turn N german|allied {'|'.join(START_PHASES)}', found {ln!r}"
+                    )
                 s.phasing, phase = SIDES[w[2]], w[3]
             elif w[0] == "columns" and len(w) == 3:
                 s.columns = [w[1], w[2]]

@@ -30,7 +30,16 @@ _BOOLS = (
     "allied_exit_scores_vp",
     "hidden_obac",
     "skip_forced",
+    "allow_partial_rules",
 )
+# options whose rules are only partly built: refused unless ``allow_partial_rules`` (experiments, tests)
+PARTIAL = {
+    "optional_airborne": "paratroop drops, fortress assaults and air-landings (F41) are not built yet;"
+    " built: no GT1 air restriction (F11), the Belgian Fortified Area stays (F8)",
+    "bef_variant": "fortress movement and combat, Allied armor odds and counter-attack options, the special"
+    " move, over-stacked assaults and armor penalties (F47-F52, F54-F56) are not built yet; built: 12"
+    " game-turns (F10), armor VP (F57), BEF stacking (F53)",
+}
 
 # the BEF variant as one option set (F46): ``RulesOptions(**BEF_OPTION_SET)``
 BEF_OPTION_SET: dict[str, Any] = {"bef_variant": True}
@@ -42,14 +51,16 @@ class RulesOptions:
 
     - ``allied_obac`` / ``german_obac``: the Order of Battle Alternative of each side (F44), or ``"random"``
       to draw it at setup from the game's generator.
-    - ``hidden_obac``: each side's column is hidden from the other until setup starts (P3); default false
-      because F60 has both players learn both columns when setup starts.
+    - ``hidden_obac``: each side's column (and its arrival schedule) stays hidden from the other player (P3);
+      default false because F60 has both players learn both columns when setup starts.
     - ``optional_airborne``, ``optional_variable_victory``, ``optional_mild_winter``: the Optional rules.
     - ``bef_variant``, ``bef_bomber_command``: Pournelle's BEF variant (F46-F58).
     - ``de_gt1_second_row_turn`` (F45), ``retreat_hexes`` (F26), ``interdiction_blocks_retreat`` (F33),
       ``allied_exit_scores_vp`` (F16), ``bef_armor_threshold`` (F50), ``bef_armor_vp_mode`` (F57): readings.
     - ``counterattack_shift``: F27's tuning knob, columns to the right for counter-attacks (0..7).
-    - ``skip_forced``: a decision with exactly one legal action is applied automatically (recorded ``auto``).
+    - ``skip_forced``: a decision with exactly one legal action is applied automatically (recorded ``auto``, P2).
+    - ``allow_partial_rules``: accept ``optional_airborne`` and ``bef_variant``, whose rules are only partly
+      built (:data:`PARTIAL` says what is missing); without it they are refused.
     """
 
     allied_obac: str = "Hist"
@@ -68,6 +79,7 @@ class RulesOptions:
     counterattack_shift: int = 0
     hidden_obac: bool = False
     skip_forced: bool = True
+    allow_partial_rules: bool = False
 
     def __post_init__(self) -> None:
         for name, allowed in _CHOICES.items():
@@ -83,6 +95,11 @@ class RulesOptions:
             )
         if self.bef_bomber_command and not self.bef_variant:
             raise ValueError("rules option bef_bomber_command needs bef_variant (F2)")
+        if self.bef_bomber_command:
+            raise ValueError("rules option bef_bomber_command: British Bomber Command (F58) is not built yet")
+        for name, missing in PARTIAL.items():
+            if getattr(self, name) and not self.allow_partial_rules:
+                raise ValueError(f"rules option {name}: {missing}; set allow_partial_rules to use it anyway")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

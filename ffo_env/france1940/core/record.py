@@ -131,7 +131,9 @@ def replay(rec: object) -> State:
         if fresh[key] != json.loads(json.dumps(rec[key])):
             where = key
             if key == "decisions":
-                n = next((j for j, (a, b) in enumerate(zip(fresh[key], rec[key], strict=False)) if a != b), None)
+                n = next(
+                    (j for j, (a, b) in enumerate(zip(fresh[key], rec[key], strict=False)) if a != b), None
+                )
                 where = f"decisions[{n}]" if n is not None else "decisions (length)"
             raise RecordError(f"{where}: the record differs from the replay")
     return rec_.state

@@ -168,7 +168,7 @@ def can_attack_with(s: State, u: int, h: int, chosen: list[int]) -> bool:
         return False  # F6 b: no attacks before the invasion
     if not attacker_in_reach(s, u, h):
         return False
-    sup = s.judge_supply([u])[u]
+    sup = s.judge_supply([u])[u]  # P11: supply now is supply at the moment of combat
     if s.attack_strength(u, s.fort_active(h), sup) < 1:
         return False  # F20, F23: attack 0 cannot attack
     src = s.hex[u]
@@ -225,7 +225,7 @@ def support_units(s: State, h: int) -> list[int]:
 
 
 def designate_units(s: State, cmb: dict[str, Any]) -> list[int]:
-    """Units the defender may still designate: weight 3 in all, no paratroops (F22)."""
+    """Units the defender may still designate: weight 3 in all, no paratroops (F22); "done" always (P13)."""
     h = cmb["target"]
     used = sum(s.spec(v).type.weight for v in cmb["designated"])
     return [
@@ -280,7 +280,7 @@ def legal_actions(s: State) -> list[int]:
     if dec == "move":
         acts = [A.DONE]
         for u in s.game.side_units[s.phasing]:
-            if can_move_in_phase(s, u) and _has_step(s, u):
+            if can_move_in_phase(s, u) and _has_step(s, u):  # P1: only units that can take a step
                 acts.append(A.unit_action(u))
         return acts
     if dec == "step":
@@ -315,7 +315,7 @@ def legal_actions(s: State) -> list[int]:
     if dec == "ca_targets":
         cmb = s.cmb or {}
         acts = [A.DONE] if cmb.get("ca_hexes") else []
-        return acts + [A.hex_action(h) for h in counter_target_hexes(s, cmb)]
+        return acts + [A.hex_action(h) for h in counter_target_hexes(s, cmb)]  # P10: one or more, then done
     from ffo_env.france1940.core import air
 
     return air.legal(s, dec, q)

@@ -314,7 +314,7 @@ class State:
     def closed_to_home(self, home: str, h: int) -> bool:
         cs = self.game.data.countries[h]
         if home in cs:
-            return False  # a unit's own country (and its border hexes) is never closed to it
+            return False  # P12: a unit's own country (and its border hexes) is never closed to it
         return any(c in NEUTRALS and c not in self.invaded for c in cs)
 
     def invade(self, countries: frozenset[str] | set[str], why: str) -> None:
@@ -402,7 +402,7 @@ class State:
             reg = self._regions[key]
             h = self.hex[u]
             edge = d.german_edge if spec.side == GERMAN else d.allied_south_edge + d.allied_west_edge
-            ok = h in edge or any(m in reg for m in NEIGHBOURS[h])
+            ok = h in edge or any(m in reg for m in NEIGHBOURS[h])  # P6: on the edge is in supply
             out[u] = ok
             if not ok and spec.side == ALLIED:
                 needy.append(u)

@@ -1,0 +1,135 @@
+"""Seeded random playouts to the end with the invariants checked at every decision; determinism; speed."""
+
+from __future__ import annotations
+
+import random
+import time
+
+import numpy as np
+import pytest
+
+from ffo_env.france1940.core.actions import N_ACTIONS, IllegalActionError
+from ffo_env.france1940.core.data import ALLIED, GERMAN
+from ffo_env.france1940.core.game import Game
+from ffo_env.france1940.core.options import RulesOptions
+from ffo_env.france1940.core.state import ELIM, MAP, State
+from ffo_env.france1940.core.state_io import state_to_dict
+
+
+def check_invariants(s: State) -> None:
+    d = s.game.data
+    per_hex: dict[int, list[int]] = {}
+    for u, st in enumerate(s.status):
+        if st == MAP:
+            h = s.hex[u]
+            assert d.playable(h), (s.uid(u), h)  # never off the map, at sea, flooded or in the notch (F4)
+            per_hex.setdefault(h, []).append(u)
+            if s.side_of(u) == GERMAN:
+                assert not s.fort_active(h), (s.uid(u), h)  # F25
+        else:
+            assert s.hex[u] == 0
+    for h, us in per_hex.items():
+        assert len({s.side_of(u) for u in us}) == 1, h  # enemy units never share a hex (F13)
+        assert sum(0 if s.spec(u).is_para else 1 for u in us) <= 3, h  # stacking (F13)
+    # VP equal the losses (F39); Paris is added only at the end
+    lost = [
+        sum(s.unit_vp(u) for u in s.game.side_units[side] if s.status[u] == ELIM) for side in (ALLIED, GERMAN)
+    ]
+    paris = 10 if s.is_terminal() and any(e[0] == "paris" for e in s.log) else 0
+    assert s.vp == [lost[GERMAN], lost[ALLIED] + paris], (s.vp, lost)
+    if not s.is_terminal():
+        legal = s.legal_actions()
+        assert legal and all(0 <= a < N_ACTIONS for a in legal)
+        assert int(s.legal_action_mask().sum()) == len(legal)
+        assert s.current_player in (ALLIED, GERMAN)
+
+
+def play(seed: int, options: RulesOptions | None = None, check: bool = True) -> State:
+    s = Game(options or RulesOptions()).new_initial_state(seed)
+    rng = random.Random(seed)
+    n = 0
+    while not s.is_terminal():
+        if check:
+            check_invariants(s)
+        s.apply_action(rng.choice(s.legal_actions()))
+        n += 1
+        assert n < 60000, s.decision_string()
+    check_invariants(s)
+    assert s.winner in (ALLIED, GERMAN) and s.result
+    return s
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_random_playouts_keep_the_invariants(seed: int) -> None:
+    play(seed)
+
+
+@pytest.mark.parametrize(
+    "opts",
+    [
+        {"allied_obac": "random", "german_obac": "random"},
+        {"allied_obac": "A+B+C+E", "german_obac": "V", "optional_mild_winter": True},
+        {"allied_obac": "B", "german_obac": "III", "optional_variable_victory": True, "retreat_hexes": 2},
+        {
+            "bef_variant": True,
+            "allow_partial_rules": True,
+            "counterattack_shift": 2,
+            "interdiction_blocks_retreat": False,
+        },
+    ],
+)
+def test_f43_random_playouts_under_combined_options(opts: dict[str, object]) -> None:
+    s = play(11, RulesOptions(**opts))  # type: ignore[arg-type]
+    assert s.turn == s.game.last_turn
+
+
+def test_f59_same_seed_and_decisions_same_game() -> None:
+    a, b = play(5, check=False), play(5, check=False)
+    assert state_to_dict(a) == state_to_dict(b)
+    c = play(6, check=False)
+    assert state_to_dict(a) != state_to_dict(c)
+
+
+def test_illegal_action_changes_nothing() -> None:
+    s = Game().new_initial_state(3)
+    rng = random.Random(3)
+    for _ in range(300):
+        s.apply_action(rng.choice(s.legal_actions()))
+    before = state_to_dict(s)
+    legal = set(s.legal_actions())
+    for bad in [-1, N_ACTIONS, next(a for a in range(N_ACTIONS) if a not in legal), 1.5, "done", True, None]:
+        with pytest.raises(IllegalActionError):
+            s.apply_action(bad)  # type: ignore[arg-type]
+    assert state_to_dict(s) == before
+
+
+def test_clone_is_independent() -> None:
+    s = Game().new_initial_state(4)
+    rng = random.Random(4)
+    for _ in range(500):
+        s.apply_action(rng.choice(s.legal_actions()))
+    c = s.clone()
+    assert state_to_dict(c) == state_to_dict(s)
+    a = c.legal_actions()[-1]
+    c.apply_action(a)
+    assert state_to_dict(c) != state_to_dict(s)
+    s.apply_action(a)
+    assert state_to_dict(c) == state_to_dict(s)
+
+
+def test_gamestate_protocol() -> None:
+    from ffo_env.games import GameState
+
+    s = Game().new_initial_state(0)
+    assert isinstance(s, GameState)
+    assert s.current_player == ALLIED and isinstance(s.legal_action_mask(), np.ndarray)
+    assert s.returns() == [0.0, 0.0] and s.action_to_string(s.legal_actions()[0]).startswith("@")
+
+
+def test_speed_of_random_playouts() -> None:
+    """Not a threshold: prints decisions per second so that a slowdown shows in the log."""
+    t = time.perf_counter()
+    s = play(7, check=False)
+    dt = time.perf_counter() - t
+    print(f"france1940 random playout: {len(s.history)} decisions in {dt:.2f}s = {len(s.history) / dt:.0f}/s")
+    assert len(s.history) > 500
