@@ -29,7 +29,11 @@ def check_invariants(s: State) -> None:
         else:
             assert s.hex[u] == 0
     for h, us in per_hex.items():
-        assert len({s.side_of(u) for u in us}) == 1, h  # enemy units never share a hex (F13)
+        # enemy units never share a hex (F13), except a moving Allied unit passing German paratroops (F41 e)
+        passing = (
+            s.decision == "step" and s.mover in us and all(s.spec(u).is_para for u in us if u != s.mover)
+        )
+        assert passing or len({s.side_of(u) for u in us}) == 1, h
         assert sum(0 if s.spec(u).is_para else 1 for u in us) <= 3, h  # stacking (F13)
     # VP equal the losses (F39); Paris is added only at the end
     lost = [
@@ -76,6 +80,7 @@ def test_random_playouts_keep_the_invariants(seed: int) -> None:
             "counterattack_shift": 2,
             "interdiction_blocks_retreat": False,
         },
+        {"optional_airborne": True, "optional_mild_winter": True, "german_obac": "II", "allied_obac": "E"},
     ],
 )
 def test_f43_random_playouts_under_combined_options(opts: dict[str, object]) -> None:
@@ -133,3 +138,10 @@ def test_speed_of_random_playouts() -> None:
     dt = time.perf_counter() - t
     print(f"france1940 random playout: {len(s.history)} decisions in {dt:.2f}s = {len(s.history) / dt:.0f}/s")
     assert len(s.history) > 500
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+def test_f41_random_playouts_with_the_airborne_rule(seed: int) -> None:
+    s = play(seed, RulesOptions(optional_airborne=True))
+    events = {e[0] for e in s.log}
+    assert "airborne: removed" in events

@@ -38,7 +38,6 @@ def test_f2_options_defaults_and_refusals() -> None:
         {"counterattack_shift": 9},
         {"optional_mild_winter": 1},
         {"bef_bomber_command": True},
-        {"optional_airborne": True},
         {"bef_variant": True},
     ):
         with pytest.raises((ValueError, TypeError)):

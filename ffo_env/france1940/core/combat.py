@@ -93,6 +93,10 @@ def resolve(s: State) -> None:
         for _ in range(losses):
             q.append({"kind": "lose", "side": 1 - s.phasing, "units": list(defenders), "why": res})
         q.append({"kind": "counter"})
+    for item in q:  # F26: paratroops that must retreat are eliminated
+        if item["kind"] == "retreat" and s.spec(item["unit"]).is_para:
+            s.destroy(item["unit"], "paratroops cannot retreat")
+    q = [item for item in q if not (item["kind"] == "retreat" and s.status[item["unit"]] != MAP)]
     s.queue[:0] = q
 
 

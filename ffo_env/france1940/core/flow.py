@@ -11,14 +11,21 @@ from __future__ import annotations
 from typing import Any
 
 from ffo_env.france1940.core import actions as A
-from ffo_env.france1940.core import air, combat, rules
+from ffo_env.france1940.core import air, airborne, combat, rules
 from ffo_env.france1940.core.data import ALLIED, GERMAN
 from ffo_env.france1940.core.options import ALLIED_COLUMNS, GERMAN_COLUMNS, RANDOM
-from ffo_env.france1940.core.state import EXITED, MAP, REMOVED, State
+from ffo_env.france1940.core.state import EXITED, MAP, OUT, REMOVED, State
 
 PHASES = ("reinforce", "intercept", "initial", "airsup", "combat", "mech", "missions")
 _DEFENDER_DECISIONS = ("designate", "cap_allot")  # F21 (3), F35: the non-phasing player answers
-_OWNER_FIXED = {"restrict": GERMAN, "remove_french": ALLIED}
+_OWNER_FIXED = {
+    "restrict": GERMAN,
+    "remove_french": ALLIED,
+    "airborne_remove": GERMAN,
+    "drop": GERMAN,
+    "assault_ac": GERMAN,
+    "airland": GERMAN,
+}
 
 
 # ---------------------------------------------------------------- setup (C§10, F44, F11)
@@ -48,7 +55,14 @@ def start(s: State) -> None:
         for turn, t, counts in rows:
             for _ in range(counts[ci]):
                 s.arrive[pools[t].pop(0)] = turn  # F45: the unlabelled German row is turn 1 or 2
-    q: list[dict[str, Any]] = [{"kind": "place", "unit": u} for u in g.side_units[ALLIED] if s.arrive[u] == 0]
+    q: list[dict[str, Any]] = []
+    if g.options.optional_airborne:  # F41 a: the airborne units wait off the map; two corps-equivalents go
+        for t, n in d.airborne.items():
+            if t in d.types:
+                for u in [u for u in g.side_units[GERMAN] if g.units[u].type.id == t][:n]:
+                    s.arrive[u] = airborne.POOL
+        q.append({"kind": "airborne_remove", "left": int(d.airborne["remove_weight"])})
+    q += [{"kind": "place", "unit": u} for u in g.side_units[ALLIED] if s.arrive[u] == 0]
     if not g.options.optional_airborne:  # F11: four German air units named at setup stay grounded on GT1
         gses = [u for u in g.side_units[GERMAN] if s.arrive[u] == 0 and g.units[u].is_gse]
         q += [{"kind": "restrict"} for _ in range(min(4, len(gses)))]
@@ -96,6 +110,9 @@ def _next_phase(s: State) -> None:
         s.touch()
     if s.phase == "combat":
         air.land_air_superiority(s)  # step 7
+        airborne.land_assault_aircraft(s)  # F41 c
+    if s.game.options.optional_airborne and s.phasing == GERMAN and s.phase != "setup":
+        airborne.withdraw(s)  # F41 f: at the end of each German phase
     i = PHASES.index(s.phase)
     if i + 1 < len(PHASES):
         enter(s, PHASES[i + 1])
@@ -257,6 +274,9 @@ def _do(s: State, a: int, auto: bool) -> None:
             _next_phase(s)
         else:
             u = a - A.UNIT
+            if s.status[u] == OUT:  # a paratroop from the pool: it drops (F41 b)
+                s.queue.insert(0, {"kind": "drop", "unit": u})
+                return
             s.mover, s.mp_left, s.moved[u] = u, s.ma(u), True
             if s.spec(u).is_gse:
                 s.gse_moved_turn[u] = s.turn  # its Aircraft Element stays grounded this game-turn (F31)
@@ -295,7 +315,7 @@ def _do(s: State, a: int, auto: bool) -> None:
             combat.resolve_counter(s)
         else:
             cmb["ca_hexes"].append(A.action_hex(a))
-    else:
+    elif not airborne.do(s, dec, a):
         air.do(s, dec, a)
 
 
@@ -352,6 +372,12 @@ def _commit(s: State, dec: str, a: int) -> None:
             key = str(s.hex[u])
             s.hex_weight[key] = s.hex_weight.get(key, 0) + s.spec(u).type.weight
         s.attacked_hexes.append(cmb["target"])
+        if airborne.paras_alone(s, cmb["target"]):  # F41 e: paratroops attacked alone are destroyed
+            for v in list(s.occupants(cmb["target"])):
+                s.destroy(v, "attacked alone")
+            s.queue.append({"kind": "end_attack"})
+            cmb["stage"] = "resolved"
+            return
         cmb["stage"] = "support"
         return
     if dec == "support":

@@ -21,6 +21,7 @@ Lines (``#`` starts a comment):
 ``allied: id@hex ...``             Allied units on the map; ``(oos)`` out of supply for the phase
 ``german: id@hex ...``             German units
 ``arrive: id@turn ...``            units that arrive as reinforcements on that game-turn
+``pool: id ...``                   airborne units waiting off the map (optional airborne rule)
 ``air: id cap|int|sup@hex ...``    an Aircraft Element in the air (its GSE must be on the map)
 ``flown: id ...``                  Aircraft Elements that already took off this game-turn
 ``invaded: B N L``                 neutral countries already invaded (F6)
@@ -42,6 +43,7 @@ from functools import lru_cache
 
 from ffo_env.core.dice import Dice
 from ffo_env.france1940.core import flow
+from ffo_env.france1940.core.airborne import POOL
 from ffo_env.france1940.core.data import ALLIED, GERMAN
 from ffo_env.france1940.core.game import Game
 from ffo_env.france1940.core.options import RulesOptions
@@ -129,6 +131,10 @@ def position(text: str, options: RulesOptions | None = None, game: Game | None =
                 uid, _a, t = tok.partition("@")
                 u = _unit(g, uid, ln)
                 s.status[u], s.arrive[u] = OUT, _int(t, ln)
+        elif head == "pool":
+            for tok in words:
+                u = _unit(g, tok, ln)
+                s.status[u], s.arrive[u] = OUT, POOL
         elif head == "air":
             for i in range(0, len(words) - 1, 2):
                 u = _unit(g, words[i], ln)

@@ -34,8 +34,6 @@ _BOOLS = (
 )
 # options whose rules are only partly built: refused unless ``allow_partial_rules`` (experiments, tests)
 PARTIAL = {
-    "optional_airborne": "paratroop drops, fortress assaults and air-landings (F41) are not built yet;"
-    " built: no GT1 air restriction (F11), the Belgian Fortified Area stays (F8)",
     "bef_variant": "fortress movement and combat, Allied armor odds and counter-attack options, the special"
     " move, over-stacked assaults and armor penalties (F47-F52, F54-F56) are not built yet; built: 12"
     " game-turns (F10), armor VP (F57), BEF stacking (F53)",

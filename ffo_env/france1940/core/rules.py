@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ffo_env.france1940.core import actions as A
+from ffo_env.france1940.core import air, airborne
 from ffo_env.france1940.core.data import ALLIED, GERMAN
 from ffo_env.france1940.core.hexgrid import NEIGHBOURS, distance
 from ffo_env.france1940.core.state import MAP, OUT, State
@@ -96,7 +97,9 @@ def step_cost(s: State, u: int, frm: int, to: int, ezoc: set[int]) -> int:
     row = tec["forest" if d.terrain[to] == "f" else "swamp" if d.terrain[to] == "s" else "clear"]
     heavy = spec.mech or spec.is_gse  # mechanized units and GSEs pay 2 in forest and swamp [R TEC]
     cost = int(row["mp_mech"] if heavy else row["mp"])
-    enter, leave = to in ezoc, frm in ezoc
+    # ZOC costs; enemy paratroops alone are passed "as if it were a Zone of Control" (F41 e)
+    enter = to in ezoc or (spec.side == ALLIED and airborne.paras_alone(s, to))
+    leave = frm in ezoc or (spec.side == ALLIED and airborne.paras_alone(s, frm))
     if enter and leave:
         cost += int(tec["zoc_both"])
     elif enter:
@@ -123,12 +126,25 @@ def steps(s: State, u: int) -> list[tuple[int, int]]:
     ezoc = s.zoc_hexes(1 - s.side_of(u))
     out = []
     for m in NEIGHBOURS[h]:
-        if not can_enter(s, u, m) or s.stack_count(m) >= 3:
+        through = s.side_of(u) == ALLIED and airborne.paras_alone(s, m)
+        if not through and (not can_enter(s, u, m) or s.stack_count(m) >= 3):
+            continue
+        if through and not s.game.data.playable(m):
             continue
         c = step_cost(s, u, h, m, ezoc)
-        if c <= s.mp_left:
-            out.append((m, c))
+        if c > s.mp_left:
+            continue
+        if through and not _can_leave(s, u, m, s.mp_left - c, ezoc):
+            continue  # F41 e: may pass through, never stop there
+        out.append((m, c))
     return out
+
+
+def _can_leave(s: State, u: int, m: int, mp: int, ezoc: set[int]) -> bool:
+    return any(
+        n != s.hex[u] and can_enter(s, u, n) and s.stack_count(n) < 3 and step_cost(s, u, m, n, ezoc) <= mp
+        for n in NEIGHBOURS[m]
+    )
 
 
 def exit_cost(s: State, u: int) -> int:
@@ -199,8 +215,8 @@ def attack_targets(s: State) -> list[int]:
             continue
         enemy = [v for v in s.occupants(h) if s.side_of(v) != s.phasing]
         if enemy:
-            if not defenders_left(s, h) or all(s.spec(v).is_para for v in enemy):
-                continue  # paratroops alone: the airborne rule's automatic destruction is not built (P9)
+            if not defenders_left(s, h):
+                continue
         elif not (s.phasing == GERMAN and s.fort_active(h)):
             continue  # an empty hex is no target, except an empty fortified hex (F25)
         if any(can_attack_with(s, u, h, []) for u in s.on_map(s.phasing)):
@@ -282,10 +298,14 @@ def legal_actions(s: State) -> list[int]:
         for u in s.game.side_units[s.phasing]:
             if can_move_in_phase(s, u) and _has_step(s, u):  # P1: only units that can take a step
                 acts.append(A.unit_action(u))
-        return acts
+        if s.phase == "initial" and s.phasing == GERMAN and s.game.options.optional_airborne:
+            paras = airborne.pool(s, "paratroop")
+            if paras and airborne.drop_hexes(s):  # F41 b: drops between unit moves
+                acts += [A.unit_action(u) for u in paras]
+        return sorted(acts)
     if dec == "step":
         u = s.mover
-        acts = [A.DONE]
+        acts = [] if airborne.paras_alone(s, s.hex[u]) and s.side_of(u) == ALLIED else [A.DONE]  # F41 e
         c = exit_cost(s, u)
         if c and c <= s.mp_left:
             acts.append(A.EXIT)
@@ -316,8 +336,9 @@ def legal_actions(s: State) -> list[int]:
         cmb = s.cmb or {}
         acts = [A.DONE] if cmb.get("ca_hexes") else []
         return acts + [A.hex_action(h) for h in counter_target_hexes(s, cmb)]  # P10: one or more, then done
-    from ffo_env.france1940.core import air
-
+    ab = airborne.legal(s, dec, q)
+    if ab is not None:
+        return ab
     return air.legal(s, dec, q)
 
 

@@ -108,7 +108,7 @@ def state_from_dict(d: object, game: Game | None = None) -> State:
         raise _fail("phasing/player", "0 or 1 (player also -1)", (body["phasing"], body["player"]))
     if body["phase"] not in PHASES:
         raise _fail("phase", f"one of {PHASES}", body["phase"])
-    for f, lo, hi in (("arrive", -1, 12), ("status", 0, len(STATUS_NAMES) - 1), ("hex", 0, N_HEXES)):
+    for f, lo, hi in (("arrive", -1, 99), ("status", 0, len(STATUS_NAMES) - 1), ("hex", 0, N_HEXES)):
         _typed_list(body, f, n, int, lo, hi)
     for f in ("ac_turn", "gse_moved_turn"):
         _typed_list(body, f, n, int, 0, 12)
