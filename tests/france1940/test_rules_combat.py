@@ -249,3 +249,23 @@ def test_f20_out_of_supply_halves_strengths_at_the_moment_of_combat() -> None:
     s = pos(text)
     attack(s, 1013, ["DE-INF-01"], ["FR-INF-01"])
     assert [e for e in s.log if e[0] == "combat"][0][2].startswith("7:3")  # 6 halved to 3
+
+
+def test_f29_one_combat_on_two_hexes_sums_the_defence_and_hits_both() -> None:
+    s = pos(
+        "turn 3 german combat\nallied: FR-INF-01@1013 FR-DIM-01@1045\ngerman: DE-INF-01@1012 DE-INF-02@981\nrolls: 6\n",
+        skip_forced=False,
+    )
+    act(s, "@1013")
+    assert "@1045" in legal_texts(s)  # 1012 touches both; 981 does not touch 1045
+    act(s, "DE-INF-01")
+    assert "@1045" in legal_texts(s)
+    act(s, "@1045")
+    assert "DE-INF-02" not in legal_texts(s)  # every attacker must be adjacent to every target
+    act(s, "done", "done", "FR-INF-01", "FR-DIM-01", "done")
+    line = [e for e in s.log if e[0] == "combat"][0][2]
+    assert line.startswith("7:8 col 1") and line.endswith("@1013+1045")  # 1-2, die 6: BR
+    assert s.decision == "retreat" and {s.queue[0]["unit"], s.queue[1]["unit"]} == {
+        s.game.unit_index("FR-INF-01"),
+        s.game.unit_index("FR-DIM-01"),
+    }

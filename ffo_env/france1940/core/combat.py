@@ -20,6 +20,8 @@ def odds_column(att: int, dfn: int) -> int:
     defender's favour ([R Combat Phase (I)], F23)."""
     if dfn <= 0:
         return 7  # a defence of 0 uses 6-1 (F23)
+    if att <= 0:
+        return 0  # F23: an attack of 0 is never offered; read as 1-3 should a data edit produce one
     if att >= dfn:
         return 1 + min(6, att // dfn)  # 1-1 -> 2, ..., 6-1 -> 7
     n = -(-dfn // att)  # ceil(D / A)
@@ -29,12 +31,16 @@ def odds_column(att: int, dfn: int) -> int:
 def die_modifier(s: State, cmb: dict[str, Any]) -> tuple[int, bool]:
     """(modifier, whether a -2 penalty applied) of the attack ([R TEC] notes, F24, F32, F42)."""
     d = s.game.data
-    h = cmb["target"]
-    penalty = d.terrain[h] in "fs"  # defender in forest or swamp
-    adj = [s.hex[u] for u in cmb["attackers"] if s.hex[u] in NEIGHBOURS[h]]
-    if adj and all(d.is_river(x, h) for x in adj):
-        penalty = True  # every adjacent attacker across a river hexside; artillery at two hexes ignored
-    if s.game.options.optional_mild_winter and s.phasing == GERMAN and h in d.mild_winter:
+    targets = cmb["targets"]
+    penalty = any(d.terrain[h] in "fs" for h in targets)  # a defender in forest or swamp
+    pairs = [(s.hex[u], h) for u in cmb["attackers"] for h in targets if s.hex[u] in NEIGHBOURS[h]]
+    if pairs and all(d.is_river(x, h) for x, h in pairs):
+        penalty = True  # every adjacent attacker across a river from each target it touches (F24, F29)
+    if (
+        s.game.options.optional_mild_winter
+        and s.phasing == GERMAN
+        and any(h in d.mild_winter for h in targets)
+    ):
         penalty = True  # [R Mild Winter Rule (B)], F42: never -4
     mod = int(d.tables["tec"]["river_die"]) if penalty else 0
     if cmb["support"] >= 0:
@@ -44,13 +50,14 @@ def die_modifier(s: State, cmb: dict[str, Any]) -> tuple[int, bool]:
 
 def strengths(s: State, cmb: dict[str, Any]) -> tuple[int, int]:
     """(attack total, defence total) at the moment of combat: supply judged now (F18, F20, F23, F25)."""
-    h = cmb["target"]
-    fort = s.fort_active(h)
+    targets = cmb["targets"]
+    fort = all(s.fort_active(h) for h in targets)  # artillery's 10 only against fortified hexes (F30)
     sup = s.judge_supply(list(cmb["attackers"]) + list(cmb["designated"]))
     att = sum(s.attack_strength(u, fort, sup[u]) for u in cmb["attackers"])
     dfn = sum(s.defence_strength(u, sup[u]) for u in cmb["designated"])
-    if fort:
-        dfn += s.fort_side(h, [s.hex[u] for u in cmb["attackers"]])  # [R Maginot Line], F25
+    for h in targets:  # F29: the defence is the sum over the targets, each with its fortress value
+        if s.fort_active(h):
+            dfn += s.fort_side(h, [s.hex[u] for u in cmb["attackers"]])  # [R Maginot Line], F25
     return att, dfn
 
 
@@ -59,15 +66,21 @@ def resolve(s: State) -> None:
     cmb = s.cmb
     assert cmb is not None  # the flow calls this only inside an attack
     h = cmb["target"]
+    targets = cmb["targets"]
     att, dfn = strengths(s, cmb)
     col = odds_column(att, dfn)
     mod, _pen = die_modifier(s, cmb)
     die = s.roll(f"combat @{h}")
     res = s.game.data.crt(col, die + mod)
     cmb.update(att=att, dfn=dfn, column=col, die=die, mod=mod, result=res)
-    s.log.append(["combat", h, f"{att}:{dfn} col {col} die {die}{mod:+d} {res}"])
-    fort = s.fort_active(h)
-    defenders = [v for v in s.occupants(h) if not s.attacked[v] and s.side_of(v) != s.phasing]
+    where = "" if len(targets) == 1 else " @" + "+".join(str(t) for t in targets)
+    s.log.append(["combat", h, f"{att}:{dfn} col {col} die {die}{mod:+d} {res}{where}"])
+    forts = [t for t in targets if s.fort_active(t)]
+    fort = bool(forts)
+    # the result applies to every unit of every target hex, except units attacked earlier this phase (F29)
+    defenders = [
+        v for t in targets for v in s.occupants(t) if not s.attacked[v] and s.side_of(v) != s.phasing
+    ]
     for v in defenders:
         s.attacked[v] = True  # no unit is attacked twice in a Combat Phase (F29)
     retreating_attackers = [u for u in cmb["attackers"] if not (fort and s.spec(u).is_art)]  # F30
@@ -76,10 +89,10 @@ def resolve(s: State) -> None:
     if res == "DX":
         for v in defenders:
             s.destroy(v, "DX")
-        if fort:
-            s.fort_destroyed.append(h)  # only DX destroys a fortified hex ([R Maginot Line], F25)
+        for f in forts:
+            s.fort_destroyed.append(f)  # only DX destroys a fortified hex ([R Maginot Line], F25)
             s.touch()
-            s.log.append(["fortress destroyed", h, ""])
+            s.log.append(["fortress destroyed", f, ""])
     elif res == "DR":
         q += [{"kind": "retreat", "unit": v, "n": n_ret} for v in defenders]
     elif res == "AR":
@@ -101,9 +114,8 @@ def resolve(s: State) -> None:
 
 
 def counter_attackers(s: State, cmb: dict[str, Any]) -> list[int]:
-    """Surviving designated defenders still in the hex with attack >= 1 now (F27, F20)."""
-    h = cmb["target"]
-    alive = [v for v in cmb["designated"] if s.status[v] == MAP and s.hex[v] == h]
+    """Surviving designated defenders still in their hex with attack >= 1 now (F27, F20, F29)."""
+    alive = [v for v in cmb["designated"] if s.status[v] == MAP and s.hex[v] in cmb["targets"]]
     sup = s.judge_supply(alive)
     return [v for v in alive if s.attack_strength(v, False, sup[v]) >= 1]
 

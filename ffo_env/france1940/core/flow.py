@@ -348,12 +348,17 @@ def _step(s: State, a: int) -> None:
 def _declare(s: State, h: int) -> None:
     s.cmb = {
         "target": h,
+        "targets": [h],
         "attackers": [],
         "support": -1,
         "designated": [],
         "ca_hexes": [],
         "stage": "attackers",
     }
+    _invade_target(s, h)
+
+
+def _invade_target(s: State, h: int) -> None:
     if s.phasing == GERMAN:  # F6 a: attacking a Belgian/Dutch unit or a unit in such a hex invades
         cs = set(s.invades_on_entry(h))
         cs |= {s.spec(v).home for v in s.occupants(h) if s.spec(v).nation in ("BE", "NL")}
@@ -364,6 +369,11 @@ def _commit(s: State, dec: str, a: int) -> None:
     cmb = s.cmb
     assert cmb is not None
     if dec == "attackers":
+        if A.HEX <= a < A.UNIT:  # F29: another target hex for the same combat
+            h = A.action_hex(a)
+            cmb["targets"].append(h)
+            _invade_target(s, h)
+            return
         if a != A.DONE:
             cmb["attackers"].append(a - A.UNIT)
             return
@@ -371,10 +381,13 @@ def _commit(s: State, dec: str, a: int) -> None:
             s.attacked[u] = True
             key = str(s.hex[u])
             s.hex_weight[key] = s.hex_weight.get(key, 0) + s.spec(u).type.weight
-        s.attacked_hexes.append(cmb["target"])
-        if airborne.paras_alone(s, cmb["target"]):  # F41 e: paratroops attacked alone are destroyed
-            for v in list(s.occupants(cmb["target"])):
-                s.destroy(v, "attacked alone")
+        s.attacked_hexes += cmb["targets"]
+        for t in list(cmb["targets"]):
+            if airborne.paras_alone(s, t, 1 - s.phasing):  # F41 e: paratroops attacked alone are destroyed
+                for v in list(s.occupants(t)):
+                    s.destroy(v, "attacked alone")
+                cmb["targets"].remove(t)
+        if not cmb["targets"]:
             s.queue.append({"kind": "end_attack"})
             cmb["stage"] = "resolved"
             return
@@ -386,7 +399,8 @@ def _commit(s: State, dec: str, a: int) -> None:
             cmb["support"] = u
             s.ac_mission[u], s.ac_hex[u], s.ac_turn[u] = "cs", cmb["target"], s.turn
             if s.phasing == GERMAN:
-                s.invade(s.invades_on_entry(cmb["target"]), "close support")  # F6 a
+                for t in cmb["targets"]:
+                    s.invade(s.invades_on_entry(t), "close support")  # F6 a
         cmb["stage"] = "designate"
         return
     if a != A.DONE:

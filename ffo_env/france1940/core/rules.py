@@ -175,18 +175,22 @@ def attacker_in_reach(s: State, u: int, h: int) -> bool:
     )
 
 
-def can_attack_with(s: State, u: int, h: int, chosen: list[int]) -> bool:
-    """May ``u`` join the attack on ``h`` given the units ``chosen`` so far? (F21, F22, F23, F30)"""
-    if s.status[u] != MAP or s.side_of(u) != s.phasing or s.attacked[u] or u in chosen:
+def can_attack_with(s: State, u: int, h: int | list[int], chosen: list[int], committed: bool = False) -> bool:
+    """May ``u`` join the attack on the hex(es) ``h`` given the units ``chosen`` so far? (F21, F22, F23,
+    F29: every attacking unit is in reach of every target, F30)"""
+    targets = h if isinstance(h, list) else [h]
+    if s.status[u] != MAP or s.side_of(u) != s.phasing or (s.attacked[u] and not committed) or u in chosen:
         return False
     spec = s.spec(u)
     if spec.nation in ("BE", "NL") and spec.home not in s.invaded:
         return False  # F6 b: no attacks before the invasion
-    if not attacker_in_reach(s, u, h):
+    if not all(attacker_in_reach(s, u, t) for t in targets):
         return False
     sup = s.judge_supply([u])[u]  # P11: supply now is supply at the moment of combat
-    if s.attack_strength(u, s.fort_active(h), sup) < 1:
+    if s.attack_strength(u, all(s.fort_active(t) for t in targets), sup) < 1:
         return False  # F20, F23: attack 0 cannot attack
+    if committed:
+        return True
     src = s.hex[u]
     used = s.hex_weight.get(str(src), 0) + sum(s.spec(v).type.weight for v in chosen if s.hex[v] == src)
     return used + s.spec(u).type.weight <= 3  # one corps-equivalent from a hex per Combat Phase (F22)
@@ -197,8 +201,10 @@ def defenders_left(s: State, h: int) -> list[int]:
     return [v for v in s.occupants(h) if s.side_of(v) != s.phasing and not s.attacked[v]]
 
 
-def attack_targets(s: State) -> list[int]:
-    """Hexes the phasing player may attack now (F21, F25, F29)."""
+def attack_targets(s: State, also: list[int] | None = None, chosen: list[int] | None = None) -> list[int]:
+    """Hexes the phasing player may attack now (F21, F25, F29); with ``also``, the hexes that may join
+    the combat on the targets ``also`` (every unit ``chosen`` so far, and at least one unit, in reach of
+    all of them, F29)."""
     cand: set[int] = set()
     for u in s.on_map(s.phasing):
         if s.attacked[u]:
@@ -211,7 +217,7 @@ def attack_targets(s: State) -> list[int]:
                     cand.add(f)
     out = []
     for h in sorted(cand):
-        if h in s.attacked_hexes:
+        if h in s.attacked_hexes or (also and h in also):
             continue
         enemy = [v for v in s.occupants(h) if s.side_of(v) != s.phasing]
         if enemy:
@@ -219,15 +225,18 @@ def attack_targets(s: State) -> list[int]:
                 continue
         elif not (s.phasing == GERMAN and s.fort_active(h)):
             continue  # an empty hex is no target, except an empty fortified hex (F25)
-        if any(can_attack_with(s, u, h, []) for u in s.on_map(s.phasing)):
+        targets = [*(also or []), h]
+        if chosen and not all(can_attack_with(s, u, targets, [], committed=True) for u in chosen):
+            continue  # every unit chosen so far must still reach, and count against, every target
+        if any(u in (chosen or []) or can_attack_with(s, u, targets, []) for u in s.on_map(s.phasing)):
             out.append(h)
     return out
 
 
-def support_units(s: State, h: int) -> list[int]:
-    """GSEs whose Aircraft Element may fly Close Support over ``h`` now (F31, F32, F11)."""
+def support_units(s: State, targets: list[int]) -> list[int]:
+    """GSEs whose Aircraft Element may fly Close Support over the target hexes now (F31, F32, F11)."""
     rng = int(s.game.data.tables["ranges"]["air_de" if s.phasing == GERMAN else "air_allied"])
-    if any(s.ac_mission[v] == "cap" and s.ac_hex[v] == h for v in s.game.side_units[1 - s.phasing]):
+    if any(s.ac_mission[v] == "cap" and s.ac_hex[v] in targets for v in s.game.side_units[1 - s.phasing]):
         return []  # not into a hex under enemy CAP (F32)
     out = []
     for u in s.on_map(s.phasing):
@@ -235,20 +244,23 @@ def support_units(s: State, h: int) -> list[int]:
             continue
         if s.gse_moved_turn[u] == s.turn:
             continue  # a GSE that moved keeps its aircraft grounded this game-turn (F31)
-        if distance(s.hex[u], h) <= rng:
+        if all(distance(s.hex[u], h) <= rng for h in targets):
             out.append(u)
     return out
 
 
 def designate_units(s: State, cmb: dict[str, Any]) -> list[int]:
-    """Units the defender may still designate: weight 3 in all, no paratroops (F22); "done" always (P13)."""
-    h = cmb["target"]
-    used = sum(s.spec(v).type.weight for v in cmb["designated"])
-    return [
-        v
-        for v in defenders_left(s, h)
-        if v not in cmb["designated"] and not s.spec(v).is_para and used + s.spec(v).type.weight <= 3
-    ]
+    """Units the defender may still designate: weight 3 in each target hex, no paratroops (F22, F29);
+    "done" always (P13)."""
+    out = []
+    for h in cmb["targets"]:
+        used = sum(s.spec(v).type.weight for v in cmb["designated"] if s.hex[v] == h)
+        out += [
+            v
+            for v in defenders_left(s, h)
+            if v not in cmb["designated"] and not s.spec(v).is_para and used + s.spec(v).type.weight <= 3
+        ]
+    return sorted(out)
 
 
 def retreat_hexes(s: State, u: int) -> list[int]:
@@ -266,11 +278,10 @@ def retreat_hexes(s: State, u: int) -> list[int]:
 
 
 def counter_target_hexes(s: State, cmb: dict[str, Any]) -> list[int]:
-    """Hexes adjacent to the defended hex holding participating attackers, not yet chosen (F27, F30)."""
-    h = cmb["target"]
+    """Hexes adjacent to a defended hex holding participating attackers, not yet chosen (F27, F29, F30)."""
     out = set()
     for u in cmb["attackers"]:
-        if s.status[u] == MAP and s.hex[u] in NEIGHBOURS[h]:
+        if s.status[u] == MAP and any(s.hex[u] in NEIGHBOURS[h] for h in cmb["targets"]):
             out.add(s.hex[u])
     return sorted(out - set(cmb["ca_hexes"]))
 
@@ -318,14 +329,16 @@ def legal_actions(s: State) -> list[int]:
     if dec == "attackers":
         cmb = s.cmb or {}
         acts = [A.DONE] if cmb.get("attackers") else []
-        return acts + [
+        acts += [
             A.unit_action(u)
             for u in s.on_map(s.phasing)
-            if can_attack_with(s, u, cmb["target"], cmb["attackers"])
+            if can_attack_with(s, u, cmb["targets"], cmb["attackers"])
         ]
+        more = attack_targets(s, also=cmb["targets"], chosen=cmb["attackers"])  # F29: several target hexes
+        return sorted(acts + [A.hex_action(h) for h in more])
     if dec == "support":
         cmb = s.cmb or {}
-        return [A.DONE] + [A.unit_action(u) for u in support_units(s, cmb["target"])]
+        return [A.DONE] + [A.unit_action(u) for u in support_units(s, cmb["targets"])]
     if dec == "designate":
         return [A.DONE] + [A.unit_action(u) for u in designate_units(s, s.cmb or {})]
     if dec == "lose":
