@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ffo_env.france1940.core.data import GERMAN
+from ffo_env.france1940.core.data import ALLIED, GERMAN
 from ffo_env.france1940.core.hexgrid import NEIGHBOURS
 from ffo_env.france1940.core.state import MAP, State
 
@@ -28,23 +28,81 @@ def odds_column(att: int, dfn: int) -> int:
     return 1 if n == 2 else 0  # 1-2, or 1-3 for anything worse (F23)
 
 
-def die_modifier(s: State, cmb: dict[str, Any]) -> tuple[int, bool]:
-    """(modifier, whether a -2 penalty applied) of the attack ([R TEC] notes, F24, F32, F42)."""
+def nearest_column(att: int, dfn: int) -> int:
+    """CRT column with the odds rounded to the nearest column, halves to the attacker (F50)."""
+    if dfn <= 0:
+        return 7
+    if att <= 0:
+        return 0
+    if att >= dfn:
+        return 1 + min(6, (2 * att + dfn) // (2 * dfn))  # floor(A/D + 1/2)
+    n = -((att - 2 * dfn) // (2 * att))  # ceil(D/A - 1/2)
+    return 2 if n <= 1 else (1 if n == 2 else 0)
+
+
+def _penalties(s: State, cmb: dict[str, Any]) -> tuple[bool, bool, bool]:
+    """(die penalty, every attacker across a river, a target in forest or swamp) (F24, F29, F42)."""
     d = s.game.data
     targets = cmb["targets"]
-    penalty = any(d.terrain[h] in "fs" for h in targets)  # a defender in forest or swamp
+    woods = any(d.terrain[h] in "fs" for h in targets)
     pairs = [(s.hex[u], h) for u in cmb["attackers"] for h in targets if s.hex[u] in NEIGHBOURS[h]]
-    if pairs and all(d.is_river(x, h) for x, h in pairs):
-        penalty = True  # every adjacent attacker across a river from each target it touches (F24, F29)
-    if (
+    river = bool(pairs) and all(d.is_river(x, h) for x, h in pairs)
+    mild = (
         s.game.options.optional_mild_winter
         and s.phasing == GERMAN
         and any(h in d.mild_winter for h in targets)
-    ):
-        penalty = True  # [R Mild Winter Rule (B)], F42: never -4
+    )
+    return woods or river or bool(mild), river, woods
+
+
+def armor_penalties(s: State, cmb: dict[str, Any]) -> dict[int, int]:
+    """BEF: attack factors each armor or armored-cavalry attacker loses for the engagement (F55, F56):
+    2 across a river hexside of its own or into a city (class C); 1 across a river when two air strikes
+    cancel the river-and-forest penalty; none when an air strike cancels them."""
+    if not s.game.options.bef_variant:
+        return {}
+    d = s.game.data
+    die_pen, river_all, woods = _penalties(s, cmb)
+    strikes = len(cmb["supports"])
+    out: dict[int, int] = {}
+    for u in cmb["attackers"]:
+        if s.spec(u).type.symbol not in ("armor", "armored_cav"):
+            continue  # mechanized infantry never (F55)
+        touch = [h for h in cmb["targets"] if s.hex[u] in NEIGHBOURS[h]]
+        across = any(d.is_river(s.hex[u], h) for h in touch)
+        city = any(d.cities.get(h, ("", ""))[0] == "C" for h in cmb["targets"])
+        if across or city:
+            out[u] = 2
+    if not out:
+        return out
+    if river_all and woods:  # F56: one strike changes nothing; two cancel the -2, river armor loses 1
+        return {u: (1 if strikes >= 2 else p) for u, p in out.items()}
+    if (strikes >= 1 and not die_pen) or strikes >= 2:
+        return {}  # F55: the first strike cancels the armor penalties when no die penalty applies
+    return out
+
+
+def second_strike_allowed(s: State, cmb: dict[str, Any]) -> bool:
+    """F55: a second air strike only when both a die penalty and armor penalties apply (F56 likewise)."""
+    if not s.game.options.bef_variant or len(cmb["supports"]) != 1:
+        return False
+    die_pen, _r, _w = _penalties(s, cmb)
+    return die_pen and bool(armor_penalties(s, {**cmb, "supports": []}))
+
+
+def die_modifier(s: State, cmb: dict[str, Any]) -> tuple[int, bool]:
+    """(modifier, whether a -2 penalty applied) of the attack ([R TEC] notes, F24, F32, F42, F55, F56)."""
+    d = s.game.data
+    penalty, river_all, woods = _penalties(s, cmb)  # F42: the Mild Winter line never makes it -4
     mod = int(d.tables["tec"]["river_die"]) if penalty else 0
-    if cmb["support"] >= 0:
-        mod = 0 if penalty else int(d.tables["tec"]["close_support"])  # [R Air Units (D)(1)], F32
+    strikes = len(cmb["supports"])
+    if s.game.options.bef_variant and river_all and woods:
+        return (0 if strikes >= 2 else mod), penalty  # F56: one strike changes nothing, two cancel
+    if strikes:
+        if penalty:
+            mod = 0  # [R Air Units (D)(1)], F32: the strike cancels the -2
+        elif not (s.game.options.bef_variant and armor_penalties(s, {**cmb, "supports": []})):
+            mod = int(d.tables["tec"]["close_support"])  # +2, unless it cancelled armor penalties (F55)
     return mod, penalty
 
 
@@ -53,7 +111,9 @@ def strengths(s: State, cmb: dict[str, Any]) -> tuple[int, int]:
     targets = cmb["targets"]
     fort = all(s.fort_active(h) for h in targets)  # artillery's 10 only against fortified hexes (F30)
     sup = s.judge_supply(list(cmb["attackers"]) + list(cmb["designated"]))
-    att = sum(s.attack_strength(u, fort, sup[u]) for u in cmb["attackers"])
+    pen = armor_penalties(s, cmb)
+    cmb["armor_pen"] = {str(u): p for u, p in pen.items()}  # persists into the counter-attack (F55)
+    att = sum(max(0, s.attack_strength(u, fort, sup[u]) - pen.get(u, 0)) for u in cmb["attackers"])
     dfn = sum(s.defence_strength(u, sup[u]) for u in cmb["designated"])
     for h in targets:  # F29: the defence is the sum over the targets, each with its fortress value
         if s.fort_active(h):
@@ -69,6 +129,10 @@ def resolve(s: State) -> None:
     targets = cmb["targets"]
     att, dfn = strengths(s, cmb)
     col = odds_column(att, dfn)
+    o = s.game.options
+    armored = [u for u in cmb["attackers"] if s.spec(u).type.symbol in ("armor", "armored_cav", "mech_inf")]
+    if o.bef_variant and s.phasing == ALLIED and len(armored) >= o.bef_armor_threshold:
+        col = nearest_column(att, dfn)  # [BEF Special Attack Rules for Allied Armor Units], F50
     mod, _pen = die_modifier(s, cmb)
     die = s.roll(f"combat @{h}")
     res = s.game.data.crt(col, die + mod)
@@ -128,7 +192,8 @@ def resolve_counter(s: State) -> None:
     targets = [u for u in cmb["attackers"] if s.status[u] == MAP and s.hex[u] in cmb["ca_hexes"]]
     sup = s.judge_supply(cas + targets)
     att = sum(s.attack_strength(v, False, sup[v]) for v in cas)
-    dfn = sum(s.defence_strength(u, sup[u]) for u in targets)
+    pen = {int(k): v for k, v in cmb.get("armor_pen", {}).items()}  # F55: the penalty persists
+    dfn = sum(max(0, s.defence_strength(u, sup[u]) - pen.get(u, 0)) for u in targets)
     col = min(7, odds_column(att, dfn) + s.game.options.counterattack_shift)  # F27 tuning knob
     die = s.roll(f"counter-attack @{cmb['target']}")
     res = s.game.data.crt(col, die)  # no modifiers [R TEC] notes

@@ -350,7 +350,7 @@ def _declare(s: State, h: int) -> None:
         "target": h,
         "targets": [h],
         "attackers": [],
-        "support": -1,
+        "supports": [],
         "designated": [],
         "ca_hexes": [],
         "stage": "attackers",
@@ -396,11 +396,13 @@ def _commit(s: State, dec: str, a: int) -> None:
     if dec == "support":
         if a != A.DONE:
             u = a - A.UNIT
-            cmb["support"] = u
+            cmb["supports"].append(u)
             s.ac_mission[u], s.ac_hex[u], s.ac_turn[u] = "cs", cmb["target"], s.turn
             if s.phasing == GERMAN:
                 for t in cmb["targets"]:
                     s.invade(s.invades_on_entry(t), "close support")  # F6 a
+            if combat.second_strike_allowed(s, cmb):
+                return  # [BEF Terrain Effects], F55: a second air strike may be flown
         cmb["stage"] = "designate"
         return
     if a != A.DONE:
@@ -414,8 +416,8 @@ def _commit(s: State, dec: str, a: int) -> None:
 def _end_attack(s: State) -> None:
     cmb = s.cmb
     assert cmb is not None
-    u = cmb["support"]
-    if u >= 0 and s.ac_mission[u] == "cs":
-        s.ac_mission[u], s.ac_hex[u] = "", 0  # close support lands after the attack (F32)
+    for u in cmb["supports"]:
+        if s.ac_mission[u] == "cs":
+            s.ac_mission[u], s.ac_hex[u] = "", 0  # close support lands after the attack (F32)
     s.log.append(["attack done", cmb["target"], str(cmb.get("result", ""))])
     s.cmb = None

@@ -34,9 +34,9 @@ _BOOLS = (
 )
 # options whose rules are only partly built: refused unless ``allow_partial_rules`` (experiments, tests)
 PARTIAL = {
-    "bef_variant": "fortress movement and combat, Allied armor odds and counter-attack options, the special"
-    " move, over-stacked assaults and armor penalties (F47-F52, F54-F56) are not built yet; built: 12"
-    " game-turns (F10), armor VP (F57), BEF stacking (F53)",
+    "bef_variant": "fortress movement and combat, the Allied counter-attack options and special move, and"
+    " over-stacked German assaults (F47-F49, F51, F52, F54) are not built yet; built: 12 game-turns (F10),"
+    " armor VP (F57), BEF stacking (F53), Allied armor odds (F50), armor penalties and air strikes (F55, F56)",
 }
 
 # the BEF variant as one option set (F46): ``RulesOptions(**BEF_OPTION_SET)``

@@ -338,7 +338,9 @@ def legal_actions(s: State) -> list[int]:
         return sorted(acts + [A.hex_action(h) for h in more])
     if dec == "support":
         cmb = s.cmb or {}
-        return [A.DONE] + [A.unit_action(u) for u in support_units(s, cmb["targets"])]
+        return [A.DONE] + [
+            A.unit_action(u) for u in support_units(s, cmb["targets"]) if u not in cmb["supports"]
+        ]
     if dec == "designate":
         return [A.DONE] + [A.unit_action(u) for u in designate_units(s, s.cmb or {})]
     if dec == "lose":

@@ -1,0 +1,70 @@
+"""The BEF variant's built parts: Allied armor odds (F50), armor penalties and air strikes (F55, F56)."""
+
+from __future__ import annotations
+
+from ffo_env.france1940.core.combat import nearest_column
+
+from .f40_helpers import act, attack, pos
+
+BEF = {"bef_variant": True, "allow_partial_rules": True}
+
+
+def _line(s: object) -> str:
+    return [e for e in s.log if e[0] == "combat"][0][2]  # type: ignore[attr-defined]
+
+
+def test_f50_nearest_column() -> None:
+    assert nearest_column(15, 6) == 4  # 2.5 -> 3-1 (halves to the attacker)
+    assert nearest_column(14, 6) == 3  # 2.33 -> 2-1
+    assert nearest_column(5, 2) == 4  # the example's "3:2 ... 3:1", read as 5:2 (F50)
+    assert nearest_column(4, 6) == 2  # 1:1.5 -> 1-1
+    assert nearest_column(2, 6) == 0 and nearest_column(3, 6) == 1
+
+
+def test_f50_three_allied_armor_units_round_to_the_nearest_column() -> None:
+    text = "turn 3 allied combat\ngerman: DE-PZ6-01@1013\nallied: {}@981 {}@982 {}@1012\nrolls: 1\n"
+    s = pos(text.format("FR-DC-01", "FR-DC-02", "FR-DC-03"), **BEF)
+    attack(s, 1013, ["FR-DC-01", "FR-DC-02", "FR-DC-03"], ["DE-PZ6-01"])
+    assert _line(s).startswith("15:6 col 4")  # 3-1, not 2-1
+    s = pos(text.format("FR-DC-01", "FR-DC-02", "FR-INF-01"), **BEF)
+    attack(s, 1013, ["FR-DC-01", "FR-DC-02", "FR-INF-01"], ["DE-PZ6-01"])
+    assert _line(s).startswith("16:6 col 3")  # two armor units: rounded down
+    s = pos(text.format("FR-DC-01", "FR-DC-02", "FR-INF-01"), bef_armor_threshold=2, **BEF)
+    attack(s, 1013, ["FR-DC-01", "FR-DC-02", "FR-INF-01"], ["DE-PZ6-01"])
+    assert _line(s).startswith("16:6 col 4")
+    s = pos(text.format("FR-DC-01", "FR-DC-02", "FR-DC-03"))
+    attack(s, 1013, ["FR-DC-01", "FR-DC-02", "FR-DC-03"], ["DE-PZ6-01"])
+    assert _line(s).startswith("15:6 col 3")  # standard game: always down
+
+
+RIVER = "turn 3 german combat\ninvaded: N\nallied: NL-INF-01@300\ngerman: DE-PZ6-01@268 DE-INF-01@269 {}\nrolls: 4\n"
+
+
+def test_f55_armor_attacking_across_a_river_loses_two_factors() -> None:
+    s = pos(RIVER.format(""), **BEF)
+    attack(s, 300, ["DE-PZ6-01", "DE-INF-01"], ["NL-INF-01"])
+    assert _line(s).startswith("11:4 col 3 die 4-2")  # 4 + 7 against 4
+    s = pos(RIVER.format(""))
+    attack(s, 300, ["DE-PZ6-01", "DE-INF-01"], ["NL-INF-01"])
+    assert _line(s).startswith("13:4 col 4 die 4-2")  # not in the standard game
+
+
+def test_f55_first_strike_cancels_the_die_penalty_second_the_armor_penalty() -> None:
+    s = pos(RIVER.format("DE-GSE-01@200 DE-GSE-02@201"), skip_forced=False, **BEF)
+    act(s, "@300", "DE-PZ6-01", "DE-INF-01", "done", "DE-GSE-01")
+    assert s.decision == "support"  # both penalties apply: a second strike may be flown
+    act(s, "done", "NL-INF-01", "done")
+    assert _line(s).startswith("11:4 col 3 die 4+0")
+    s = pos(RIVER.format("DE-GSE-01@200 DE-GSE-02@201"), skip_forced=False, **BEF)
+    act(s, "@300", "DE-PZ6-01", "DE-INF-01", "done", "DE-GSE-01", "DE-GSE-02", "NL-INF-01", "done")
+    assert _line(s).startswith("13:4 col 4 die 4+0")
+
+
+def test_f56_river_and_forest_need_two_strikes() -> None:
+    text = "turn 3 german combat\ninvaded: B\nallied: BE-INF-01@441\ngerman: DE-PZ6-01@410 DE-GSE-01@276 DE-GSE-02@277\nrolls: 4\n"
+    s = pos(text, skip_forced=False, **BEF)
+    act(s, "@441", "DE-PZ6-01", "done", "DE-GSE-01", "done", "BE-INF-01", "done")
+    assert _line(s).startswith("4:4 col 2 die 4-2")  # one strike changes nothing
+    s = pos(text, skip_forced=False, **BEF)
+    act(s, "@441", "DE-PZ6-01", "done", "DE-GSE-01", "DE-GSE-02", "BE-INF-01", "done")
+    assert _line(s).startswith("5:4 col 2 die 4+0")  # two cancel the -2; the armor loses 1
