@@ -22,7 +22,7 @@ from ffo_env.france1940.core import rules
 from ffo_env.france1940.core.combat import odds_column
 from ffo_env.france1940.core.data import ALLIED, GERMAN
 from ffo_env.france1940.core.game import Game
-from ffo_env.france1940.core.hexgrid import NEIGHBOURS, distance
+from ffo_env.france1940.core.hexgrid import distance
 from ffo_env.france1940.core.options import RulesOptions
 from ffo_env.france1940.core.state import ELIM, MAP, State
 
@@ -70,7 +70,7 @@ def choose(s: State, g_odds: int, a_odds: int) -> int:
         units = [a for a in legal if a != A.DONE and s.spec(a - A.UNIT).type.symbol != "paratroop"]
         for a in units:
             u = a - A.UNIT
-            if not (s.hex[u] in s.zoc_hexes(ALLIED)) and not s.spec(u).is_gse:
+            if s.hex[u] not in s.zoc_hexes(ALLIED) and not s.spec(u).is_gse:
                 return a
         return A.DONE
     if dec == "step":
