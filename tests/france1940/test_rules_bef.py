@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ffo_env.france1940.core.combat import nearest_column
 
-from .f40_helpers import act, attack, pos
+from .f40_helpers import act, attack, legal_texts, pos
 
 BEF = {"bef_variant": True, "allow_partial_rules": True}
 
@@ -68,3 +68,58 @@ def test_f56_river_and_forest_need_two_strikes() -> None:
     s = pos(text, skip_forced=False, **BEF)
     act(s, "@441", "DE-PZ6-01", "done", "DE-GSE-01", "DE-GSE-02", "BE-INF-01", "done")
     assert _line(s).startswith("5:4 col 2 die 4+0")  # two cancel the -2; the armor loses 1
+
+
+def test_f54_p15_over_stacked_assault_costs_one_extra_unit() -> None:
+    text = "turn 3 german combat\nallied: FR-INF-01@1013\ngerman: DE-INF-01@981 DE-INF-02@981 DE-INF-03@982\nrolls: 4\n"
+    s = pos(text, skip_forced=False, **BEF)
+    act(s, "@1013", "DE-INF-01")
+    assert "DE-INF-02" in legal_texts(s)  # one corps-equivalent plus one more unit from 981
+    act(s, "DE-INF-02")
+    assert "DE-INF-03" in legal_texts(s)
+    act(s, "DE-INF-03", "done", "done", "FR-INF-01", "done")  # 21:6 3-1, die 4: DR
+    assert _line(s).startswith("21:6 col 4")
+    while s.decision == "retreat":
+        act(s, legal_texts(s)[0])
+    assert s.decision == "lose" and legal_texts(s) == ["DE-INF-02"]  # the extra unit
+    act(s, "DE-INF-02")
+    assert s.vp[0] == 1  # it counts as destroyed (F39)
+    s = pos(text, skip_forced=False)
+    act(s, "@1013", "DE-INF-01")
+    assert "DE-INF-02" not in legal_texts(s)  # the standard game: one corps-equivalent
+
+
+ARMOR = "turn 3 allied combat\ngerman: DE-PZ6-01@1013\nallied: FR-DC-01@981 FR-DC-02@982 FR-DC-03@1012\n"
+
+
+def test_f51_allied_ca_read_as_dr() -> None:
+    s = pos(ARMOR + "rolls: 1\n", skip_forced=False, **BEF)  # 15:6 -> 3-1 (F50), die 1: CA
+    attack(s, 1013, ["FR-DC-01", "FR-DC-02", "FR-DC-03"], ["DE-PZ6-01"])
+    assert s.decision == "bef_ca" and s.current_player == 0 and legal_texts(s) == ["done", "yes"]
+    act(s, "yes")
+    assert s.decision == "retreat" and s.queue[0]["unit"] == s.game.unit_index("DE-PZ6-01")
+
+
+def test_f51_allied_ca_standing_binds_the_counter_attack_to_two_armor_units() -> None:
+    s = pos(ARMOR + "rolls: 1\n", skip_forced=False, **BEF)
+    attack(s, 1013, ["FR-DC-01", "FR-DC-02", "FR-DC-03"], ["DE-PZ6-01"])
+    act(s, "done")  # let the CA stand
+    assert s.decision == "ca_targets" and s.current_player == 1
+    act(s, "@981")
+    assert "done" not in legal_texts(s)  # at least two Allied armor units must be targets
+    act(s, "@982")
+    assert "done" in legal_texts(s)
+
+
+def test_f52_allied_special_move_into_the_vacated_hex() -> None:
+    s = pos(ARMOR + "allied: FR-INF-01@950\nrolls: 3\n", skip_forced=False, **BEF)  # 3-1, die 3: DR
+    attack(s, 1013, ["FR-DC-01", "FR-DC-02", "FR-DC-03"], ["DE-PZ6-01"])
+    while s.decision == "retreat":
+        act(s, legal_texts(s)[0])
+    assert s.decision == "bef_move1" and s.current_player == 0
+    assert legal_texts(s) == ["done", "FR-DC-01", "FR-DC-02", "FR-DC-03"]
+    act(s, "FR-DC-02")  # from 982 into 1013
+    assert s.decision == "bef_move2" and "FR-INF-01" in legal_texts(s)  # 950 touches 982
+    act(s, "FR-INF-01")
+    g = s.game
+    assert s.hex[g.unit_index("FR-DC-02")] == 1013 and s.hex[g.unit_index("FR-INF-01")] == 982

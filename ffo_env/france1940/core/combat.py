@@ -165,16 +165,58 @@ def resolve(s: State) -> None:
         # P9: one unit at a time, roster order, the defenders first
         q += [{"kind": "retreat", "unit": v, "n": n_ret} for v in defenders]
         q += [{"kind": "retreat", "unit": u, "n": n_ret} for u in retreating_attackers]
+    elif defenders and s.game.options.bef_variant and s.phasing == ALLIED:
+        q.append({"kind": "bef_ca", "res": res, "units": list(defenders)})  # F51: the Allies choose
     elif defenders:  # CA, 1CA, 2CA; an empty fortified hex ignores them (F25)
-        losses = {"CA": 0, "1CA": 1, "2CA": 2}[res]
-        for _ in range(losses):
-            q.append({"kind": "lose", "side": 1 - s.phasing, "units": list(defenders), "why": res})
-        q.append({"kind": "counter"})
+        q += ca_items(s, res, defenders)
     for item in q:  # F26: paratroops that must retreat are eliminated
         if item["kind"] == "retreat" and s.spec(item["unit"]).is_para:
             s.destroy(item["unit"], "paratroops cannot retreat")
     q = [item for item in q if not (item["kind"] == "retreat" and s.status[item["unit"]] != MAP)]
     s.queue[:0] = q
+
+
+def ca_items(s: State, res: str, defenders: list[int]) -> list[dict[str, Any]]:
+    """The defender's losses of 1CA / 2CA, then the counter-attack (C§6.3, F27)."""
+    q: list[dict[str, Any]] = []
+    for _ in range({"CA": 0, "1CA": 1, "2CA": 2}[res]):
+        q.append({"kind": "lose", "side": 1 - s.phasing, "units": list(defenders), "why": res})
+    q.append({"kind": "counter"})
+    return q
+
+
+def bef_ca_choice(s: State, item: dict[str, Any], as_dr: bool) -> None:
+    """F51: an Allied CA / 1CA / 2CA read as DR, or kept with the German counter-attack bound to take at
+    least two (CA), three (1CA) or all (2CA) participating Allied armor units as targets."""
+    cmb = s.cmb
+    assert cmb is not None
+    defenders = [v for v in item["units"] if s.status[v] == MAP]
+    if as_dr:
+        cmb["result"] = "DR"
+        s.log.append(["BEF: read as DR", cmb["target"], item["res"]])
+        q = [{"kind": "retreat", "unit": v, "n": s.game.options.retreat_hexes} for v in defenders]
+        for it in q:
+            if s.spec(it["unit"]).is_para:
+                s.destroy(it["unit"], "paratroops cannot retreat")
+        s.queue[:0] = [it for it in q if s.status[it["unit"]] == MAP]
+        return
+    armor = [u for u in cmb["attackers"] if s.spec(u).type.symbol in ("armor", "armored_cav")]
+    need = {"CA": 2, "1CA": 3, "2CA": len(armor)}[item["res"]]
+    cmb["armor_need"] = min(need, len(armor))
+    s.queue[:0] = ca_items(s, item["res"], defenders)
+
+
+def overstack_extras(s: State, cmb: dict[str, Any], before: dict[str, int]) -> list[int]:
+    """F54: the units whose weight took their hex past one corps-equivalent in this attack."""
+    run = dict(before)
+    extras = []
+    for u in cmb["attackers"]:
+        key = str(s.hex[u])
+        w = s.spec(u).type.weight
+        if run.get(key, 0) + w > 3:
+            extras.append(u)
+        run[key] = run.get(key, 0) + w
+    return extras
 
 
 def counter_attackers(s: State, cmb: dict[str, Any]) -> list[int]:

@@ -25,6 +25,9 @@ _OWNER_FIXED = {
     "drop": GERMAN,
     "assault_ac": GERMAN,
     "airland": GERMAN,
+    "bef_ca": ALLIED,
+    "bef_move1": ALLIED,
+    "bef_move2": ALLIED,
 }
 
 
@@ -186,6 +189,23 @@ def _auto_item(s: State, item: dict[str, Any]) -> bool:
         s.queue.pop(0)
         _end_attack(s)
         return True
+    if kind == "overstack":  # F54: one extra unit (or another participant) is lost at the end
+        s.queue.pop(0)
+        cmb = s.cmb
+        assert cmb is not None
+        alive = [u for u in cmb["extra"] if s.status[u] == MAP] or [
+            u for u in cmb["attackers"] if s.status[u] == MAP
+        ]
+        if alive:
+            s.queue.insert(0, {"kind": "lose", "side": GERMAN, "units": alive, "why": "over-stacked assault"})
+        return True
+    if kind == "bef_special":  # F52: after an Allied attack, each defended hex left with no German unit
+        s.queue.pop(0)
+        cmb = s.cmb
+        assert cmb is not None
+        emptied = [t for t in cmb["targets"] if s.side_at(t) != GERMAN]
+        s.queue[:0] = [{"kind": "bef_move1", "hex": t} for t in emptied]
+        return True
     return air.auto_item(s, item)
 
 
@@ -307,6 +327,18 @@ def _do(s: State, a: int, auto: bool) -> None:
             s.invade(s.invades_on_entry(s.hex[u]), "retreat")
         if q["n"] > 1:
             s.queue.insert(0, {"kind": "retreat", "unit": u, "n": q["n"] - 1})
+    elif dec == "bef_ca":
+        s.queue.pop(0)
+        combat.bef_ca_choice(s, q, as_dr=a == A.YES)
+    elif dec in ("bef_move1", "bef_move2"):
+        s.queue.pop(0)
+        if a != A.DONE:  # [BEF Special Attack Rules], F52: no MP, ZOC ignored
+            v = a - A.UNIT
+            former = s.hex[v]
+            s.move_unit(v, q["hex"])
+            s.log.append(["BEF special move", s.uid(v), str(q["hex"])])
+            if dec == "bef_move1":
+                s.queue.insert(0, {"kind": "bef_move2", "hex": former, "first": v})
     elif dec == "ca_targets":
         cmb = s.cmb
         assert cmb is not None
@@ -377,6 +409,7 @@ def _commit(s: State, dec: str, a: int) -> None:
         if a != A.DONE:
             cmb["attackers"].append(a - A.UNIT)
             return
+        cmb["extra"] = combat.overstack_extras(s, cmb, s.hex_weight)  # F54 (BEF only: none otherwise)
         for u in cmb["attackers"]:  # committed: no unit attacks twice; one corps-equivalent per hex (F22)
             s.attacked[u] = True
             key = str(s.hex[u])
@@ -409,6 +442,10 @@ def _commit(s: State, dec: str, a: int) -> None:
         cmb["designated"].append(a - A.UNIT)
         return
     cmb["stage"] = "resolved"
+    if cmb.get("extra"):
+        s.queue.append({"kind": "overstack"})  # F54
+    if s.game.options.bef_variant and s.phasing == ALLIED:
+        s.queue.append({"kind": "bef_special"})  # F52
     s.queue.append({"kind": "end_attack"})
     combat.resolve(s)
 

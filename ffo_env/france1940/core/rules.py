@@ -193,6 +193,8 @@ def can_attack_with(s: State, u: int, h: int | list[int], chosen: list[int], com
         return True
     src = s.hex[u]
     used = s.hex_weight.get(str(src), 0) + sum(s.spec(v).type.weight for v in chosen if s.hex[v] == src)
+    if s.game.options.bef_variant and s.phasing == GERMAN:
+        return used <= 3  # [BEF Special Stacking Rules], F54: one corps-equivalent plus one more unit (P15)
     return used + s.spec(u).type.weight <= 3  # one corps-equivalent from a hex per Combat Phase (F22)
 
 
@@ -349,12 +351,47 @@ def legal_actions(s: State) -> list[int]:
         return [A.hex_action(h) for h in retreat_hexes(s, q["unit"])]
     if dec == "ca_targets":
         cmb = s.cmb or {}
-        acts = [A.DONE] if cmb.get("ca_hexes") else []
+        more = counter_target_hexes(s, cmb)
+        acts = [A.DONE] if cmb.get("ca_hexes") and (armor_need_met(s, cmb) or not more) else []
         return acts + [A.hex_action(h) for h in counter_target_hexes(s, cmb)]  # P10: one or more, then done
+    if dec == "bef_ca":
+        return [A.DONE, A.YES]  # F51: let the CA stand (DONE) or read it as DR (YES)
+    if dec in ("bef_move1", "bef_move2"):
+        return [A.DONE] + [A.unit_action(u) for u in special_movers(s, q)]
     ab = airborne.legal(s, dec, q)
     if ab is not None:
         return ab
     return air.legal(s, dec, q)
+
+
+def armor_need_met(s: State, cmb: dict[str, Any]) -> bool:
+    """F51: the German counter-attack on an Allied attack takes at least the required number of the
+    participating Allied armor and armored-cavalry units among its targets."""
+    need = int(cmb.get("armor_need", 0))
+    hit = [
+        u
+        for u in cmb["attackers"]
+        if s.status[u] == MAP
+        and s.hex[u] in cmb["ca_hexes"]
+        and s.spec(u).type.symbol in ("armor", "armored_cav")
+    ]
+    return len(hit) >= need
+
+
+def special_movers(s: State, q: dict[str, Any]) -> list[int]:
+    """F52: Allied units that may make the special move into ``q["hex"]`` (adjacent, stacking, terrain,
+    neutrality, F53; the first mover may not move again)."""
+    h = q["hex"]
+    if s.side_at(h) == GERMAN or s.stack_count(h) >= 3:
+        return []
+    out = []
+    for m in NEIGHBOURS[h]:
+        for v in s.occupants(m):
+            if s.side_of(v) != ALLIED or v == q.get("first", -1) or s.spec(v).is_gse and s.ac_mission[v]:
+                continue
+            if can_enter(s, v, h) and bef_stack_ok(s, v, h):
+                out.append(v)
+    return sorted(out)
 
 
 def _has_step(s: State, u: int) -> bool:
