@@ -108,6 +108,12 @@ def state_from_dict(d: object, game: Game | None = None) -> State:
         raise _fail("phasing/player", "0 or 1 (player also -1)", (body["phasing"], body["player"]))
     if body["phase"] not in PHASES:
         raise _fail("phase", f"one of {PHASES}", body["phase"])
+    if not -1 <= body["mover"] < n or body["mp_left"] < 0 or body["owed"] < 0:
+        raise _fail("mover/mp_left/owed", f"a unit index in [-1, {n}) and non-negative points", body["mover"])
+    if body["winner"] not in (-1, ALLIED, GERMAN) or not isinstance(body["result"], str):
+        raise _fail("winner/result", "-1, 0 or 1 and a string", body["winner"])
+    if not isinstance(body["decision"], str):
+        raise _fail("decision", "a string", body["decision"])
     for f, lo, hi in (("arrive", -1, 99), ("status", 0, len(STATUS_NAMES) - 1), ("hex", 0, N_HEXES)):
         _typed_list(body, f, n, int, lo, hi)
     for f in ("ac_turn", "gse_moved_turn"):
@@ -127,6 +133,22 @@ def state_from_dict(d: object, game: Game | None = None) -> State:
     for f in ("hex_weight", "air"):
         if not isinstance(body[f], dict):
             raise _fail(f, "an object", body[f])
+    for k, v in body["hex_weight"].items():
+        if not (k.isdigit() and type(v) is int and v >= 0):
+            raise _fail(f"hex_weight.{k}", "a hex number and a weight", v)
+    for i, r in enumerate(body["rolls"]):
+        if not (isinstance(r, list) and len(r) == 2 and isinstance(r[0], str) and type(r[1]) is int):
+            raise _fail(f"rolls[{i}]", "[what, value]", r)
+    for i, h in enumerate(body["history"]):
+        ok = (
+            isinstance(h, list)
+            and len(h) == 3
+            and h[0] in (0, 1)
+            and type(h[1]) is int
+            and type(h[2]) is bool
+        )
+        if not ok:
+            raise _fail(f"history[{i}]", "[player, action, auto]", h)
     if body["cmb"] is not None and not isinstance(body["cmb"], dict):
         raise _fail("cmb", "null or an object", body["cmb"])
     vp = body["vp"]
