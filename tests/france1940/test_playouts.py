@@ -185,7 +185,7 @@ def test_state_loader_fuzz_never_crashes() -> None:
 
     fields = sorted(base["state"])
     junk: list[object] = [None, -1, 10**20, "x", [], {}, [1, 2], {"kind": 3}, True, 1.5]
-    for k in range(300):
+    for _ in range(300):
         d = json.loads(json.dumps(base))
         f = rng.choice(fields)
         v = d["state"][f]

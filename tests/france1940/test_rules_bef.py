@@ -123,3 +123,34 @@ def test_f52_allied_special_move_into_the_vacated_hex() -> None:
     act(s, "FR-INF-01")
     g = s.game
     assert s.hex[g.unit_index("FR-DC-02")] == 1013 and s.hex[g.unit_index("FR-INF-01")] == 982
+
+
+FORT = "turn 3 german combat\nallied: FR-FORT-01@154 FR-FORT-02@154\ngerman: DE-INF-01@153 DE-INF-02@121 DE-INF-03@122\n"
+
+
+def test_f49_fortress_ca_costs_a_german_unit_and_one_allied_unit_leaves_then_renewal() -> None:
+    s = pos(FORT + "rolls: 1 6\n", skip_forced=False, **BEF)  # 14:14 1-1, die 1: CA
+    attack(s, 154, ["DE-INF-01", "DE-INF-02"], ["FR-FORT-01", "FR-FORT-02"])
+    assert _line(s).startswith("14:14 col 2 die 1+0 CA")
+    assert (
+        s.decision == "lose"
+        and s.current_player == 1
+        and sorted(legal_texts(s)) == ["DE-INF-01", "DE-INF-02"]
+    )
+    act(s, "DE-INF-02")
+    assert s.decision == "bef_fort_out" and s.current_player == 0
+    act(s, "FR-FORT-01")  # its only exits are fortresses or German-controlled: eliminated (F49)
+    assert s.status[s.game.unit_index("FR-FORT-01")] == 2 and s.vp[1] == 1 and s.vp[0] == 1
+    assert s.decision == "bef_renew" and legal_texts(s) == ["done", "yes"]
+    act(s, "yes")
+    assert s.decision == "attackers" and "DE-INF-03" in legal_texts(s) and "DE-INF-01" in legal_texts(s)
+    act(s, "DE-INF-01", "DE-INF-03", "done", "FR-FORT-02", "done")  # 14:12 1-1, die 6: DR
+    assert [e for e in s.log if e[0] == "combat"][1][2].startswith("14:12 col 2 die 6+0 DR")
+    assert not [e for e in s.log if e[0] == "counter-attack"]  # never a counter-attack (F49)
+
+
+def test_f49_empty_fortress_gets_one_round_where_only_br_and_dx_count() -> None:
+    s = pos("turn 3 german combat\ngerman: DE-INF-01@153 DE-INF-02@121\nrolls: 1\n", skip_forced=False, **BEF)
+    act(s, "@154", "DE-INF-01", "DE-INF-02", "done", "done", "done")  # 14:10 1-1, die 1: CA -> no effect
+    assert _line(s).endswith("CA") and s.decision == "attack" and s.fort_active(154)
+    assert not any(q["kind"] == "bef_renew" for q in s.queue)

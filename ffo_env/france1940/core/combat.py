@@ -150,6 +150,9 @@ def resolve(s: State) -> None:
     retreating_attackers = [u for u in cmb["attackers"] if not (fort and s.spec(u).is_art)]  # F30
     q: list[dict[str, Any]] = []
     n_ret = s.game.options.retreat_hexes
+    if s.game.options.bef_variant and s.phasing == GERMAN and len(targets) == 1 and fort:
+        s.queue[:0] = fortress_result(s, cmb, res, defenders, retreating_attackers)  # F49
+        return
     if res == "DX":
         for v in defenders:
             s.destroy(v, "DX")
@@ -174,6 +177,58 @@ def resolve(s: State) -> None:
             s.destroy(item["unit"], "paratroops cannot retreat")
     q = [item for item in q if not (item["kind"] == "retreat" and s.status[item["unit"]] != MAP)]
     s.queue[:0] = q
+
+
+def fortress_result(
+    s: State, cmb: dict[str, Any], res: str, defenders: list[int], attackers: list[int]
+) -> list[dict[str, Any]]:
+    """[BEF Combat with Fortress Units], F49: a German attack on an undestroyed fortress. No counter-attack
+    ever; DR, 1CA, 2CA empty the fortress and CA costs a German unit and one Allied unit's place, and the
+    German may renew the engagement; an empty fortress gets exactly one more round, where only BR (the
+    attackers retreat) and DX count."""
+    h = cmb["target"]
+    n_ret = s.game.options.retreat_hexes
+
+    def retreat(us: list[int]) -> list[dict[str, Any]]:
+        return [{"kind": "retreat", "unit": u, "n": n_ret} for u in us]
+
+    if res == "DX":
+        for v in defenders:
+            s.destroy(v, "DX")
+        s.fort_destroyed.append(h)
+        s.touch()
+        s.log.append(["fortress destroyed", h, "BEF"])
+        return []
+    if not defenders:  # the one round against an empty fortress
+        return retreat(attackers) if res == "BR" else []
+    if res == "AR":
+        return retreat(attackers)
+    if res == "BR":
+        return retreat(defenders) + retreat(attackers)
+    q: list[dict[str, Any]] = []
+    if res in ("DR", "1CA", "2CA"):
+        q = retreat(defenders)  # every Allied unit leaves; it may enter another fortress
+    elif res == "CA":
+        losers = [u for u in cmb["attackers"] if not s.spec(u).is_art and s.status[u] == MAP]
+        if losers:
+            q.append({"kind": "lose", "side": GERMAN, "units": losers, "why": "BEF fortress CA"})
+        q.append({"kind": "bef_fort_out", "units": list(defenders), "hex": h})
+    q.append({"kind": "bef_renew"})
+    return q
+
+
+def renew(s: State) -> None:
+    """F49: a new round of the same engagement; attackers are chosen again (earlier ones may stay, units
+    held back may join), the air strike carries over, the defender designates again."""
+    cmb = s.cmb
+    assert cmb is not None
+    s.queue = [q for q in s.queue if q["kind"] not in ("end_attack", "overstack")]
+    cmb["engaged"] = sorted(set(cmb["engaged"]) | set(cmb["attackers"]))
+    cmb.update(attackers=[], designated=[], stage="attackers", renewal=True, round=cmb.get("round", 1) + 1)
+    for v in s.occupants(cmb["target"]):
+        s.attacked[v] = False  # the same engagement: the garrison defends again
+    s.attacked_hexes = [t for t in s.attacked_hexes if t != cmb["target"]]
+    s.log.append(["BEF: renewed", cmb["target"], str(cmb["round"])])
 
 
 def ca_items(s: State, res: str, defenders: list[int]) -> list[dict[str, Any]]:

@@ -26,6 +26,8 @@ _OWNER_FIXED = {
     "assault_ac": GERMAN,
     "airland": GERMAN,
     "bef_ca": ALLIED,
+    "bef_fort_out": ALLIED,
+    "bef_renew": GERMAN,
     "bef_move1": ALLIED,
     "bef_move2": ALLIED,
 }
@@ -327,6 +329,15 @@ def _do(s: State, a: int, auto: bool) -> None:
             s.invade(s.invades_on_entry(s.hex[u]), "retreat")
         if q["n"] > 1:
             s.queue.insert(0, {"kind": "retreat", "unit": u, "n": q["n"] - 1})
+    elif dec == "bef_renew":
+        s.queue.pop(0)
+        if a == A.YES:
+            combat.renew(s)
+    elif dec == "bef_fort_out":  # F49: one Allied unit leaves the fortress for a hex that is no fortress
+        s.queue.pop(0)
+        s.queue.insert(
+            0, {"kind": "retreat", "unit": a - A.UNIT, "n": s.game.options.retreat_hexes, "no_fort": True}
+        )
     elif dec == "bef_ca":
         s.queue.pop(0)
         combat.bef_ca_choice(s, q, as_dr=a == A.YES)
@@ -386,6 +397,8 @@ def _declare(s: State, h: int) -> None:
         "designated": [],
         "ca_hexes": [],
         "stage": "attackers",
+        "engaged": [],
+        "hw_before": dict(s.hex_weight),
     }
     _invade_target(s, h)
 
@@ -409,12 +422,13 @@ def _commit(s: State, dec: str, a: int) -> None:
         if a != A.DONE:
             cmb["attackers"].append(a - A.UNIT)
             return
-        cmb["extra"] = combat.overstack_extras(s, cmb, s.hex_weight)  # F54 (BEF only: none otherwise)
+        base = cmb["hw_before"] if cmb.get("renewal") else s.hex_weight
+        cmb["extra"] = cmb.get("extra", []) + combat.overstack_extras(s, cmb, base)  # F54 (BEF only)
         for u in cmb["attackers"]:  # committed: no unit attacks twice; one corps-equivalent per hex (F22)
             s.attacked[u] = True
             key = str(s.hex[u])
             s.hex_weight[key] = s.hex_weight.get(key, 0) + s.spec(u).type.weight
-        s.attacked_hexes += cmb["targets"]
+        s.attacked_hexes += [t for t in cmb["targets"] if t not in s.attacked_hexes]
         for t in list(cmb["targets"]):
             if airborne.paras_alone(s, t, 1 - s.phasing):  # F41 e: paratroops attacked alone are destroyed
                 for v in list(s.occupants(t)):
@@ -424,7 +438,7 @@ def _commit(s: State, dec: str, a: int) -> None:
             s.queue.append({"kind": "end_attack"})
             cmb["stage"] = "resolved"
             return
-        cmb["stage"] = "support"
+        cmb["stage"] = "designate" if cmb.get("renewal") else "support"  # F49: the air strike carries over
         return
     if dec == "support":
         if a != A.DONE:

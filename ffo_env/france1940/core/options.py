@@ -34,10 +34,10 @@ _BOOLS = (
 )
 # options whose rules are only partly built: refused unless ``allow_partial_rules`` (experiments, tests)
 PARTIAL = {
-    "bef_variant": "the fortress movement bonus and reaction moves and the fortress combat procedure"
-    " (F47-F49) are not built yet; built: 12 game-turns (F10), armor VP (F57), BEF stacking (F53), Allied"
-    " armor odds, CA choices and special move (F50-F52), over-stacked assaults (F54), armor penalties and"
-    " air strikes (F55, F56)",
+    "bef_variant": "the fortress movement bonus and the Allied fortress reaction moves (F47, F48) are not"
+    " built yet; built: 12 game-turns (F10), armor VP (F57), BEF stacking (F53), fortress combat (F49),"
+    " Allied armor odds, CA choices and special move (F50-F52), over-stacked assaults (F54), armor penalties"
+    " and air strikes (F55, F56)",
 }
 
 # the BEF variant as one option set (F46): ``RulesOptions(**BEF_OPTION_SET)``

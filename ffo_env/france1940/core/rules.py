@@ -179,7 +179,11 @@ def can_attack_with(s: State, u: int, h: int | list[int], chosen: list[int], com
     """May ``u`` join the attack on the hex(es) ``h`` given the units ``chosen`` so far? (F21, F22, F23,
     F29: every attacking unit is in reach of every target, F30)"""
     targets = h if isinstance(h, list) else [h]
-    if s.status[u] != MAP or s.side_of(u) != s.phasing or (s.attacked[u] and not committed) or u in chosen:
+    renewal = s.cmb.get("renewal", False) if s.cmb else False  # F49: a renewed round of the engagement
+    again = renewal and s.cmb is not None and u in s.cmb["engaged"]
+    if s.status[u] != MAP or s.side_of(u) != s.phasing or (s.attacked[u] and not committed and not again):
+        return False
+    if u in chosen:
         return False
     spec = s.spec(u)
     if spec.nation in ("BE", "NL") and spec.home not in s.invaded:
@@ -192,7 +196,8 @@ def can_attack_with(s: State, u: int, h: int | list[int], chosen: list[int], com
     if committed:
         return True
     src = s.hex[u]
-    used = s.hex_weight.get(str(src), 0) + sum(s.spec(v).type.weight for v in chosen if s.hex[v] == src)
+    base = s.cmb["hw_before"] if renewal and s.cmb is not None else s.hex_weight  # per round (F49)
+    used = base.get(str(src), 0) + sum(s.spec(v).type.weight for v in chosen if s.hex[v] == src)
     if s.game.options.bef_variant and s.phasing == GERMAN:
         return used <= 3  # [BEF Special Stacking Rules], F54: one corps-equivalent plus one more unit (P15)
     return used + s.spec(u).type.weight <= 3  # one corps-equivalent from a hex per Combat Phase (F22)
@@ -265,13 +270,14 @@ def designate_units(s: State, cmb: dict[str, Any]) -> list[int]:
     return sorted(out)
 
 
-def retreat_hexes(s: State, u: int) -> list[int]:
-    """Legal retreat hexes of ``u`` (F26, F33, F4: never off the map)."""
+def retreat_hexes(s: State, u: int, no_fort: bool = False) -> list[int]:
+    """Legal retreat hexes of ``u`` (F26, F33, F4: never off the map; ``no_fort``: not into a fortress,
+    the BEF's CA retreat, F49)."""
     side = s.side_of(u)
     ezoc = s.enemy_zoc_for_supply(side, retreat=True)
     out = []
     for m in NEIGHBOURS[s.hex[u]]:
-        if not can_enter(s, u, m) or m in ezoc:
+        if not can_enter(s, u, m) or m in ezoc or (no_fort and s.fort_active(m)):
             continue
         if s.stack_count(m) + (0 if s.spec(u).is_para else 1) > 3:
             continue
@@ -348,12 +354,18 @@ def legal_actions(s: State) -> list[int]:
     if dec == "lose":
         return [A.unit_action(u) for u in q["units"] if s.status[u] == MAP]
     if dec == "retreat":
-        return [A.hex_action(h) for h in retreat_hexes(s, q["unit"])]
+        return [A.hex_action(h) for h in retreat_hexes(s, q["unit"], bool(q.get("no_fort")))]
     if dec == "ca_targets":
         cmb = s.cmb or {}
         more = counter_target_hexes(s, cmb)
         acts = [A.DONE] if cmb.get("ca_hexes") and (armor_need_met(s, cmb) or not more) else []
         return acts + [A.hex_action(h) for h in counter_target_hexes(s, cmb)]  # P10: one or more, then done
+    if dec == "bef_renew":
+        cmb = s.cmb or {}
+        can_renew = any(can_attack_with(s, u, cmb["targets"], []) for u in s.on_map(GERMAN))
+        return [A.DONE, A.YES] if can_renew else [A.DONE]  # F49: renewing is optional
+    if dec == "bef_fort_out":
+        return [A.unit_action(u) for u in q["units"] if s.status[u] == MAP and s.hex[u] == q["hex"]]
     if dec == "bef_ca":
         return [A.DONE, A.YES]  # F51: let the CA stand (DONE) or read it as DR (YES)
     if dec in ("bef_move1", "bef_move2"):
