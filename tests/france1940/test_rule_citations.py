@@ -23,7 +23,7 @@ RULING_CITE = re.compile(r"(?<![\w.§-])([FP])(\d{1,2})\b")
 HEADING_CITE = re.compile(r"\[R ([A-Za-z][A-Za-z ,:&'-]*?)(?: \([^\]]*\))*\]")
 
 # rulings of rules not built yet (the BEF variant's combat and movement, Bomber Command)
-NOT_BUILT = {"F47", "F48", "F58"}
+NOT_BUILT = {"F58"}
 
 
 def rulings() -> set[str]:

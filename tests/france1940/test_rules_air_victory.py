@@ -162,16 +162,13 @@ def test_r_victory_unit_values() -> None:
 
 
 def test_f57_bef_armor_victory_points() -> None:
-    s = pos("turn 3 german combat\n", bef_variant=True, allow_partial_rules=True)
+    s = pos("turn 3 german combat\n", bef_variant=True)
     g = s.game
     assert s.unit_vp(g.unit_index("DE-PZ7-01")) == 28 and s.unit_vp(g.unit_index("DE-MOT3-01")) == 6
     assert s.unit_vp(g.unit_index("DE-INF-01")) == 1
-    s = pos("turn 3 german combat\n", bef_variant=True, allow_partial_rules=True, bef_armor_vp_mode="add")
+    s = pos("turn 3 german combat\n", bef_variant=True, bef_armor_vp_mode="add")
     assert s.unit_vp(s.game.unit_index("DE-PZ7-01")) == 29
 
 
 def test_f10_f46_game_length_twelve_with_the_bef_variant() -> None:
-    assert (
-        Game().last_turn == 10
-        and Game(RulesOptions(bef_variant=True, allow_partial_rules=True)).last_turn == 12
-    )
+    assert Game().last_turn == 10 and Game(RulesOptions(bef_variant=True)).last_turn == 12

@@ -6,7 +6,7 @@ from ffo_env.france1940.core.combat import nearest_column
 
 from .f40_helpers import act, attack, legal_texts, pos
 
-BEF = {"bef_variant": True, "allow_partial_rules": True}
+BEF = {"bef_variant": True}
 
 
 def _line(s: object) -> str:
@@ -154,3 +154,36 @@ def test_f49_empty_fortress_gets_one_round_where_only_br_and_dx_count() -> None:
     act(s, "@154", "DE-INF-01", "DE-INF-02", "done", "done", "done")  # 14:10 1-1, die 1: CA -> no effect
     assert _line(s).endswith("CA") and s.decision == "attack" and s.fort_active(154)
     assert not any(q["kind"] == "bef_renew" for q in s.queue)
+
+
+CHAIN = "turn 3 allied initial\nallied: FR-FORT-01@412\ngerman: DE-INF-01@379\n"
+
+
+def test_f47_free_steps_along_the_fortress_chain_then_full_movement() -> None:
+    s = pos(CHAIN, skip_forced=False, **BEF)
+    act(s, "FR-FORT-01")
+    assert s.mp_left == 2 and "@380" in legal_texts(s)
+    act(s, "@380", "@348", "@316", "@284")  # four fortress hexes: no MP, ZOC ignored (379 controls 380, 348)
+    assert s.mp_left == 2 and s.fort_free == 4
+    assert any(t != "@251" and t.startswith("@") for t in legal_texts(s))  # (b): now a normal move
+    act(s, "@251")  # a fifth fortress hex: option (a), the whole move stays in the chain
+    assert s.fort_free == 5 and all(s.fort_active(int(t[1:])) for t in legal_texts(s) if t.startswith("@"))
+    s = pos(CHAIN, skip_forced=False)
+    assert "FR-FORT-01" not in legal_texts(s)  # standard game: leaving the ZOC alone costs 3 > 2 MP
+
+
+def test_f48_allied_fortress_reaction_before_the_german_attacks() -> None:
+    s = pos(
+        "turn 3 german fort_react\nallied: FR-INF-01@412 FR-FORT-01@155\ngerman: DE-INF-01@379\n",
+        skip_forced=False,
+        **BEF,
+    )
+    assert s.decision == "react" and s.current_player == 0
+    assert legal_texts(s) == ["done", "FR-INF-01", "FR-FORT-01"]
+    act(s, "FR-INF-01", "@380", "@348", "@316", "@284")
+    assert s.mover == -1 or legal_texts(s) == ["done"]  # four fortress hexes at most
+    if s.mover >= 0:
+        act(s, "done")
+    assert s.hex[s.game.unit_index("FR-INF-01")] == 284 and "FR-INF-01" not in legal_texts(s)
+    act(s, "done")
+    assert s.phase == "combat"

@@ -38,7 +38,6 @@ def test_f2_options_defaults_and_refusals() -> None:
         {"counterattack_shift": 9},
         {"optional_mild_winter": 1},
         {"bef_bomber_command": True},
-        {"bef_variant": True},
     ):
         with pytest.raises((ValueError, TypeError)):
             RulesOptions(**bad)  # type: ignore[arg-type]
@@ -105,7 +104,6 @@ def test_f53_bef_units_do_not_stack_with_french_units() -> None:
         "turn 4 allied initial\nallied: GB-CORPS8-01@1013 FR-INF-01@1014 FR-INF-02@1046 GB-GSE-01@1045\n",
         skip_forced=False,
         bef_variant=True,
-        allow_partial_rules=True,
     )
     g = s.game
     assert not rules.bef_stack_ok(s, g.unit_index("GB-CORPS8-01"), 1014)

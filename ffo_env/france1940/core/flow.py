@@ -16,7 +16,7 @@ from ffo_env.france1940.core.data import ALLIED, GERMAN
 from ffo_env.france1940.core.options import ALLIED_COLUMNS, GERMAN_COLUMNS, RANDOM
 from ffo_env.france1940.core.state import EXITED, MAP, OUT, REMOVED, State
 
-PHASES = ("reinforce", "intercept", "initial", "airsup", "combat", "mech", "missions")
+PHASES = ("reinforce", "intercept", "initial", "airsup", "fort_react", "combat", "mech", "missions")
 _DEFENDER_DECISIONS = ("designate", "cap_allot")  # F21 (3), F35: the non-phasing player answers
 _OWNER_FIXED = {
     "restrict": GERMAN,
@@ -85,6 +85,10 @@ def enter(s: State, phase: str) -> None:
     side = s.phasing
     if phase == "reinforce":  # step 1 (F17)
         s.queue += [{"kind": "reinforce", "unit": u} for u in rules.reinforcements_due(s, side)]
+    elif phase == "fort_react":
+        s.mover = -1
+        for u in s.game.side_units[ALLIED]:
+            s.moved[u] = False
     elif phase in ("initial", "mech"):  # supply judged at the start of each movement phase (F18)
         units = s.on_map(side)
         sup = s.judge_supply(units)
@@ -229,6 +233,10 @@ def _empty_item(s: State, item: dict[str, Any]) -> None:
 def _phase_decision(s: State) -> str:
     if s.phase in ("initial", "mech"):
         return "step" if s.mover >= 0 else "move"
+    if s.phase == "fort_react":  # [BEF Fortress Movement Bonus], F48: step 5 of the German player-turn
+        if not (s.game.options.bef_variant and s.phasing == GERMAN):
+            return ""
+        return "step" if s.mover >= 0 else "react"
     if s.phase == "combat":
         if s.cmb is None:
             return "attack"
@@ -251,7 +259,8 @@ def advance(s: State) -> None:
                 _next_phase(s)
                 continue
             s.decision = dec
-            s.player = 1 - s.phasing if dec in _DEFENDER_DECISIONS else s.phasing
+            # F21 (3), F35: the defender answers; F48: the Allied fortress reaction in the German turn
+            s.player = 1 - s.phasing if dec in _DEFENDER_DECISIONS or s.phase == "fort_react" else s.phasing
         s._legal = None
         legal = s.legal_actions()
         if not legal:
@@ -300,8 +309,15 @@ def _do(s: State, a: int, auto: bool) -> None:
                 s.queue.insert(0, {"kind": "drop", "unit": u})
                 return
             s.mover, s.mp_left, s.moved[u] = u, s.ma(u), True
+            s.fort_free = 0 if rules.fortress_bonus(s, u) else -1  # F47
             if s.spec(u).is_gse:
                 s.gse_moved_turn[u] = s.turn  # its Aircraft Element stays grounded this game-turn (F31)
+    elif dec == "react":  # F48: an Allied unit in a fortress moves up to four fortress hexes
+        if a == A.DONE:
+            _next_phase(s)
+        else:
+            u = a - A.UNIT
+            s.mover, s.mp_left, s.moved[u], s.fort_free = u, 4, True, -1
     elif dec == "step":
         _step(s, a)
     elif dec == "remove_french":
@@ -365,7 +381,7 @@ def _do(s: State, a: int, auto: bool) -> None:
 def _step(s: State, a: int) -> None:
     u = s.mover
     if a == A.DONE:
-        s.mover = -1
+        s.mover, s.fort_free = -1, -1
         return
     if a == A.EXIT:  # [R Off-Map Movement], F16
         s.mover = -1
@@ -381,8 +397,14 @@ def _step(s: State, a: int) -> None:
                 s.queue.insert(0, {"kind": "remove_french"})
         return
     h = A.action_hex(a)
-    ezoc = s.zoc_hexes(1 - s.side_of(u))
-    s.mp_left -= rules.step_cost(s, u, s.hex[u], h, ezoc)
+    if s.phase == "fort_react":
+        s.mp_left -= 1  # F48: one of four fortress hexes, no MP, ZOC ignored
+    elif s.fort_free >= 0 and rules.fortress_step(s, u, h):
+        s.fort_free += 1  # F47: a free step along the fortress chain
+    else:
+        ezoc = s.zoc_hexes(1 - s.side_of(u))
+        s.mp_left -= rules.step_cost(s, u, s.hex[u], h, ezoc)
+        s.fort_free = -1  # normal movement has begun: no more free fortress steps
     s.move_unit(u, h)
     if s.side_of(u) == GERMAN:
         s.invade(s.invades_on_entry(h), f"{s.uid(u)} entered {h}")  # F6 a

@@ -50,7 +50,7 @@ from ffo_env.france1940.core.options import RulesOptions
 from ffo_env.france1940.core.state import MAP, OUT, State
 
 SIDES = {"allied": ALLIED, "german": GERMAN}
-START_PHASES = ("reinforce", "intercept", "initial", "airsup", "combat", "mech", "missions")
+START_PHASES = ("reinforce", "intercept", "initial", "airsup", "fort_react", "combat", "mech", "missions")
 
 
 class NotationError(ValueError):

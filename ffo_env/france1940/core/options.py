@@ -30,15 +30,7 @@ _BOOLS = (
     "allied_exit_scores_vp",
     "hidden_obac",
     "skip_forced",
-    "allow_partial_rules",
 )
-# options whose rules are only partly built: refused unless ``allow_partial_rules`` (experiments, tests)
-PARTIAL = {
-    "bef_variant": "the fortress movement bonus and the Allied fortress reaction moves (F47, F48) are not"
-    " built yet; built: 12 game-turns (F10), armor VP (F57), BEF stacking (F53), fortress combat (F49),"
-    " Allied armor odds, CA choices and special move (F50-F52), over-stacked assaults (F54), armor penalties"
-    " and air strikes (F55, F56)",
-}
 
 # the BEF variant as one option set (F46): ``RulesOptions(**BEF_OPTION_SET)``
 BEF_OPTION_SET: dict[str, Any] = {"bef_variant": True}
@@ -58,8 +50,6 @@ class RulesOptions:
       ``allied_exit_scores_vp`` (F16), ``bef_armor_threshold`` (F50), ``bef_armor_vp_mode`` (F57): readings.
     - ``counterattack_shift``: F27's tuning knob, columns to the right for counter-attacks (0..7).
     - ``skip_forced``: a decision with exactly one legal action is applied automatically (recorded ``auto``, P2).
-    - ``allow_partial_rules``: accept ``optional_airborne`` and ``bef_variant``, whose rules are only partly
-      built (:data:`PARTIAL` says what is missing); without it they are refused.
     """
 
     allied_obac: str = "Hist"
@@ -78,7 +68,6 @@ class RulesOptions:
     counterattack_shift: int = 0
     hidden_obac: bool = False
     skip_forced: bool = True
-    allow_partial_rules: bool = False
 
     def __post_init__(self) -> None:
         for name, allowed in _CHOICES.items():
@@ -96,9 +85,6 @@ class RulesOptions:
             raise ValueError("rules option bef_bomber_command needs bef_variant (F2)")
         if self.bef_bomber_command:
             raise ValueError("rules option bef_bomber_command: British Bomber Command (F58) is not built yet")
-        for name, missing in PARTIAL.items():
-            if getattr(self, name) and not self.allow_partial_rules:
-                raise ValueError(f"rules option {name}: {missing}; set allow_partial_rules to use it anyway")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

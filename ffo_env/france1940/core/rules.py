@@ -120,9 +120,25 @@ def can_enter(s: State, u: int, h: int) -> bool:
     return not s.closed_to(u, h)
 
 
+def fortress_bonus(s: State, u: int) -> bool:
+    """BEF: an Allied unit starting its move in a fortress may move along the fortress chain (F47)."""
+    return s.game.options.bef_variant and s.side_of(u) == ALLIED and s.fort_active(s.hex[u])
+
+
+def fortress_step(s: State, u: int, m: int) -> bool:
+    """Is ``m`` a fortress hex of the chain next to ``u`` with room (F46 "fortress chain", F13)?"""
+    return m in NEIGHBOURS[s.hex[u]] and s.fort_active(m) and s.stack_count(m) < 3 and bef_stack_ok(s, u, m)
+
+
 def steps(s: State, u: int) -> list[tuple[int, int]]:
-    """(hex, cost) of every legal next step of the moving unit ``u`` with ``s.mp_left`` (F12, F13)."""
+    """(hex, cost) of every legal next step of the moving unit ``u`` with ``s.mp_left`` (F12, F13); with
+    the BEF variant, free steps along the fortress chain (F47, F48)."""
     h = s.hex[u]
+    if s.phase == "fort_react":  # F48: up to four fortress hexes, no MP, ZOC ignored
+        return [(m, 1) for m in NEIGHBOURS[h] if s.mp_left >= 1 and fortress_step(s, u, m)]
+    free = [(m, 0) for m in NEIGHBOURS[h] if s.fort_free >= 0 and fortress_step(s, u, m)]
+    if s.fort_free > 4:
+        return free  # F47 (a): past four fortress hexes the whole move stays in the chain
     ezoc = s.zoc_hexes(1 - s.side_of(u))
     out = []
     for m in NEIGHBOURS[h]:
@@ -136,8 +152,10 @@ def steps(s: State, u: int) -> list[tuple[int, int]]:
             continue
         if through and not _can_leave(s, u, m, s.mp_left - c, ezoc):
             continue  # F41 e: may pass through, never stop there
+        if any(m == f for f, _c in free):
+            continue
         out.append((m, c))
-    return out
+    return free + out
 
 
 def _can_leave(s: State, u: int, m: int, mp: int, ezoc: set[int]) -> bool:
@@ -326,7 +344,7 @@ def legal_actions(s: State) -> list[int]:
         u = s.mover
         acts = [] if airborne.paras_alone(s, s.hex[u]) and s.side_of(u) == ALLIED else [A.DONE]  # F41 e
         c = exit_cost(s, u)
-        if c and c <= s.mp_left:
+        if c and c <= s.mp_left and s.phase != "fort_react" and s.fort_free <= 4:
             acts.append(A.EXIT)
         acts += [A.hex_action(m) for m, _c in steps(s, u)]
         return acts
@@ -360,6 +378,15 @@ def legal_actions(s: State) -> list[int]:
         more = counter_target_hexes(s, cmb)
         acts = [A.DONE] if cmb.get("ca_hexes") and (armor_need_met(s, cmb) or not more) else []
         return acts + [A.hex_action(h) for h in counter_target_hexes(s, cmb)]  # P10: one or more, then done
+    if dec == "react":  # F48
+        units = [u for u in s.on_map(ALLIED) if s.fort_active(s.hex[u]) and not s.moved[u]]
+        saved = s.mp_left
+        s.mp_left = 4
+        try:
+            movable = [u for u in units if steps(s, u)]
+        finally:
+            s.mp_left = saved
+        return [A.DONE] + [A.unit_action(u) for u in movable]
     if dec == "bef_renew":
         cmb = s.cmb or {}
         can_renew = any(can_attack_with(s, u, cmb["targets"], []) for u in s.on_map(GERMAN))
@@ -407,15 +434,16 @@ def special_movers(s: State, q: dict[str, Any]) -> list[int]:
 
 
 def _has_step(s: State, u: int) -> bool:
-    saved = s.mp_left
+    saved, saved_free = s.mp_left, s.fort_free
     s.mp_left = s.ma(u)
+    s.fort_free = 0 if fortress_bonus(s, u) else -1  # F47: as the move would start
     try:
         if steps(s, u):
             return True
         c = exit_cost(s, u)
         return bool(c and c <= s.mp_left)
     finally:
-        s.mp_left = saved
+        s.mp_left, s.fort_free = saved, saved_free
 
 
 def reinforcements_due(s: State, side: int) -> list[int]:

@@ -66,6 +66,7 @@ FIELDS = (
     "log",
     "mover",
     "mp_left",
+    "fort_free",
     "queue",
     "cmb",
     "owed",
@@ -111,6 +112,7 @@ class State:
         self.log: list[list[Any]] = []  # [event, unit id or hex, detail]
         self.mover = -1
         self.mp_left = 0
+        self.fort_free = -1  # BEF: free fortress steps of the current move, -1 when none may be taken (F47)
         self.queue: list[dict[str, Any]] = []  # pending sub-decisions: retreats, losses, placements
         self.cmb: dict[str, Any] | None = None
         self.air: dict[str, Any] = {}  # Air Superiority allotments of the current step (F35)

@@ -27,6 +27,7 @@ PHASES = (
     "intercept",
     "initial",
     "airsup",
+    "fort_react",
     "combat",
     "mech",
     "missions",
@@ -97,7 +98,18 @@ def state_from_dict(d: object, game: Game | None = None) -> State:
     if missing or extra:
         raise StateError(f"state: missing fields {missing}, unknown fields {extra}")
     n = len(game.units)
-    for f in ("seed", "dice_state", "turn", "phasing", "player", "mover", "mp_left", "owed", "winner"):
+    for f in (
+        "seed",
+        "dice_state",
+        "turn",
+        "phasing",
+        "player",
+        "mover",
+        "mp_left",
+        "fort_free",
+        "owed",
+        "winner",
+    ):
         if type(body[f]) is not int:
             raise _fail(f, "an integer", body[f])
     if not 0 <= body["dice_state"] < 1 << 64:
