@@ -76,6 +76,7 @@ def test_random_playouts_keep_the_invariants(seed: int) -> None:
         {"allied_obac": "B", "german_obac": "III", "optional_variable_victory": True, "retreat_hexes": 2},
         {
             "bef_variant": True,
+            "bef_bomber_command": True,
             "counterattack_shift": 2,
             "interdiction_blocks_retreat": False,
         },

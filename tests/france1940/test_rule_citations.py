@@ -22,8 +22,8 @@ CODE = [ROOT / "ffo_env" / "france1940", ROOT / "tests" / "france1940"]
 RULING_CITE = re.compile(r"(?<![\w.§-])([FP])(\d{1,2})\b")
 HEADING_CITE = re.compile(r"\[R ([A-Za-z][A-Za-z ,:&'-]*?)(?: \([^\]]*\))*\]")
 
-# rulings of rules not built yet (the BEF variant's combat and movement, Bomber Command)
-NOT_BUILT = {"F58"}
+# rulings of rules not built yet (none at present)
+NOT_BUILT: set[str] = set()
 
 
 def rulings() -> set[str]:

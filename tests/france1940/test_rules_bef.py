@@ -187,3 +187,53 @@ def test_f48_allied_fortress_reaction_before_the_german_attacks() -> None:
     assert s.hex[s.game.unit_index("FR-INF-01")] == 284 and "FR-INF-01" not in legal_texts(s)
     act(s, "done")
     assert s.phase == "combat"
+
+
+BC = {"bef_variant": True, "bef_bomber_command": True}
+
+
+def test_f58_bomber_command_flies_interdiction_from_britain() -> None:
+    from ffo_env.france1940.core import air
+    from ffo_env.france1940.core.game import Game
+    from ffo_env.france1940.core.options import RulesOptions
+
+    s = Game(RulesOptions(**BC)).new_initial_state(0)
+    g = s.game
+    bombers = [u for u in g.side_units[0] if g.units[u].is_bomber]
+    assert len(bombers) == 2 and all(s.arrive[u] == 98 for u in bombers)
+    s = pos("turn 3 allied missions\nallied: FR-GSE-01@1110\n", skip_forced=False, **BC)
+    s.arrive[g.unit_index("GB-BC-01")] = 98  # notation: bombers in play
+    s.touch()
+    s._legal = None
+    assert "GB-BC-01" in legal_texts(s)
+    act(s, "GB-BC-01")
+    assert legal_texts(s) == ["interdict"]  # whatever the Allied column (Hist has no Interdiction)
+    act(s, "interdict")
+    from ffo_env.france1940.core.hexgrid import distance
+
+    hexes = [int(t[1:]) for t in legal_texts(s)]
+    assert max(distance(1249, h) for h in hexes) == 30
+    assert air.home(s, g.unit_index("GB-BC-01")) == 1249
+
+
+def test_f58_p16_rebase_to_paris_and_the_base_takes_the_bombers() -> None:
+    s = pos(
+        "turn 5 allied initial\nallied: FR-INF-01@1013\ngerman: DE-INF-01@1056\n", skip_forced=False, **BC
+    )
+    g = s.game
+    b1, b2, base = g.unit_index("GB-BC-01"), g.unit_index("GB-BC-02"), g.unit_index("GB-BCB-01")
+    for b in (b1, b2):
+        s.arrive[b] = 98
+    from ffo_env.france1940.core import flow
+
+    s.queue = [{"kind": "rebase"}]
+    s.touch()
+    flow.advance(s)
+    assert s.decision == "rebase" and legal_texts(s) == ["done", "yes"]
+    act(s, "yes")
+    assert s.status[base] == 1 and s.hex[base] == 1024 and s.ac_turn[b1] == 5  # neither flies this turn
+    from ffo_env.france1940.core import air
+
+    assert air.home(s, b1) == 1024 and b1 not in air.available(s, 0)
+    s.destroy(base, "test")
+    assert s.status[b1] == 2 and s.status[b2] == 2 and s.vp[1] == 4  # 2 VP a bomber, none for the base

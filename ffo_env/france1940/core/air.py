@@ -21,9 +21,24 @@ def air_range(s: State, side: int) -> int:
     return int(s.game.data.tables["ranges"]["air_de" if side == GERMAN else "air_allied"])
 
 
+def home(s: State, u: int) -> int:
+    """The hex an aircraft's range is counted from: its GSE, or for Bomber Command its base in Paris once
+    rebased, else the north-west corner square (F31, F58)."""
+    if s.spec(u).is_bomber:
+        bases = [b for b in s.on_map(ALLIED) if s.spec(b).is_base]
+        return s.hex[bases[0]] if bases else s.game.data.bomber_base
+    return s.hex[u]
+
+
+def reach(s: State, u: int) -> int:
+    if s.spec(u).is_bomber:
+        return int(s.game.data.tables["ranges"]["bomber"])  # F58: 30
+    return air_range(s, s.side_of(u))
+
+
 def available(s: State, side: int) -> list[int]:
-    """GSEs of ``side`` whose Aircraft Element may take off now (F31, F11)."""
-    return [
+    """Air units of ``side`` whose Aircraft Element may take off now (F31, F11, F58)."""
+    out = [
         u
         for u in s.on_map(side)
         if s.spec(u).is_gse
@@ -32,6 +47,18 @@ def available(s: State, side: int) -> list[int]:
         and s.gse_moved_turn[u] != s.turn
         and not (s.restricted[u] and s.turn == 1)
     ]
+    if side == ALLIED and s.game.options.bef_bomber_command:
+        out += [
+            u
+            for u in s.game.side_units[ALLIED]
+            if s.spec(u).is_bomber and s.in_air_play(u) and not s.ac_mission[u] and s.ac_turn[u] != s.turn
+        ]
+    return out
+
+
+def gse_available(s: State, side: int) -> list[int]:
+    """Aircraft that may intercept or fly Air Superiority: not Bomber Command (F58)."""
+    return [u for u in available(s, side) if not s.spec(u).is_bomber]
 
 
 def may_interdict(s: State, side: int) -> bool:
@@ -40,6 +67,14 @@ def may_interdict(s: State, side: int) -> bool:
     if side == ALLIED:
         return s.columns[ALLIED] in d.allied_interdiction
     return s.columns[GERMAN] not in d.german_no_interdiction
+
+
+def kinds(s: State, ac: int) -> list[str]:
+    """Step-9 missions of ``ac``: CAP, and Interdiction where allowed (F37); Bomber Command flies only
+    Interdiction, whatever the Allied column (F58)."""
+    if s.spec(ac).is_bomber:
+        return ["int"]
+    return ["cap"] + (["int"] if may_interdict(s, s.side_of(ac)) else [])
 
 
 def _enemy_ending(s: State, side: int) -> set[int]:
@@ -63,7 +98,7 @@ def interceptable_hexes(s: State, gse: int) -> list[int]:
         h = s.ac_hex[v]
         if s.ac_mission[v] == "cap" and _protects_gse(s, v):
             continue  # CAP over its own side's GSE is not subject to interception
-        if distance(s.hex[gse], h) <= air_range(s, side):
+        if distance(home(s, gse), h) <= reach(s, gse):
             out.add(h)
     return sorted(out)
 
@@ -89,7 +124,7 @@ def airsup_targets(s: State, ac: int) -> list[int]:
     return [
         v
         for v in s.on_map(1 - s.phasing)
-        if s.spec(v).is_gse
+        if (s.spec(v).is_gse or s.spec(v).is_base)  # F58: the bomber base is attacked as a GSE
         and distance(s.hex[ac], s.hex[v]) <= rng
         and not (s.phasing == ALLIED and _closed_for_allied_air(s, s.hex[v]))
     ]
@@ -132,9 +167,9 @@ def enter_missions(s: State) -> None:
 
 def mission_hexes(s: State, ac: int, kind: str) -> list[int]:
     side = s.phasing
-    rng = air_range(s, side)
+    rng = reach(s, ac)
     ending = _enemy_ending(s, side)
-    g = s.hex[ac]
+    g = home(s, ac)
     out = []
     for h in within(g, rng):
         if h in ending:
@@ -197,11 +232,11 @@ def auto_item(s: State, item: dict[str, Any]) -> bool:
 def legal(s: State, dec: str, q: dict[str, Any]) -> list[int]:
     side = s.phasing
     if dec == "intercept":
-        return [A.DONE] + [A.unit_action(u) for u in available(s, side) if interceptable_hexes(s, u)]
+        return [A.DONE] + [A.unit_action(u) for u in gse_available(s, side) if interceptable_hexes(s, u)]
     if dec == "intercept_hex":
         return [A.hex_action(h) for h in interceptable_hexes(s, s.air["ac"])]
     if dec == "airsup":
-        return [A.DONE] + [A.unit_action(u) for u in available(s, side) if airsup_targets(s, u)]
+        return [A.DONE] + [A.unit_action(u) for u in gse_available(s, side) if airsup_targets(s, u)]
     if dec == "airsup_target":
         return [A.unit_action(v) for v in airsup_targets(s, s.air["ac"])]
     if dec == "cap_allot":
@@ -209,13 +244,13 @@ def legal(s: State, dec: str, q: dict[str, Any]) -> list[int]:
         hexes = {s.hex[int(k)] for k in s.air["allot"]}
         return [A.DONE] + [A.unit_action(v) for h in sorted(hexes) for v in _cap_over(s, h) if v not in taken]
     if dec == "mission":
-        kinds = ["cap"] + (["int"] if may_interdict(s, side) else [])
         return [A.DONE] + [
-            A.unit_action(u) for u in available(s, side) if any(mission_hexes(s, u, k) for k in kinds)
+            A.unit_action(u) for u in available(s, side) if any(mission_hexes(s, u, k) for k in kinds(s, u))
         ]
     if dec == "mission_kind":
-        acts = [A.CAP] if mission_hexes(s, s.air["ac"], "cap") else []
-        if may_interdict(s, side) and mission_hexes(s, s.air["ac"], "int"):
+        ac = s.air["ac"]
+        acts = [A.CAP] if "cap" in kinds(s, ac) and mission_hexes(s, ac, "cap") else []
+        if "int" in kinds(s, ac) and mission_hexes(s, ac, "int"):
             acts.append(A.INTERDICT)
         return acts
     if dec == "mission_hex":

@@ -40,6 +40,8 @@ SYMBOLS = (
     "gse",
     "paratroop",
     "air_landing",
+    "bomber",
+    "bomber_base",
 )
 SIZES = ("corps", "small")
 CRT_COLUMNS = ("1-3", "1-2", "1-1", "2-1", "3-1", "4-1", "5-1", "6-1")
@@ -125,6 +127,7 @@ class Data:
     maginot_clear: frozenset[str]
     german_no_interdiction: frozenset[str]
     airborne: dict[str, int]
+    bomber_command: dict[str, int]
     tables: dict[str, Any]
 
     def playable(self, n: int) -> bool:
@@ -486,6 +489,13 @@ def load_data(folder: str | Path = DATA_DIR) -> Data:
         raise _fail("obac.yaml", "german.airborne", "{DE-PARA, DE-ALND, remove_weight}", airborne)
     for k, v in airborne.items():
         _int("obac.yaml", f"german.airborne.{k}", v, 0, 99)
+    bc = ab.get("bomber_command")
+    if not isinstance(bc, dict) or set(bc) != {"GB-BC", "GB-BCB", "base", "rebase_from_turn"}:
+        raise _fail("obac.yaml", "allied.bomber_command", "{GB-BC, GB-BCB, base, rebase_from_turn}", bc)
+    _int("obac.yaml", "allied.bomber_command.GB-BC", bc["GB-BC"], 0, 9)
+    _int("obac.yaml", "allied.bomber_command.GB-BCB", bc["GB-BCB"], 0, 1)
+    _hex("obac.yaml", "allied.bomber_command.base", bc["base"])
+    _int("obac.yaml", "allied.bomber_command.rebase_from_turn", bc["rebase_from_turn"], 1, 12)
     return Data(
         types=types,
         allied_obac=allied,
@@ -494,6 +504,7 @@ def load_data(folder: str | Path = DATA_DIR) -> Data:
         maginot_clear=_letter_cols("obac.yaml", ab, "maginot_clear", allied.columns),
         german_no_interdiction=_letter_cols("obac.yaml", gb, "no_interdiction", german.columns),
         airborne=dict(airborne),
+        bomber_command=dict(bc),
         tables=_tables(docs["tables.yaml"]),
         **m,
     )

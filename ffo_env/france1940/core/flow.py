@@ -14,7 +14,7 @@ from ffo_env.france1940.core import actions as A
 from ffo_env.france1940.core import air, airborne, combat, rules
 from ffo_env.france1940.core.data import ALLIED, GERMAN
 from ffo_env.france1940.core.options import ALLIED_COLUMNS, GERMAN_COLUMNS, RANDOM
-from ffo_env.france1940.core.state import EXITED, MAP, OUT, REMOVED, State
+from ffo_env.france1940.core.state import BOMBERS, EXITED, MAP, OUT, REMOVED, State
 
 PHASES = ("reinforce", "intercept", "initial", "airsup", "fort_react", "combat", "mech", "missions")
 _DEFENDER_DECISIONS = ("designate", "cap_allot")  # F21 (3), F35: the non-phasing player answers
@@ -26,6 +26,7 @@ _OWNER_FIXED = {
     "assault_ac": GERMAN,
     "airland": GERMAN,
     "bef_ca": ALLIED,
+    "rebase": ALLIED,
     "bef_fort_out": ALLIED,
     "bef_renew": GERMAN,
     "bef_move1": ALLIED,
@@ -67,6 +68,10 @@ def start(s: State) -> None:
                 for u in [u for u in g.side_units[GERMAN] if g.units[u].type.id == t][:n]:
                     s.arrive[u] = airborne.POOL
         q.append({"kind": "airborne_remove", "left": int(d.airborne["remove_weight"])})
+    if g.options.bef_bomber_command:  # F58: the two bombers start based in Britain
+        for u in g.side_units[ALLIED]:
+            if g.units[u].is_bomber:
+                s.arrive[u] = BOMBERS
     q += [{"kind": "place", "unit": u} for u in g.side_units[ALLIED] if s.arrive[u] == 0]
     if not g.options.optional_airborne:  # F11: four German air units named at setup stay grounded on GT1
         gses = [u for u in g.side_units[GERMAN] if s.arrive[u] == 0 and g.units[u].is_gse]
@@ -90,6 +95,8 @@ def enter(s: State, phase: str) -> None:
         for u in s.game.side_units[ALLIED]:
             s.moved[u] = False
     elif phase in ("initial", "mech"):  # supply judged at the start of each movement phase (F18)
+        if phase == "initial" and side == ALLIED and rules.may_rebase(s):
+            s.queue.append({"kind": "rebase"})  # F58: at the start of an Allied Initial Movement Phase
         units = s.on_map(side)
         sup = s.judge_supply(units)
         for u in units:
@@ -345,6 +352,17 @@ def _do(s: State, a: int, auto: bool) -> None:
             s.invade(s.invades_on_entry(s.hex[u]), "retreat")
         if q["n"] > 1:
             s.queue.insert(0, {"kind": "retreat", "unit": u, "n": q["n"] - 1})
+    elif dec == "rebase":  # F58: once and for good; neither bomber flies this game-turn
+        s.queue.pop(0)
+        if a == A.YES:
+            bc = s.game.data.bomber_command
+            for u in s.game.side_units[ALLIED]:
+                if s.spec(u).is_base and s.arrive[u] == -1:
+                    s.status[u], s.arrive[u] = MAP, 0
+                    s.move_unit(u, int(bc["base"]))
+                elif s.spec(u).is_bomber and s.in_air_play(u):
+                    s.ac_turn[u] = s.turn
+            s.log.append(["bomber command rebased", "", str(bc["base"])])
     elif dec == "bef_renew":
         s.queue.pop(0)
         if a == A.YES:

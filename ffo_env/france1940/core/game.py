@@ -58,6 +58,14 @@ class UnitSpec:
     def mech(self) -> bool:
         return self.type.mech
 
+    @property
+    def is_bomber(self) -> bool:
+        return self.type.symbol == "bomber"
+
+    @property
+    def is_base(self) -> bool:
+        return self.type.symbol == "bomber_base"
+
 
 def _max_needed(obac: Obac) -> dict[str, int]:
     need: dict[str, int] = {}
@@ -84,6 +92,9 @@ def _roster(d: Data) -> tuple[UnitSpec, ...]:
         for t in sorted(need, key=list(d.types).index):
             for k in range(1, need[t] + 1):
                 out.append(UnitSpec(len(out), f"{t}-{k:02d}", d.types[t]))
+    for t in ("GB-BC", "GB-BCB"):  # F58, appended so that no other counter's index moves
+        for k in range(1, d.bomber_command.get(t, 0) + 1):
+            out.append(UnitSpec(len(out), f"{t}-{k:02d}", d.types[t]))
     return tuple(out)
 
 

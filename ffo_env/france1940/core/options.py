@@ -83,8 +83,6 @@ class RulesOptions:
             )
         if self.bef_bomber_command and not self.bef_variant:
             raise ValueError("rules option bef_bomber_command needs bef_variant (F2)")
-        if self.bef_bomber_command:
-            raise ValueError("rules option bef_bomber_command: British Bomber Command (F58) is not built yet")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

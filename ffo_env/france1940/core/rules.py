@@ -66,7 +66,7 @@ def bef_stack_ok(s: State, u: int, h: int) -> bool:
         other = s.spec(v)
         if (spec.nation == "GB") != (other.nation == "GB"):
             gb, non = (spec, other) if spec.nation == "GB" else (other, spec)
-            if not (gb.is_gse and non.nation == "FR"):
+            if not ((gb.is_gse or gb.is_base) and non.nation == "FR"):
                 return False
     return True
 
@@ -260,18 +260,14 @@ def attack_targets(s: State, also: list[int] | None = None, chosen: list[int] | 
 
 def support_units(s: State, targets: list[int]) -> list[int]:
     """GSEs whose Aircraft Element may fly Close Support over the target hexes now (F31, F32, F11)."""
-    rng = int(s.game.data.tables["ranges"]["air_de" if s.phasing == GERMAN else "air_allied"])
     if any(s.ac_mission[v] == "cap" and s.ac_hex[v] in targets for v in s.game.side_units[1 - s.phasing]):
         return []  # not into a hex under enemy CAP (F32)
-    out = []
-    for u in s.on_map(s.phasing):
-        if not s.spec(u).is_gse or s.ac_mission[u] or s.ac_turn[u] == s.turn or s.restricted[u]:
-            continue
-        if s.gse_moved_turn[u] == s.turn:
-            continue  # a GSE that moved keeps its aircraft grounded this game-turn (F31)
-        if all(distance(s.hex[u], h) <= rng for h in targets):
-            out.append(u)
-    return out
+    # taken off at most once a game-turn; a GSE that moved keeps its aircraft grounded (F31, F11, F58)
+    return [
+        u
+        for u in air.available(s, s.phasing)
+        if all(distance(air.home(s, u), h) <= air.reach(s, u) for h in targets)
+    ]
 
 
 def designate_units(s: State, cmb: dict[str, Any]) -> list[int]:
@@ -393,6 +389,8 @@ def legal_actions(s: State) -> list[int]:
         return [A.DONE, A.YES] if can_renew else [A.DONE]  # F49: renewing is optional
     if dec == "bef_fort_out":
         return [A.unit_action(u) for u in q["units"] if s.status[u] == MAP and s.hex[u] == q["hex"]]
+    if dec == "rebase":
+        return [A.DONE, A.YES]
     if dec == "bef_ca":
         return [A.DONE, A.YES]  # F51: let the CA stand (DONE) or read it as DR (YES)
     if dec in ("bef_move1", "bef_move2"):
@@ -401,6 +399,24 @@ def legal_actions(s: State) -> list[int]:
     if ab is not None:
         return ab
     return air.legal(s, dec, q)
+
+
+def may_rebase(s: State) -> bool:
+    """F58 (P16): from game-turn 5 Bomber Command may rebase to Paris once, if the base hex holds no German
+    unit and has room, and a bomber is still in play."""
+    if not s.game.options.bef_bomber_command:
+        return False
+    bc = s.game.data.bomber_command
+    base = int(bc["base"])
+    unplaced = [u for u in s.game.side_units[ALLIED] if s.spec(u).is_base and s.arrive[u] == -1]
+    bombers = [u for u in s.game.side_units[ALLIED] if s.spec(u).is_bomber and s.in_air_play(u)]
+    return (
+        s.turn >= int(bc["rebase_from_turn"])
+        and bool(unplaced)
+        and bool(bombers)
+        and s.side_at(base) != GERMAN
+        and s.stack_count(base) < 3
+    )
 
 
 def armor_need_met(s: State, cmb: dict[str, Any]) -> bool:

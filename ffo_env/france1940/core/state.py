@@ -35,6 +35,7 @@ EXITED = 3  # left the map by the south edge (F16)
 REMOVED = 4  # French unit removed for a German exit, or a withdrawn paratroop: no VP (F16, F41)
 STATUS_NAMES = ("out", "map", "elim", "exited", "removed")
 NEUTRALS = ("B", "N", "L")
+BOMBERS = 98  # ``arrive`` of a Bomber Command aircraft in play (F58)
 
 FIELDS = (
     "seed",
@@ -332,9 +333,13 @@ class State:
         return set() if "G" in cs else {c for c in cs if c in NEUTRALS}
 
     # ------------------------------------------------------------------ Zones of Control (F14, F33)
+    def in_air_play(self, u: int) -> bool:
+        """Can ``u``'s aircraft be in the air: a GSE on the map, or a Bomber Command aircraft (F58)."""
+        return self.status[u] == MAP or (self.status[u] == OUT and self.arrive[u] == BOMBERS)
+
     def exerts_zoc(self, u: int) -> bool:
         spec = self.spec(u)
-        if spec.is_gse or spec.is_para:
+        if spec.is_gse or spec.is_para or spec.is_base:
             return False  # [R Air Units (E)], [R Optional (G)]
         if spec.nation in ("BE", "NL") and spec.home not in self.invaded:
             return False  # F6 b
@@ -348,7 +353,7 @@ class State:
         for u in self.game.side_units[side]:
             if self.status[u] == MAP and self.exerts_zoc(u):
                 out.update(NEIGHBOURS[self.hex[u]])
-            if self.ac_mission[u] == "int" and self.status[u] == MAP:
+            if self.ac_mission[u] == "int" and self.in_air_play(u):
                 out.add(self.ac_hex[u])  # F33: an interdicted hex is a one-hex ZOC
         self._zoc[side] = out
         return out
@@ -359,9 +364,9 @@ class State:
         enemy = 1 - side
         out: set[int] = set()
         for u in self.game.side_units[enemy]:
-            if self.status[u] != MAP:
+            if not self.in_air_play(u):
                 continue
-            if self.exerts_zoc(u):
+            if self.status[u] == MAP and self.exerts_zoc(u):
                 out.update(NEIGHBOURS[self.hex[u]])
             if self.ac_mission[u] == "int" and (not retreat or self.game.options.interdiction_blocks_retreat):
                 out.add(self.ac_hex[u])
@@ -475,7 +480,9 @@ class State:
         """Victory points the enemy scores when ``u`` is destroyed ([R Standard Game Victory Conditions])."""
         spec = self.spec(u)
         vic = self.game.data.tables["victory"]
-        if spec.is_gse:
+        if spec.is_base:
+            return 0  # F58 (P16): the bombers, destroyed with it, score 2 each
+        if spec.is_gse or spec.is_bomber:
             return int(vic["vp_air"])
         if spec.side == ALLIED:
             return int(vic["vp_british"] if spec.nation == "GB" else vic["vp_unit"])
@@ -501,6 +508,11 @@ class State:
         self.touch()
         self.vp[1 - self.side_of(u)] += self.unit_vp(u)
         self.log.append(["destroyed", self.uid(u), why])
+        if self.spec(u).is_base:  # F58: the bomber base takes both bombers with it
+            for b in self.game.side_units[ALLIED]:
+                if self.spec(b).is_bomber and self.in_air_play(b):
+                    self.status[b] = MAP  # so that destroy() applies to it
+                    self.destroy(b, "bomber base destroyed")
 
     def remove(self, u: int, status: int, why: str) -> None:
         """Off the map without VP (German exits, French removals, withdrawn paratroops; F16, F41)."""
