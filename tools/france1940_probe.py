@@ -87,10 +87,9 @@ def choose(s: State, g_odds: int, a_odds: int) -> int:
         return best_attack(s, legal, g_odds if side == GERMAN else a_odds)
     if dec == "attackers":
         units = [a for a in legal if a >= A.UNIT]
+        fort = s.cmb is not None and s.fort_active(s.cmb["target"])
         if units:
-            return max(
-                units, key=lambda a: s.attack_strength(a - A.UNIT, s.fort_active(s.cmb["target"]), True)
-            )
+            return max(units, key=lambda a: s.attack_strength(a - A.UNIT, fort, True))
         return A.DONE
     if dec == "support":
         return legal[-1]  # fly close support when an aircraft is free
