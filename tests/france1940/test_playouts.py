@@ -205,3 +205,14 @@ def test_state_loader_fuzz_never_crashes() -> None:
                 raise AssertionError(
                     f"state.{f} = {d['state'][f]!r} loaded but broke the engine: {e!r}"
                 ) from e
+
+
+def test_new_state_factory_for_the_suite_registry() -> None:
+    from ffo_env.france1940.core.game import new_state
+
+    s = new_state(3, None, {"allied_obac": "B", "german_obac": "IV"})
+    assert s.columns == ["B", "IV"] and s.seed == 3 and s.current_player == ALLIED
+    with pytest.raises(ValueError, match="one scenario"):
+        new_state(0, "campaign", {})
+    with pytest.raises(ValueError, match="unknown rules options"):
+        new_state(0, None, {"armies": "B"})
