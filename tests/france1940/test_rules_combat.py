@@ -269,3 +269,22 @@ def test_f29_one_combat_on_two_hexes_sums_the_defence_and_hits_both() -> None:
         s.game.unit_index("FR-INF-01"),
         s.game.unit_index("FR-DIM-01"),
     }
+
+
+def test_c6_5_oracle_e_french_corps_against_a_german_corps() -> None:
+    c: Counter[str] = Counter()
+    for d1 in range(1, 7):
+        for d2 in range(1, 7):
+            s = pos(
+                f"turn 3 allied combat\nallied: FR-INF-01@981\ngerman: DE-INF-01@1013\nrolls: {d1} {d2}\n"
+            )
+            attack(s, 1013, ["FR-INF-01"], ["DE-INF-01"])
+            if s.decision == "ca_targets":
+                act(s, "@981")
+            while s.cmb is not None:  # retreats: the first legal hex; the log holds the results
+                s.apply_action(s.legal_actions()[0])
+            log = [e for e in s.log if e[0] in ("combat", "counter-attack")]
+            main = log[0][2].split()[-1]
+            c[f"{main}/{log[1][2].split()[-1]}" if len(log) > 1 and main == "CA" else main] += 1
+    # /36: AR 12, BR 12; CA 12 -> the German counter-attack at 7:6 (1-1): AR 4, BR 4, CA 2, DR 2
+    assert c == Counter({"AR": 12, "BR": 12, "CA/AR": 4, "CA/BR": 4, "CA/CA": 2, "CA/DR": 2})
