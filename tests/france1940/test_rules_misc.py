@@ -108,8 +108,23 @@ def test_f53_bef_units_do_not_stack_with_french_units() -> None:
     g = s.game
     assert not rules.bef_stack_ok(s, g.unit_index("GB-CORPS8-01"), 1014)
     assert rules.bef_stack_ok(s, g.unit_index("FR-INF-02"), 1045)  # French may garrison a British GSE
-    act(s, "GB-CORPS8-01")
-    assert "@1014" in legal_texts(s)  # passing through is allowed; ending there is not (checked at "done")
+    act(s, "GB-CORPS8-01", "@1014")  # passing through is allowed (MP 8) ...
+    assert "done" not in legal_texts(s)  # ... ending there is not
+    act(s, "@1015")
+    assert "done" in legal_texts(s)
+
+
+def test_f53_p17_a_mixed_stack_left_by_a_retreat_must_be_broken_up() -> None:
+    s = pos(
+        "turn 4 allied initial\nallied: GB-CORPS8-01@1013 FR-INF-01@1013\n",
+        skip_forced=False,
+        bef_variant=True,
+    )
+    assert "done" not in legal_texts(s) and sorted(legal_texts(s)) == ["FR-INF-01", "GB-CORPS8-01"]
+    act(s, "FR-INF-01")
+    assert "done" not in legal_texts(s)  # it may not stop in the mixed stack
+    act(s, "@1014", "done")
+    assert "done" in legal_texts(s)
 
 
 def test_f60_p3_views_hide_the_seed_and_with_hidden_obac_the_enemy_column() -> None:

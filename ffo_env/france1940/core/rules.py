@@ -150,8 +150,9 @@ def steps(s: State, u: int) -> list[tuple[int, int]]:
         c = step_cost(s, u, h, m, ezoc)
         if c > s.mp_left:
             continue
+        through = through or not bef_stack_ok(s, u, m)  # F53, P17: British and French may pass, not stop
         if through and not _can_leave(s, u, m, s.mp_left - c, ezoc):
-            continue  # F41 e: may pass through, never stop there
+            continue  # F41 e, F53: may pass through, never stop there
         if any(m == f for f, _c in free):
             continue
         out.append((m, c))
@@ -160,7 +161,11 @@ def steps(s: State, u: int) -> list[tuple[int, int]]:
 
 def _can_leave(s: State, u: int, m: int, mp: int, ezoc: set[int]) -> bool:
     return any(
-        n != s.hex[u] and can_enter(s, u, n) and s.stack_count(n) < 3 and step_cost(s, u, m, n, ezoc) <= mp
+        n != s.hex[u]
+        and can_enter(s, u, n)
+        and s.stack_count(n) < 3
+        and bef_stack_ok(s, u, n)
+        and step_cost(s, u, m, n, ezoc) <= mp
         for n in NEIGHBOURS[m]
     )
 
@@ -327,10 +332,12 @@ def legal_actions(s: State) -> list[int]:
     if dec == "reinforce":
         return [A.hex_action(h) for h in reinforcement_hexes(s, q["unit"])]
     if dec == "move":
-        acts = [A.DONE]
-        for u in s.game.side_units[s.phasing]:
-            if can_move_in_phase(s, u) and _has_step(s, u):  # P1: only units that can take a step
-                acts.append(A.unit_action(u))
+        movable = [
+            u for u in s.game.side_units[s.phasing] if can_move_in_phase(s, u) and _has_step(s, u)
+        ]  # P1
+        acts = [A.unit_action(u) for u in movable]
+        if not any(not bef_stack_ok(s, u, s.hex[u]) for u in movable):
+            acts.append(A.DONE)  # F53 (b), P17: break up a mixed stack
         if s.phase == "initial" and s.phasing == GERMAN and s.game.options.optional_airborne:
             paras = airborne.pool(s, "paratroop")
             if paras and airborne.drop_hexes(s):  # F41 b: drops between unit moves
@@ -338,7 +345,10 @@ def legal_actions(s: State) -> list[int]:
         return sorted(acts)
     if dec == "step":
         u = s.mover
-        acts = [] if airborne.paras_alone(s, s.hex[u]) and s.side_of(u) == ALLIED else [A.DONE]  # F41 e
+        stay = not (s.side_of(u) == ALLIED and airborne.paras_alone(s, s.hex[u])) and bef_stack_ok(
+            s, u, s.hex[u]
+        )
+        acts = [A.DONE] if stay else []  # F41 e, F53: no stop among enemy paratroops or in a mixed stack
         c = exit_cost(s, u)
         if c and c <= s.mp_left and s.phase != "fort_react" and s.fort_free <= 4:
             acts.append(A.EXIT)
