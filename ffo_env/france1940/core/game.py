@@ -1,0 +1,144 @@
+"""``Game``: the immutable data + rules options + the unit roster; a factory of :class:`State`.
+
+The roster holds, for every counter type, as many counters as the largest Order of Battle Alternative
+column needs (start + reinforcements, C§8.2 "Max needed"), so that a unit's index (and its action) is the
+same whichever columns are played: a game marks the counters its two columns use, and the rest stay out.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ffo_env.core.errors import DataError
+from ffo_env.france1940.core.actions import MAX_UNITS, N_ACTIONS
+from ffo_env.france1940.core.data import ALLIED, GERMAN, Data, Obac, UnitType, default_data
+from ffo_env.france1940.core.options import RulesOptions
+
+if TYPE_CHECKING:
+    from ffo_env.france1940.core.state import State
+
+ENGINE_VERSION = "france1940-core-1"
+HOME = {"FR": "F", "GB": "F", "BE": "B", "NL": "N", "DE": "G"}  # the country a unit is at home in (F6)
+
+
+@dataclass(frozen=True)
+class UnitSpec:
+    """One counter of the roster."""
+
+    index: int
+    id: str
+    type: UnitType
+
+    @property
+    def side(self) -> int:
+        return self.type.side
+
+    @property
+    def nation(self) -> str:
+        return self.type.nation
+
+    @property
+    def home(self) -> str:
+        return HOME[self.type.nation]
+
+    @property
+    def is_gse(self) -> bool:
+        return self.type.symbol == "gse"
+
+    @property
+    def is_para(self) -> bool:
+        return self.type.symbol == "paratroop"
+
+    @property
+    def is_art(self) -> bool:
+        return self.type.symbol == "artillery"
+
+    @property
+    def mech(self) -> bool:
+        return self.type.mech
+
+    @property
+    def is_bomber(self) -> bool:
+        return self.type.symbol == "bomber"
+
+    @property
+    def is_base(self) -> bool:
+        return self.type.symbol == "bomber_base"
+
+
+def _max_needed(obac: Obac) -> dict[str, int]:
+    need: dict[str, int] = {}
+    for i in range(len(obac.columns)):
+        per: dict[str, int] = {}
+        for t, counts in obac.start.items():
+            per[t] = per.get(t, 0) + counts[i]
+        for _turn, t, counts in obac.reinforcements:
+            per[t] = per.get(t, 0) + counts[i]
+        for t, n in per.items():
+            need[t] = max(need.get(t, 0), n)
+    return need
+
+
+def _roster(d: Data) -> tuple[UnitSpec, ...]:
+    out: list[UnitSpec] = []
+    for obac, extra in (
+        (d.allied_obac, {}),
+        (d.german_obac, {k: v for k, v in d.airborne.items() if k in d.types}),
+    ):
+        need = _max_needed(obac)
+        for t, n in extra.items():
+            need[t] = need.get(t, 0) + n
+        for t in sorted(need, key=list(d.types).index):
+            for k in range(1, need[t] + 1):
+                out.append(UnitSpec(len(out), f"{t}-{k:02d}", d.types[t]))
+    for t in ("GB-BC", "GB-BCB"):  # F58, appended so that no other counter's index moves
+        for k in range(1, d.bomber_command.get(t, 0) + 1):
+            out.append(UnitSpec(len(out), f"{t}-{k:02d}", d.types[t]))
+    return tuple(out)
+
+
+@dataclass(frozen=True, eq=False)
+class Game:
+    """The data with rules options; creates states from a seed."""
+
+    options: RulesOptions = field(default_factory=RulesOptions)
+    data: Data = field(default_factory=default_data)
+    units: tuple[UnitSpec, ...] = field(init=False)
+    unit_ids: tuple[str, ...] = field(init=False)
+    side_units: tuple[tuple[int, ...], tuple[int, ...]] = field(init=False)
+    last_turn: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        roster = _roster(self.data)
+        if len(roster) > MAX_UNITS:
+            raise DataError(
+                f"obac.yaml: the roster needs {len(roster)} counters, the action space holds {MAX_UNITS}"
+            )
+        set_ = object.__setattr__
+        set_(self, "units", roster)
+        set_(self, "unit_ids", tuple(u.id for u in roster))
+        set_(
+            self, "side_units", tuple(tuple(u.index for u in roster if u.side == s) for s in (ALLIED, GERMAN))
+        )
+        tables = self.data.tables
+        set_(self, "last_turn", tables["bef_turns"] if self.options.bef_variant else tables["standard_turns"])
+
+    @property
+    def num_distinct_actions(self) -> int:
+        return N_ACTIONS
+
+    def unit_index(self, uid: str) -> int:
+        return self.unit_ids.index(uid)
+
+    def new_initial_state(self, seed: int = 0) -> State:
+        from ffo_env.france1940.core.state import State
+
+        return State.initial(self, seed)
+
+
+def new_state(seed: int = 0, scenario: str | None = None, options: dict[str, object] | None = None) -> State:
+    """The suite's factory (``ffo_env.games.GameInfo.new_state``): ``options`` are RulesOptions fields."""
+    if scenario not in (None, "standard"):
+        raise ValueError(f"France 1940 has one scenario, 'standard' (armies are options); found {scenario!r}")
+    return Game(RulesOptions.from_dict(dict(options or {}))).new_initial_state(seed)

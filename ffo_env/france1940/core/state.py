@@ -1,0 +1,537 @@
+"""``State``: a position of *France, 1940* as a sequence of atomic decisions.
+
+Each :meth:`State.apply_action` makes one choice for :attr:`State.player`; the engine then runs every
+automatic step (dice, phases with nothing to decide) until the next decision (:mod:`.flow`). Legality is
+decided in one place, :func:`ffo_env.france1940.core.rules.legal_actions`, used by masks, bots and the
+validation of a submitted action: an illegal action raises and changes nothing. Every mutable field is a
+plain JSON value, so a state saves, loads and clones exactly (:mod:`.state_io`).
+
+This module holds the queries every rule uses: occupancy and stacking (F13), Zones of Control (F14),
+fortified hexes (F25, F8), neutrality (F6), supply (F18, F19), eliminations and victory points (F39).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from ffo_env.core.dice import Dice
+from ffo_env.france1940.core import actions as A
+from ffo_env.france1940.core.actions import IllegalActionError
+from ffo_env.france1940.core.data import AGENTS, ALLIED, GERMAN
+from ffo_env.france1940.core.hexgrid import NEIGHBOURS
+
+if TYPE_CHECKING:
+    from ffo_env.france1940.core.game import Game, UnitSpec
+
+# unit status
+OUT = 0  # not in this game (its column does not use it) or not yet arrived
+MAP = 1
+ELIM = 2  # destroyed (VP to the enemy, F39)
+EXITED = 3  # left the map by the south edge (F16)
+REMOVED = 4  # French unit removed for a German exit, or a withdrawn paratroop: no VP (F16, F41)
+STATUS_NAMES = ("out", "map", "elim", "exited", "removed")
+NEUTRALS = ("B", "N", "L")
+BOMBERS = 98  # ``arrive`` of a Bomber Command aircraft in play (F58)
+
+FIELDS = (
+    "seed",
+    "dice_state",
+    "rolls",
+    "columns",
+    "turn",
+    "phasing",
+    "phase",
+    "decision",
+    "player",
+    "arrive",
+    "status",
+    "hex",
+    "moved",
+    "supply",
+    "attacked",
+    "restricted",
+    "ac_mission",
+    "ac_hex",
+    "ac_turn",
+    "gse_moved_turn",
+    "fort_destroyed",
+    "belgian_area",
+    "invaded",
+    "attacked_hexes",
+    "hex_weight",
+    "vp",
+    "log",
+    "mover",
+    "mp_left",
+    "fort_free",
+    "queue",
+    "cmb",
+    "owed",
+    "air",
+    "history",
+    "result",
+    "winner",
+)
+
+
+class State:
+    """A France 1940 position. ``current_player``: 0 = the Allied (``french``) player, 1 = ``german``."""
+
+    def __init__(self, game: Game, seed: int = 0) -> None:
+        n = len(game.units)
+        self.game = game
+        self.seed = int(seed)
+        self.dice_state = Dice(self.seed).state
+        self.rolls: list[list[Any]] = []  # [what, value] for every die (F59)
+        self.columns: list[str] = [game.options.allied_obac, game.options.german_obac]
+        self.turn = 1
+        self.phasing = GERMAN  # Germans always move first [R Sequence of Play]
+        self.phase = "start"
+        self.decision = "none"
+        self.player = -1
+        self.arrive: list[int] = [-1] * n  # -1 not in the game, 0 at start, t: reinforcement of game-turn t
+        self.status: list[int] = [OUT] * n
+        self.hex: list[int] = [0] * n
+        self.moved: list[bool] = [False] * n
+        self.supply: list[bool] = [True] * n  # judged at the start of the unit's movement phase (F18)
+        self.attacked: list[bool] = [False] * n
+        self.restricted: list[bool] = [False] * n  # F11
+        self.ac_mission: list[str] = [""] * n  # GSE's Aircraft Element: "" on the ground, cap/int/cs/sup
+        self.ac_hex: list[int] = [0] * n
+        self.ac_turn: list[int] = [0] * n  # game-turn of its last take-off (F31)
+        self.gse_moved_turn: list[int] = [0] * n
+        self.fort_destroyed: list[int] = []
+        self.belgian_area = True  # F8
+        self.invaded: list[str] = []
+        self.attacked_hexes: list[int] = []
+        self.hex_weight: dict[str, int] = {}  # weight that attacked from a hex this Combat Phase (F22)
+        self.vp: list[int] = [0, 0]
+        self.log: list[list[Any]] = []  # [event, unit id or hex, detail]
+        self.mover = -1
+        self.mp_left = 0
+        self.fort_free = -1  # BEF: free fortress steps of the current move, -1 when none may be taken (F47)
+        self.queue: list[dict[str, Any]] = []  # pending sub-decisions: retreats, losses, placements
+        self.cmb: dict[str, Any] | None = None
+        self.air: dict[str, Any] = {}  # Air Superiority allotments of the current step (F35)
+        self.owed = 0  # French defence still to remove for German exits (F16)
+        self.history: list[list[Any]] = []  # [player, action, auto]
+        self.result = ""
+        self.winner = -1
+        self._occ: dict[int, list[int]] | None = None
+        self._regions: dict[tuple[int, str], set[int]] = {}
+        self._zoc: dict[int, set[int]] = {}
+        self._legal: list[int] | None = None  # the legal actions of the current decision, once computed
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def initial(cls, game: Game, seed: int = 0) -> State:
+        from ffo_env.france1940.core import flow
+
+        s = cls(game, seed)
+        flow.start(s)
+        return s
+
+    # ------------------------------------------------------------------ the GameState protocol
+    @property
+    def current_player(self) -> int:
+        return self.player
+
+    @property
+    def current_agent(self) -> str:
+        return AGENTS[self.player] if self.player in (0, 1) else ""
+
+    def legal_actions(self) -> list[int]:
+        from ffo_env.france1940.core.rules import legal_actions
+
+        if self._legal is None:
+            self._legal = legal_actions(self)
+        return list(self._legal)
+
+    def legal_action_mask(self) -> np.ndarray[Any, np.dtype[np.bool_]]:
+        m = np.zeros(A.N_ACTIONS, dtype=bool)
+        m[self.legal_actions()] = True
+        return m
+
+    def check_action(self, action: object) -> int:
+        """``action`` as a legal int, or IllegalActionError naming it and the decision."""
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(f"an action is an integer, found {action!r}")
+        a = int(action)
+        if self.is_terminal():
+            raise IllegalActionError(f"the game is over; action {a} not applied")
+        if a not in self.legal_actions():
+            raise IllegalActionError(
+                f"action {a} ({A.describe(a, self.game.unit_ids)}) is not legal at {self.decision_string()}"
+            )
+        return a
+
+    def apply_action(self, action: int) -> None:
+        from ffo_env.france1940.core import flow
+
+        a = self.check_action(action)
+        flow.apply(self, a)
+
+    def is_terminal(self) -> bool:
+        return self.phase == "over"
+
+    def returns(self) -> list[float]:
+        if self.winner < 0:
+            return [0.0, 0.0]
+        return [1.0, -1.0] if self.winner == ALLIED else [-1.0, 1.0]
+
+    def clone(self) -> State:
+        s = State.__new__(State)
+        for f in FIELDS:
+            setattr(s, f, copy.deepcopy(getattr(self, f)))
+        s.game = self.game
+        s._occ = None
+        s._regions = {}
+        s._zoc = {}
+        s._legal = None
+        return s
+
+    def to_dict(self) -> dict[str, Any]:
+        from ffo_env.france1940.core.state_io import state_to_dict
+
+        d: dict[str, Any] = state_to_dict(self)
+        return d
+
+    def action_to_string(self, a: int) -> str:
+        return A.describe(int(a), self.game.unit_ids)
+
+    def decision_string(self) -> str:
+        who = self.current_agent or "-"
+        extra = ""
+        if self.decision == "step" and self.mover >= 0:
+            extra = f" {self.uid(self.mover)}@{self.hex[self.mover]} mp={self.mp_left}"
+        elif self.queue:
+            q = self.queue[0]
+            if "unit" in q:
+                extra = f" {self.uid(q['unit'])}"
+        return f"GT{self.turn} {AGENTS[self.phasing]} {self.phase} {self.decision}{extra} ({who})"
+
+    # ------------------------------------------------------------------ dice (F59)
+    def roll(self, what: str) -> int:
+        d = Dice(state=self.dice_state)
+        v = d.roll()
+        self.dice_state = d.state
+        self.rolls.append([what, v])
+        return v
+
+    def draw(self, n: int, what: str) -> int:
+        d = Dice(state=self.dice_state)
+        v = d.below(n)
+        self.dice_state = d.state
+        self.rolls.append([what, v])
+        return v
+
+    # ------------------------------------------------------------------ units and hexes
+    def spec(self, u: int) -> UnitSpec:
+        return self.game.units[u]
+
+    def uid(self, u: int) -> str:
+        return self.game.unit_ids[u]
+
+    def side_of(self, u: int) -> int:
+        return self.game.units[u].side
+
+    def touch(self) -> None:
+        """Positions (or ZOC, fortresses, neutrality, aircraft) changed: drop the caches."""
+        self._occ = None
+        self._regions = {}
+        self._zoc = {}
+
+    def occupants(self, h: int) -> list[int]:
+        if self._occ is None:
+            occ: dict[int, list[int]] = {}
+            for u, st in enumerate(self.status):
+                if st == MAP:
+                    occ.setdefault(self.hex[u], []).append(u)
+            self._occ = occ
+        return self._occ.get(h, [])
+
+    def side_at(self, h: int) -> int:
+        """The side whose units are in ``h`` (-1 if empty); enemy units never share a hex (F13)."""
+        occ = self.occupants(h)
+        return self.side_of(occ[0]) if occ else -1
+
+    def on_map(self, side: int) -> list[int]:
+        return [u for u in self.game.side_units[side] if self.status[u] == MAP]
+
+    def stack_count(self, h: int) -> int:
+        """Units counting against the three-unit limit (F13): paratroops count zero."""
+        return sum(0 if self.spec(u).is_para else 1 for u in self.occupants(h))
+
+    def move_unit(self, u: int, h: int) -> None:
+        self.hex[u] = h
+        self.touch()
+
+    # ------------------------------------------------------------------ strengths (F20, F23, F30, F38)
+    def attack_strength(self, u: int, fortified_target: bool, supplied: bool) -> int:
+        t = self.spec(u).type
+        if t.symbol == "artillery":
+            a = t.attack if fortified_target else 0  # [R German Artillery], F30
+        elif t.symbol in ("gse", "paratroop"):
+            a = 0  # F38, F41
+        else:
+            a = t.attack
+        return a if supplied else a // 2  # [R Supply (A)], F20
+
+    def defence_strength(self, u: int, supplied: bool) -> int:
+        d = self.spec(u).type.defence
+        return d if supplied else d // 2
+
+    def ma(self, u: int) -> int:
+        m = self.spec(u).type.ma
+        return m if self.supply[u] else m // 2  # F12, F20
+
+    # ------------------------------------------------------------------ fortified hexes (F25, F8, F44)
+    def fort_active(self, h: int) -> bool:
+        f = self.game.data.fortified.get(h)
+        if f is None or h in self.fort_destroyed:
+            return False
+        if f.kind == "maginot":
+            return self.columns[ALLIED] not in self.game.data.maginot_clear  # C, E: clear terrain (F44)
+        return self.belgian_area  # F8
+
+    def fort_side(self, h: int, attacker_hexes: list[int]) -> int:
+        """Intrinsic strength of fortified ``h`` against attackers adjacent from ``attacker_hexes`` (F25)."""
+        f = self.game.data.fortified[h]
+        tec = self.game.data.tables["tec"]
+        adj = [x for x in attacker_hexes if x in NEIGHBOURS[h]]
+        front = all(x in f.front for x in adj)  # artillery from two hexes away counts neither way
+        return int(tec["fort_front"] if front else tec["fort_rear"])
+
+    # ------------------------------------------------------------------ neutrality (F6)
+    def closed_to(self, u: int, h: int) -> bool:
+        """May unit ``u`` not enter / retreat into / trace supply through ``h``? (F6 c, F12, F25)."""
+        spec = self.spec(u)
+        if spec.side == GERMAN:
+            return self.fort_active(h)  # German units never enter an undestroyed fortified hex (F25)
+        return self.closed_to_home(spec.home, h)
+
+    def closed_to_home(self, home: str, h: int) -> bool:
+        cs = self.game.data.countries[h]
+        if home in cs:
+            return False  # P12: a unit's own country (and its border hexes) is never closed to it
+        return any(c in NEUTRALS and c not in self.invaded for c in cs)
+
+    def invade(self, countries: frozenset[str] | set[str], why: str) -> None:
+        for c in sorted(countries):
+            if c in NEUTRALS and c not in self.invaded:
+                self.invaded.append(c)
+                self.touch()
+                self.log.append(["invaded", c, why])
+
+    def invades_on_entry(self, h: int) -> set[str]:
+        """Countries a German unit invades by entering ``h`` (F6 a): not border hexes shared with Germany."""
+        cs = self.game.data.countries[h]
+        return set() if "G" in cs else {c for c in cs if c in NEUTRALS}
+
+    # ------------------------------------------------------------------ Zones of Control (F14, F33)
+    def in_air_play(self, u: int) -> bool:
+        """Can ``u``'s aircraft be in the air: a GSE on the map, or a Bomber Command aircraft (F58)."""
+        return self.status[u] == MAP or (self.status[u] == OUT and self.arrive[u] == BOMBERS)
+
+    def exerts_zoc(self, u: int) -> bool:
+        spec = self.spec(u)
+        if spec.is_gse or spec.is_para or spec.is_base:
+            return False  # [R Air Units (E)], [R Optional (G)]
+        if spec.nation in ("BE", "NL") and spec.home not in self.invaded:
+            return False  # F6 b
+        return True
+
+    def zoc_hexes(self, side: int) -> set[int]:
+        """Hexes controlled by ``side``'s ground units and interdicting aircraft (for movement, F14)."""
+        if side in self._zoc:
+            return self._zoc[side]
+        out: set[int] = set()
+        for u in self.game.side_units[side]:
+            if self.status[u] == MAP and self.exerts_zoc(u):
+                out.update(NEIGHBOURS[self.hex[u]])
+            if self.ac_mission[u] == "int" and self.in_air_play(u):
+                out.add(self.ac_hex[u])  # F33: an interdicted hex is a one-hex ZOC
+        self._zoc[side] = out
+        return out
+
+    def enemy_zoc_for_supply(self, side: int, retreat: bool = False) -> set[int]:
+        """Enemy-controlled hexes for ``side``'s supply and retreats: not into hexes holding ``side``'s
+        units, nor (Allied) into undestroyed fortified hexes ([R Zones of Control (E)], F14, F33)."""
+        enemy = 1 - side
+        out: set[int] = set()
+        for u in self.game.side_units[enemy]:
+            if not self.in_air_play(u):
+                continue
+            if self.status[u] == MAP and self.exerts_zoc(u):
+                out.update(NEIGHBOURS[self.hex[u]])
+            if self.ac_mission[u] == "int" and (not retreat or self.game.options.interdiction_blocks_retreat):
+                out.add(self.ac_hex[u])
+        return {h for h in out if self.side_at(h) != side and not (side == ALLIED and self.fort_active(h))}
+
+    # ------------------------------------------------------------------ supply (F18, F19)
+    def supply_region(self, side: int, home: str) -> set[int]:
+        """Hexes from which a unit of ``side`` at home in ``home`` reaches its supply edge (F18)."""
+        d = self.game.data
+        ezoc = self.enemy_zoc_for_supply(side)
+
+        def good(h: int) -> bool:
+            if not d.playable(h) or self.side_at(h) == 1 - side or h in ezoc:
+                return False
+            if side == GERMAN:
+                return not self.fort_active(h)
+            return not self.closed_to_home(home, h)
+
+        edge = d.german_edge if side == GERMAN else d.allied_south_edge + d.allied_west_edge
+        seen = {h for h in edge if good(h)}
+        q = deque(seen)
+        while q:
+            h = q.popleft()
+            for m in NEIGHBOURS[h]:
+                if m not in seen and good(m):
+                    seen.add(m)
+                    q.append(m)
+        return seen
+
+    def judge_supply(self, units: list[int]) -> dict[int, bool]:
+        """Supply of ``units`` now (F18), fortress supply for Allied units that miss an edge (F19)."""
+        d = self.game.data
+        out: dict[int, bool] = {}
+        needy: list[int] = []
+        for u in units:
+            spec = self.spec(u)
+            key = (spec.side, "G" if spec.side == GERMAN else spec.home)
+            if key not in self._regions:
+                self._regions[key] = self.supply_region(spec.side, key[1])
+            reg = self._regions[key]
+            h = self.hex[u]
+            edge = d.german_edge if spec.side == GERMAN else d.allied_south_edge + d.allied_west_edge
+            ok = h in edge or any(m in reg for m in NEIGHBOURS[h])  # P6: on the edge is in supply
+            out[u] = ok
+            if not ok and spec.side == ALLIED:
+                needy.append(u)
+        if needy:
+            self._fortress_supply(needy, out)
+        return out
+
+    def _fortress_supply(self, needy: list[int], out: dict[int, bool]) -> None:
+        """F19 (P5): each undestroyed Maginot hex (and, with the airborne rule, Belgian fortified hex)
+        supplies one corps-equivalent; the engine assigns units in the fortress first, then the others in
+        roster order to the first fortress (in hex order) with room that they can reach."""
+        forts = [h for h in sorted(self.game.data.fortified) if self.fort_active(h)]
+        forts = [
+            h
+            for h in forts
+            if self.game.data.fortified[h].kind == "maginot" or self.game.options.optional_airborne
+        ]
+        if not forts:
+            return
+        ezoc = self.enemy_zoc_for_supply(ALLIED)
+        room = {f: 3 for f in forts}
+        inside = sorted((u for u in needy if self.hex[u] in room), key=lambda u: u)
+        for u in inside:  # units in the fortress count against it ([R Supply (C)], F19): served first
+            w = self.spec(u).type.weight
+            if room[self.hex[u]] >= w:
+                room[self.hex[u]] -= w
+                out[u] = True
+        reach: dict[int, set[int]] = {}
+        for u in needy:
+            h = self.hex[u]
+            if h in room:
+                continue
+            w = self.spec(u).type.weight
+            home = self.spec(u).home
+            for f in forts:
+                if room[f] < w:
+                    continue
+                if f not in reach:
+                    reach[f] = self._region_from(f, home, ezoc)
+                if any(m in reach[f] for m in NEIGHBOURS[h]):
+                    room[f] -= w
+                    out[u] = True
+                    break
+
+    def _region_from(self, src: int, home: str, ezoc: set[int]) -> set[int]:
+        d = self.game.data
+
+        def good(h: int) -> bool:
+            return (
+                d.playable(h)
+                and self.side_at(h) != GERMAN
+                and h not in ezoc
+                and not self.closed_to_home(home, h)
+            )
+
+        seen = {src}
+        q = deque([src])
+        while q:
+            h = q.popleft()
+            for m in NEIGHBOURS[h]:
+                if m not in seen and good(m):
+                    seen.add(m)
+                    q.append(m)
+        return seen
+
+    # ------------------------------------------------------------------ losses and victory points (F39)
+    def unit_vp(self, u: int) -> int:
+        """Victory points the enemy scores when ``u`` is destroyed ([R Standard Game Victory Conditions])."""
+        spec = self.spec(u)
+        vic = self.game.data.tables["victory"]
+        if spec.is_base:
+            return 0  # F58 (P16): the bombers, destroyed with it, score 2 each
+        if spec.is_gse or spec.is_bomber:
+            return int(vic["vp_air"])
+        if spec.side == ALLIED:
+            return int(vic["vp_british"] if spec.nation == "GB" else vic["vp_unit"])
+        o = self.game.options
+        if o.bef_variant and spec.type.symbol in ("armor", "mech_inf"):  # F57
+            per = (
+                vic["bef_armor_vp_per_factor"]
+                if spec.type.symbol == "armor"
+                else vic["bef_mech_inf_vp_per_factor"]
+            )
+            bonus = int(per) * spec.type.attack
+            return bonus + (int(vic["vp_unit"]) if o.bef_armor_vp_mode == "add" else 0)
+        return int(vic["vp_unit"])
+
+    def destroy(self, u: int, why: str) -> None:
+        """``u`` is destroyed: off the map, VP to the enemy; a GSE takes its Aircraft Element (F38, F39)."""
+        if self.status[u] != MAP:
+            return
+        self.status[u] = ELIM
+        self.hex[u] = 0
+        self.ac_mission[u] = ""  # the Aircraft Element dies with its GSE wherever it is ([R Air Units (E)])
+        self.ac_hex[u] = 0
+        self.touch()
+        self.vp[1 - self.side_of(u)] += self.unit_vp(u)
+        self.log.append(["destroyed", self.uid(u), why])
+        if self.spec(u).is_base:  # F58: the bomber base takes both bombers with it
+            for b in self.game.side_units[ALLIED]:
+                if self.spec(b).is_bomber and self.in_air_play(b):
+                    self.status[b] = MAP  # so that destroy() applies to it
+                    self.destroy(b, "bomber base destroyed")
+
+    def remove(self, u: int, status: int, why: str) -> None:
+        """Off the map without VP (German exits, French removals, withdrawn paratroops; F16, F41)."""
+        self.status[u] = status
+        self.hex[u] = 0
+        self.ac_mission[u] = ""
+        self.ac_hex[u] = 0
+        self.touch()
+        self.log.append([STATUS_NAMES[status], self.uid(u), why])
+
+    def paris_held(self) -> bool:
+        """A German ground combat unit with defence >= 1 in a Paris hex (F39)."""
+        for h in self.game.data.paris:
+            for u in self.occupants(h):
+                spec = self.spec(u)
+                if spec.side == GERMAN and not spec.is_gse and not spec.is_para and spec.type.defence >= 1:
+                    return True
+        return False
+
+    def require(self, ok: bool, what: str) -> None:
+        if not ok:
+            raise IllegalActionError(what)

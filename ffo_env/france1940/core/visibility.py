@@ -1,0 +1,47 @@
+"""What each player may know (F60, P3): the fog facts of *France, 1940*, kept in one place.
+
+Everything on the map is open information. Hidden are:
+
+- always: the generator's seed and state (``seed``, ``dice_state``) — a player must never be handed the
+  chance source (the next die would be known);
+- with ``RulesOptions.hidden_obac``: the opponent's Order of Battle Alternative column and the arrival
+  schedule of its units not yet on the map (which would betray the column).
+
+The defender's designation of defending units (F21, F60) is hidden by the order of decisions itself: the
+attacker commits attackers and close support before the defender is asked, so no field needs masking.
+:func:`view` is a player's view of a state; states that differ only in hidden facts give equal views.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ffo_env.france1940.core.state import FIELDS, OUT, State
+
+ALWAYS_HIDDEN = ("seed", "dice_state")
+UNKNOWN = "?"
+
+
+def hidden_fields(s: State, player: int) -> tuple[str, ...]:
+    """Names of the state's fields ``player`` may not see at all."""
+    return ALWAYS_HIDDEN
+
+
+def view(s: State, player: int) -> dict[str, Any]:
+    """The fields of ``s`` that ``player`` (0 Allied, 1 German) may see; hidden values are masked."""
+    if player not in (0, 1):
+        raise ValueError(f"player must be 0 (french) or 1 (german), found {player!r}")
+    out: dict[str, Any] = {}
+    for f in FIELDS:
+        if f in hidden_fields(s, player):
+            continue
+        v = getattr(s, f)
+        out[f] = list(v) if isinstance(v, list) else v
+    if s.game.options.hidden_obac:
+        enemy = 1 - player
+        out["columns"] = [c if i == player else UNKNOWN for i, c in enumerate(s.columns)]
+        out["arrive"] = [
+            UNKNOWN if s.side_of(u) == enemy and s.status[u] == OUT else a for u, a in enumerate(s.arrive)
+        ]
+        out["rolls"] = [r for r in s.rolls if r[0] not in ("allied_obac", "german_obac")]
+    return out
