@@ -36,10 +36,10 @@ TEACHER_KEY = "teacher_action"
 NO_LABEL = -1
 
 
-class TeacherLabelEnv(gym.Wrapper):  # type: ignore[type-arg]
+class TeacherLabelEnv(gym.Wrapper):
     """The one-side env with ``teacher_label``: the teacher's move at the learner's current decision."""
 
-    def __init__(self, env: gym.Env, teacher: Any, seed: int) -> None:  # type: ignore[type-arg]
+    def __init__(self, env: gym.Env, teacher: Any, seed: int) -> None:
         super().__init__(env)
         self.teacher = teacher
         self._rng = random.Random(seed)
