@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import warnings
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -64,3 +65,41 @@ def test_make_by_module_prefix_without_importing_ffo_env_first():
 def test_unknown_opponent_name_is_a_clear_error():
     with pytest.raises(ValueError, match="unknown agent 'nosuch'"):
         gym.make("ffo_env/French-v0", opponent="nosuch")
+
+
+CARD = Path(__file__).resolve().parents[1] / "docs" / "environments" / "france_fights_on.md"
+
+
+def _card_defaults() -> dict[str, str]:
+    """The environment card's table of the ids' defaults (after ``<!-- id-defaults -->``): argument -> cell."""
+    text = CARD.read_text(encoding="utf-8").split("<!-- id-defaults -->", 1)[1]
+    rows: dict[str, str] = {}
+    for line in text.strip().splitlines()[2:]:
+        if not line.startswith("|"):
+            break
+        name, value = (c.strip().strip("`") for c in line.strip("|").split("|"))
+        rows[name] = value
+    return rows
+
+
+@pytest.mark.parametrize("env_id", ENV_IDS)
+def test_registered_defaults_are_the_environment_cards(env_id):
+    """What the card says an id defaults to is what ``gymnasium.make(env_id)`` builds (issue 60)."""
+    card = _card_defaults()
+    assert set(card) == {
+        "opponent",
+        "reward",
+        "shaping_scale",
+        "setup",
+        "view",
+        "illegal_action",
+        "max_steps",
+    }
+    env = gym.make(env_id).unwrapped
+    assert env.spec.kwargs.get("opponent") == card["opponent"].strip('"') and env.opponent is None  # "random"
+    assert env.reward_mode == card["reward"].strip('"')
+    assert env.shaping_scale == float(card["shaping_scale"])
+    assert env.game.options.setup == card["setup"].strip('"')
+    assert ("omniscient" if env.omniscient else "player") == card["view"].strip('"')
+    assert env.illegal_action == card["illegal_action"].strip('"')
+    assert card["max_steps"] == "none" and env.max_steps is None

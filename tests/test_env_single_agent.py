@@ -196,3 +196,105 @@ def test_shaped_reward_charges_an_overstack_to_the_move_that_makes_it_r09():
     s = env.state
     assert DEAD in (s.status[U("de-III")], s.status[U("de-IV")]) and s.vp == vp + 3
     assert s.phase != Phase.GERMAN_MOVEMENT and r_end == pytest.approx(0.0, abs=1e-9)
+
+
+# ---------------------------------------------------------------- reward="potential" (issue 60)
+
+
+@pytest.mark.parametrize("side", ["french", "german"])
+def test_potential_reward_credits_each_decision_and_sums_to_the_result(side: str) -> None:
+    """Every step but the last gives the learner 0.02 x the change of the projected VP (its sign); the last
+    gives back the shaping, so the episode's rewards add up to its +1 / -1 exactly, as with reward="win"."""
+    from ffo_env.envs.ffo_adapter import projected_vp
+
+    env = FFOSingleAgentEnv(side=side, reward="potential")
+    env.reset(seed=4)
+    sign = 1.0 if side == "french" else -1.0
+    rng = np.random.default_rng(4)
+    total, credited, done = 0.0, 0, False
+    while not done:
+        before = projected_vp(env.game_state)
+        _, r, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        total += r
+        done = term or trunc
+        if not done:
+            assert r == pytest.approx(sign * 0.02 * (projected_vp(env.game_state) - before), abs=1e-12)
+            credited += r != 0.0
+    result = env.game_state.returns()[env.learner]
+    assert term and total == pytest.approx(result, abs=1e-9)
+    assert credited > 5  # the signal arrives during the game, not only at its end
+
+
+def _potential_env_at(text: str) -> FFOSingleAgentEnv:
+    from agents.simple import PassAgent
+    from ffo_env.core.notation import position
+
+    env = FFOSingleAgentEnv(side="german", setup="decide", reward="potential", opponent=PassAgent())
+    env.reset(options={"state": position(text, env.game)})
+    return env
+
+
+def test_potential_reward_credits_a_city_taken_at_the_move_4_3():
+    """Rule 4.3: a city the French hold at the end is worth 1 VP to them; the German who enters one is
+    credited at that move (+0.02), not at the end of the game."""
+    from conftest import H, nb, ua
+
+    env = _potential_env_at(f"turn 3 phase GERMAN_MOVEMENT\ngerman: de-III@{nb('4912', 'E')}")
+    s = env.game_state
+    assert s.city_vp_if_ended() == 20
+    _, r_pick, *_ = env.step(ua("de-III"))
+    _, r_move, *_ = env.step(H("4912"))  # Vichy
+    assert r_pick == 0.0 and r_move == pytest.approx(0.02) and s.city_vp_if_ended() == 19
+
+
+def test_potential_reward_charges_an_overstack_to_the_move_that_makes_it_r09():
+    from conftest import H, ua
+
+    from ffo_env.core.actions import Special
+
+    env = _potential_env_at("turn 3 phase GERMAN_MOVEMENT\ngerman: de-III@4414 de-IV@4416")
+    env.step(ua("de-III"))
+    _, r_move, *_ = env.step(H("4416"))
+    assert r_move == pytest.approx(-0.02 * 3)
+    # the French remove one unit (+3 VP) at the end of the phase: already charged, so no reward then
+    _, r_end, *_ = env.step(env.game.layout.special(Special.PASS))
+    assert r_end == pytest.approx(0.0, abs=1e-9)
+
+
+def test_potential_reward_illegal_action_gives_the_shaping_back():
+    from conftest import H, ua
+
+    env = _potential_env_at("turn 3 phase GERMAN_MOVEMENT\ngerman: de-III@4414 de-IV@4416")
+    env.step(ua("de-III"))
+    _, r_move, *_ = env.step(H("4416"))
+    _, r_bad, term, _, info = env.step(0)  # hex 0 is no legal action here
+    assert term and "illegal_action" in info
+    assert r_move + r_bad == pytest.approx(-1.0)
+
+
+def test_potential_reward_truncation_keeps_the_shaping():
+    from ffo_env.envs.ffo_adapter import projected_vp
+
+    env = FFOSingleAgentEnv(side="german", reward="potential", max_steps=60)
+    env.reset(seed=5)
+    start = projected_vp(env.game_state)
+    rng = np.random.default_rng(5)
+    total, done = 0.0, False
+    while not done:
+        _, r, term, trunc, _ = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+        total += r
+        done = term or trunc
+    assert trunc and not term
+    assert total == pytest.approx(-0.02 * (projected_vp(env.game_state) - start), abs=1e-9)
+
+
+def test_potential_reward_is_refused_where_it_has_no_meaning():
+    import ffo_env
+    from ffo_env.games import game_info
+
+    with pytest.raises(ValueError, match="one-side Gymnasium env"):
+        ffo_env.env(reward="potential")
+    with pytest.raises(ValueError, match="needs a projected score"):
+        game_info("springtime").single_agent_env(side="german", reward="potential")
+    with pytest.raises(ValueError, match="reward must be one of"):
+        FFOSingleAgentEnv(reward="vp")

@@ -127,3 +127,20 @@ def test_a_killed_benchmark_reinforce_run_resumes_to_the_result_of_an_uninterrup
     ]
     assert resumed["seed_0"]["run_meta"]["resumed"] == 1
     assert steps(killed) == steps(straight)
+
+
+def test_german_compact_stock_script_runs_at_a_tiny_budget():
+    """Issue 60's stock script: MaskablePPO("MlpPolicy") defaults on the registered German-compact id, the same
+    evaluation games before and after training (one game each here; one 2,048-decision rollout is trained)."""
+    (res,) = _run(
+        "examples/german_compact_stock.py", "--timesteps", "64", "--games", "1", "--reward", "potential"
+    )
+    assert res["env_id"] == "ffo_env/German-compact-v0" and res["reward"] == "potential"
+    for when in ("before", "after"):
+        r = res[when]
+        assert len(r["wins"]) == 1 and r["mean_return"] in (
+            -1.0,
+            1.0,
+        )  # the potential reward sums to the result
+        assert r["win_rate"] == r["wins"][0] and r["mean_decisions"] > 50
+    assert res["paired"]["rise"] == res["after"]["win_rate"] - res["before"]["win_rate"]

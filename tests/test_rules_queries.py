@@ -179,3 +179,24 @@ def test_3_6_r03_r24_battle_preview_for_a_viewer_uses_only_what_it_sees_of_the_s
     assert s.battle_preview(lyon, attackers, viewer=Side.FRENCH) == s.battle_preview(lyon, attackers)
     # the owner always sees its own stack
     assert s.battle_preview(lyon, attackers, viewer=Side.GERMAN) == s.battle_preview(lyon, attackers)
+
+
+def test_4_3_r21_city_vp_if_ended_is_what_the_end_of_the_game_awards():
+    """``city_vp_if_ended`` (the potential of the envs' reward="potential") is the city VP the end would add
+    (rule 4.3), checked against the real end of random games whose last action changed no city's control;
+    it is 0 once the game is over."""
+    game = plain_game(setup="random")
+    checked = 0
+    for seed in range(3):
+        s = game.new_initial_state(seed)
+        rng = random.Random(seed)
+        while not s.is_terminal():
+            before, cities = s.city_vp_if_ended(), s.french_cities()
+            s.apply_action(rng.choice(s.legal_actions()))
+        assert s.city_vp_if_ended() == 0
+        if s.french_cities() == cities:
+            assert s.vp_breakdown().get("cities", 0) == before == len(cities)
+            checked += 1
+    assert checked >= 1
+    s = position("turn 3 phase FRENCH_MOVEMENT\nfrench: fr-I@4414\ngerman_control: 4912 5625", P)
+    assert s.city_vp_if_ended() == 18 and H("4912") not in s.french_cities()

@@ -21,6 +21,9 @@ one per environment (a game with its options), built by the game's own package a
 ``opponent_observation``    what an opponent object's ``act(observation, action_mask)`` is given
 ``potential(s)``            the French-perspective shaping potential of ``reward="shaped"``, from
                             the core (the env takes its differences; it re-derives no rule)
+``projected_score(s)``      optional: the French-perspective final score this position would give
+                            if the game ended now, the potential of the single-agent env's
+                            ``reward="potential"`` (a game without one refuses that reward)
 ``winner(s)``               ``"french"``, ``"german"`` or None
 ``facts(s)``                the game's fields of ``info`` (beside ``winner`` and ``steps``)
 ``episode_facts(s)``        the game's fields of the single-agent env's ``info["episode_stats"]``
@@ -44,7 +47,7 @@ __all__ = ["AGENTS", "GameAdapter", "apply_or_reason", "as_action", "check_choic
 
 AGENTS = ("french", "german")  # the agents of every game of the suite (issue 41), side 0 and side 1
 ILLEGAL_ACTION_MODES = ("penalty", "raise")
-REWARDS = ("win", "shaped")
+REWARDS = ("win", "shaped", "potential")  # "potential": the single-agent env only (SuiteSingleAgentEnv)
 
 
 class GameAdapter(ABC):
@@ -69,6 +72,13 @@ class GameAdapter(ABC):
 
     @abstractmethod
     def potential(self, state: Any) -> float: ...
+
+    def projected_score(self, state: Any) -> float:
+        """The French-perspective score ``state`` would end the game with (``reward="potential"``)."""
+        raise NotImplementedError(f"{type(self).__name__} has no projected score")
+
+    def has_projected_score(self) -> bool:
+        return type(self).projected_score is not GameAdapter.projected_score
 
     @abstractmethod
     def winner(self, state: Any) -> str | None: ...

@@ -4,7 +4,7 @@
 The observation formats (``"dict"``: ``Dict(planes, globals, units)``, ``"flat"``: :mod:`ffo_env.envs.flat`,
 ``"compact"``: :mod:`ffo_env.encoding.compact`), the view (``"player"``: fog of war, rule 3.6;
 ``"omniscient"``) and the game data belong to this game; the potential of ``reward="shaped"`` is
-:func:`shaped_vp`.
+:func:`shaped_vp`, the projected score of ``reward="potential"`` :func:`projected_vp`.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from ffo_env.envs.flat import flat_layout
 from ffo_env.envs.render import Renderer
 from ffo_env.envs.spaces import compact_space, observation_dict_space
 
-__all__ = ["FFOAdapter", "make_adapter", "make_game", "shaped_vp"]
+__all__ = ["FFOAdapter", "make_adapter", "make_game", "projected_vp", "shaped_vp"]
 
 VIEWS = ("player", "omniscient")
 OBSERVATION_FORMATS = ("dict", "flat", "compact")
@@ -68,6 +68,16 @@ def shaped_vp(state: State) -> int:
     of to the removal at the end of the phase, many decisions later, and it is back to 0 when the
     phase ends, so it changes no game's total reward."""
     return state.vp + state.pending_overstack_vp()
+
+
+def projected_vp(state: State) -> int:
+    """The French VP this position would end the game with, the potential of the single-agent env's
+    ``reward="potential"``: the score, the VP pending in over-stacked German hexes (rule 6.5, R9) and the
+    city VP the French would add if the game ended now (rule 4.3, R21), all from the core. At the end it
+    is the final score. A German learner's shaping follows it from the first turn: an over-stack, a lost
+    attack and a city taken all move it at the decision that causes them, where the win reward says
+    nothing until the game's last decision."""
+    return state.vp + state.pending_overstack_vp() + state.city_vp_if_ended()
 
 
 class FFOAdapter(GameAdapter):
@@ -138,6 +148,9 @@ class FFOAdapter(GameAdapter):
 
     def potential(self, state: State) -> float:
         return shaped_vp(state)
+
+    def projected_score(self, state: State) -> float:
+        return projected_vp(state)
 
     def winner(self, state: State) -> str | None:
         return None if state.winner is None else SIDE_NAMES[int(state.winner)]

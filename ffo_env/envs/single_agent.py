@@ -24,6 +24,8 @@ France Fights On's adapter (:class:`~ffo_env.envs.ffo_adapter.FFOAdapter`):
 - reward: the learner's: +1 / -1 at the end (also when the opponent's move ends
   the game), plus VP shaping with ``reward="shaped"`` (sign from the learner's side; it follows
   :func:`~ffo_env.envs.ffo_adapter.shaped_vp`, which charges an over-stack to the move that makes it);
+  ``reward="potential"``: shaping on :func:`~ffo_env.envs.ffo_adapter.projected_vp` (the final VP this
+  position would give) whose potential is 0 at the end, so every episode's rewards sum to its +1 / -1;
 - ``info``: ``action_mask`` (int8, the learner's legal actions: the mask for scripts that read it from
   ``info``), ``vp``, ``turn``, ``winner`` (``None`` until the end), ``opponent`` (its ``name``), and at the end
   ``episode_stats`` = {``learner_steps``, ``opponent_steps``, ``vp``, ``winner``, ``turns``}

@@ -68,6 +68,11 @@ class SuiteAECEnv(AECEnv):
         options: EnvOptions,
     ) -> None:
         super().__init__()
+        if options.reward == "potential":
+            # its per-episode sum is the learner's result: a one-side notion (the one-side env has it)
+            raise ValueError(
+                "reward='potential' is for the one-side Gymnasium env; the AEC env has 'win', 'shaped'"
+            )
         self.adapter = adapter
         self.reward_mode = options.reward
         self.shaping_scale = float(options.shaping_scale)

@@ -20,7 +20,13 @@ A game's env (``ffo_env.envs.single_agent.FFOSingleAgentEnv``,
 - reward: the learner's +1 / -1 at the end (also when the opponent's move ends the game); with
   ``reward="shaped"`` plus ``shaping_scale`` x (P' - P), P = ``adapter.potential`` (French perspective) before
   the learner's decision and after the opponent's answers, with the learner's sign (minus for the German).
-  An episode's total is then its +/-1 plus the scale x (final P - P at the learner's first decision);
+  An episode's total is then its +/-1 plus the scale x (final P - P at the learner's first decision).
+  ``reward="potential"`` (a game whose adapter has ``projected_score``): potential-based shaping (Ng, Harada
+  & Russell 1999) F = Phi(s') - Phi(s) with Phi = ``shaping_scale`` x (the projected score - its value at the
+  learner's first decision), the learner's sign, and Phi = 0 at the end of the episode (game over or an
+  illegal action): the last step gives back what the shaping gave, so every episode's rewards sum to its
+  +/-1 exactly, as with ``reward="win"``, while each decision is credited at once with the change of the
+  projected score that it and the opponent's answers cause. A truncated episode keeps its shaping;
 - ``info``: the game's facts (``adapter.facts``), ``winner`` (``None`` until the end), ``opponent`` (its
   ``name``), ``action_mask`` (int8, the learner's legal actions), and at the end ``episode_stats`` =
   {``learner_steps``, ``opponent_steps``, the game's ``episode_facts``, ``winner``} (not ``episode``:
@@ -74,8 +80,15 @@ class SuiteSingleAgentEnv(gym.Env):
         self.fixed_opponent = opponent
         self.opponent_sampler = opponent_sampler
         self.opponent: Any = opponent
+        if options.reward == "potential" and not adapter.has_projected_score():
+            raise ValueError(
+                f"reward='potential' needs a projected score, which {type(adapter).__name__} has not"
+            )
         self.reward_mode = options.reward
         self.shaping_scale = float(options.shaping_scale)
+        # reward="potential": the projected score at the learner's first decision and at its last decision
+        self._score0 = 0.0
+        self._score = 0.0
         self.max_steps = options.max_steps
         self.illegal_action = options.illegal_action
         self.penalty = float(penalty)
@@ -127,6 +140,7 @@ class SuiteSingleAgentEnv(gym.Env):
             self._play_opponent()
             if self._state.is_terminal():
                 raise NoLearnerDecision("options['state']: the game ends before the learner decides")
+            self._start_potential()
             return self._obs(), self._info()
         gs = options.get("game_seed")
         for _ in range(100):
@@ -142,6 +156,7 @@ class SuiteSingleAgentEnv(gym.Env):
                 )
         else:  # pragma: no cover - the opponent ends every game before the learner moves
             raise RuntimeError("the opponent ended 100 games in a row before the learner could move")
+        self._start_potential()
         return self._obs(), self._info()
 
     def step(self, action: Any) -> tuple[Any, float, bool, bool, dict[str, Any]]:
@@ -165,7 +180,7 @@ class SuiteSingleAgentEnv(gym.Env):
             info["reason"] = reason
             info["winner"] = other
             info["episode_stats"] = {**self._episode(s), "winner": other}
-            return self._obs_unchanged(), self.penalty, True, False, info
+            return self._obs_unchanged(), self.penalty + self._potential_step(s, True), True, False, info
         self._stats["learner_steps"] += 1
         self._play_opponent()
         reward = 0.0
@@ -173,6 +188,8 @@ class SuiteSingleAgentEnv(gym.Env):
             d = self.shaping_scale * (adapter.potential(s) - p0)
             reward += d if self.learner == 0 else -d
         terminated = s.is_terminal()
+        if self.reward_mode == "potential":
+            reward += self._potential_step(s, terminated)
         if terminated:
             reward += s.returns()[self.learner]
         truncated = (
@@ -182,6 +199,21 @@ class SuiteSingleAgentEnv(gym.Env):
         if terminated or truncated:
             info["episode_stats"] = self._episode(s)
         return self._obs(), float(reward), terminated, bool(truncated), info
+
+    def _start_potential(self) -> None:
+        if self.reward_mode == "potential":
+            self._score0 = self._score = float(self.adapter.projected_score(self._state))
+
+    def _potential_step(self, s: Any, over: bool) -> float:
+        """``reward="potential"``: Phi(s') - Phi(s) for the learner, Phi = the scale x (projected score -
+        its start value) with the learner's sign, and Phi = 0 once the episode is over (so an episode's
+        shaping sums to 0). 0 with the other rewards."""
+        if self.reward_mode != "potential":
+            return 0.0
+        new = self._score0 if over else float(self.adapter.projected_score(s))
+        d = self.shaping_scale * (new - self._score)
+        self._score = new
+        return d if self.learner == 0 else 0.0 - d  # 0.0 - d: never a negative zero
 
     def action_masks(self) -> np.ndarray:
         """Mask of the learner's legal actions (sb3-contrib ``MaskablePPO``), dtype ``mask_dtype``."""

@@ -1,0 +1,135 @@
+"""The stock script of issue 60: sb3-contrib ``MaskablePPO("MlpPolicy")`` with its default hyperparameters on
+``ffo_env/German-compact-v0`` as registered, against the ``random`` French; 30 games before and after.
+
+    python examples/german_compact_stock.py --seed 0 --timesteps 60000 --games 30
+
+The untrained network (``MaskablePPO(..., seed=SEED)`` before ``learn``) and the trained one play the same
+evaluation games: game ``g`` is ``env.reset(seed=10_000 + g)`` (the same core seed, so the same random
+setup and the same opponent's generator) with the policy's actions masked to the legal ones, as
+sb3-contrib's ``evaluate_policy`` plays them (``deterministic=True``, the default there; ``--sample``
+samples the policy instead). Printed as JSON: each game's result, the win rates with 95 % Wilson
+intervals, the seeds only one of the two won (discordant seeds) with the exact two-sided sign test on
+them, the mean return and final VP, and the wall time. ``--reward win`` trains on the id's old default
+(+1 / -1 at the end only) to show the flat line; the default is the id's own.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.utils import get_action_masks
+
+import ffo_env  # noqa: F401 - registers the gymnasium ids
+from agents.paired import sign_test_p, wilson_interval
+
+EVAL_SEED = 10_000
+
+
+def make_env(env_id: str, reward: str | None) -> gym.Env:
+    return gym.make(env_id) if reward is None else gym.make(env_id, reward=reward)
+
+
+def evaluate(model: MaskablePPO, env: gym.Env, games: int, deterministic: bool) -> dict[str, Any]:
+    """``games`` games on the fixed evaluation seeds; the learner's side wins or loses each."""
+    side = env.unwrapped.side  # type: ignore[attr-defined]
+    wins: list[int] = []
+    returns: list[float] = []
+    vps: list[int] = []
+    decisions: list[int] = []
+    for g in range(games):
+        obs, info = env.reset(seed=EVAL_SEED + g)
+        done, total = False, 0.0
+        while not done:
+            action, _ = model.predict(obs, action_masks=get_action_masks(env), deterministic=deterministic)
+            obs, reward, terminated, truncated, info = env.step(int(action))
+            total += float(reward)
+            done = terminated or truncated
+        wins.append(int(info["winner"] == side))
+        returns.append(round(total, 6))
+        vps.append(int(info["episode_stats"]["vp"]))
+        decisions.append(int(info["episode_stats"]["learner_steps"]))
+    lo, hi = wilson_interval(sum(wins), games)
+    return {
+        "wins": wins,
+        "win_rate": sum(wins) / games,
+        "wilson95": [round(lo, 3), round(hi, 3)],
+        "mean_return": float(np.mean(returns)),
+        "mean_vp": float(np.mean(vps)),
+        "vp": vps,
+        "mean_decisions": float(np.mean(decisions)),
+    }
+
+
+def paired(before: list[int], after: list[int]) -> dict[str, Any]:
+    """The change of the win rate on the same seeds and the exact sign test on the discordant ones."""
+    after_only = sum(1 for b, a in zip(before, after, strict=True) if a and not b)
+    before_only = sum(1 for b, a in zip(before, after, strict=True) if b and not a)
+    return {
+        "rise": (sum(after) - sum(before)) / len(before),
+        "won_after_only": after_only,
+        "won_before_only": before_only,
+        "sign_test_p": sign_test_p(after_only, before_only),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument(
+        "--env-id", default="ffo_env/German-compact-v0", help="a registered id (default: %(default)s)"
+    )
+    p.add_argument("--reward", default=None, help="override the id's default reward (e.g. 'win')")
+    p.add_argument("--timesteps", type=int, default=60_000, help="learner decisions to train on")
+    p.add_argument("--games", type=int, default=30, help="evaluation games before and after")
+    p.add_argument("--seed", type=int, default=0, help="MaskablePPO's seed")
+    p.add_argument("--sample", action="store_true", help="sample the policy in evaluation (default: argmax)")
+    p.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
+    p.add_argument("--out", default=None, help="also write the JSON here")
+    args = p.parse_args(argv)
+
+    import torch
+
+    torch.set_num_threads(args.threads)
+    t0 = time.perf_counter()
+    env = make_env(args.env_id, args.reward)
+    model = MaskablePPO("MlpPolicy", env, seed=args.seed, verbose=0, device="cpu")
+    eval_env = make_env(args.env_id, args.reward)
+    deterministic = not args.sample
+    before = evaluate(model, eval_env, args.games, deterministic)
+    t1 = time.perf_counter()
+    model.learn(total_timesteps=args.timesteps)
+    t2 = time.perf_counter()
+    after = evaluate(model, eval_env, args.games, deterministic)
+    t3 = time.perf_counter()
+    result = {
+        "env_id": args.env_id,
+        "reward": eval_env.unwrapped.reward_mode,  # type: ignore[attr-defined]
+        "seed": args.seed,
+        "timesteps": args.timesteps,
+        "games": args.games,
+        "evaluation": "deterministic" if deterministic else "sample",
+        "before": before,
+        "after": after,
+        "paired": paired(before["wins"], after["wins"]),
+        "seconds": {
+            "evaluate_before": round(t1 - t0, 1),
+            "learn": round(t2 - t1, 1),
+            "evaluate_after": round(t3 - t2, 1),
+        },
+    }
+    text = json.dumps(result)
+    print(text)
+    if args.out:
+        from ffo_env.atomic import atomic_write_text
+
+        atomic_write_text(args.out, text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
