@@ -14,7 +14,7 @@ pytest.importorskip("sb3_contrib")
 from agents.springtime import make_agent  # noqa: E402
 from agents.springtime.policy import PRETRAINED_DIR, PolicyLoadError, load_policy  # noqa: E402
 from ffo_env.cli import main as ffo  # noqa: E402
-from ffo_env.springtime.core.game import Game  # noqa: E402
+from ffo_env.springtime.core.game import ENGINE_VERSION, Game  # noqa: E402
 from training.run_folder import RunFolder  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -238,7 +238,7 @@ def test_release_installs_the_pair_with_a_model_card_read_from_the_run(run_dir: 
 
     assert release([str(run_dir), "--dest", str(tmp_path)]) == 0
     card = (tmp_path / "MODEL_CARD.md").read_text()
-    assert "| final | french | random | 1 |" in card and "seed 5" in card and "springtime-core-1" in card
+    assert "| final | french | random | 1 |" in card and "seed 5" in card and ENGINE_VERSION in card
     for side in ("french", "german"):
         assert (tmp_path / f"{side}.pt").read_bytes() == RunFolder(run_dir).policy(side).read_bytes()
         assert load_policy(tmp_path / f"{side}.pt").side == side

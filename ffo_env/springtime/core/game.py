@@ -16,7 +16,8 @@ from ffo_env.springtime.core.data import ALLIED, AXIS, Data, ScenarioSpec, defau
 if TYPE_CHECKING:
     from ffo_env.springtime.core.state import State
 
-ENGINE_VERSION = "springtime-core-1"
+# 2: the Event windows of P10 (asked whenever a marker is held), the BEF rebuild of rule 12.3.2 / S64
+ENGINE_VERSION = "springtime-core-2"
 SCENARIOS = ("campaign", "plan_red")
 
 _CHOICES = {
