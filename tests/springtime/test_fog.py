@@ -223,7 +223,7 @@ def test_18_2_the_axis_sees_nothing_of_the_allied_setup_until_both_are_complete(
     a = placed_by(1, 5, lambda s: s.player == AXIS)
     b = placed_by(2, 5, lambda s: s.player == AXIS)
     assert a.phase == b.phase == "setup" and a.loc != b.loc  # two different Allied setups
-    bots = ("random", "heuristic", "pretrained")
+    bots = ("random", "heuristic", "expert", "pretrained")
     agents = {x: {n: bot(n, AXIS) for n in bots} for x in ("a", "b")}
     while a.phase == "setup":
         assert_same_to(AXIS, a, b, bots)
@@ -291,7 +291,12 @@ def test_15_1_p10_the_turn_1_window_of_the_allies_opens_whenever_they_hold_a_mar
     s = _at("turn 1 box 2 advantage none\nallied: FR-8A@20\naxis: DE-1A@2\nheld: allied 7 axis 6")
     assert (s.decision, s.current_agent, _texts(s), s.imp["window"]) == ("event", "french", ["no"], "T1")
     s.apply_action(s.legal_actions()[0])
-    assert (s.decision, s.current_agent, _texts(s), s.imp["window"]) == ("event", "german", ["no", "yes"], "I")
+    assert (s.decision, s.current_agent, _texts(s), s.imp["window"]) == (
+        "event",
+        "german",
+        ["no", "yes"],
+        "I",
+    )
 
 
 @pytest.mark.parametrize("held, legal", [(4, ["no", "yes"]), (9, ["no"])])
@@ -301,3 +306,25 @@ def test_6_4_4_p10_the_end_phase_window_opens_whenever_a_marker_is_held(held: in
     s.phase, s.cont, s.decision = "end", "end_event0", "none"
     s._run()
     assert (s.decision, s.current_agent, _texts(s)) == ("end_event", "french", legal)
+
+
+# ------------------------------------------------------------------ the bots' sources (both games)
+
+
+def test_s54_no_bot_reads_the_seed_or_the_generator_of_the_game() -> None:
+    """S54, S59 (and France Fights On's R37): a bot is handed the whole state, so its code must not read the
+    game's seed or generator, from which every future die follows. (France Fights On's heuristic bots keyed
+    a cache on ``state.seed`` until issue 61.)"""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2] / "agents"
+    # a read (an assignment, as a search copy giving its dice a generator of its own, is not one)
+    pattern = re.compile(r"\b(?:state|s|st|world|sim)\.(?:seed|dice_state|dice)\b(?!\s*=[^=])")
+    found = [
+        f"{path.relative_to(root.parent)}:{n}"
+        for path in sorted(root.rglob("*.py"))
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line.split("#")[0])
+    ]
+    assert not found, found

@@ -91,9 +91,11 @@ def _upgrade_v1(body: dict[str, Any], g: Game) -> dict[str, Any]:
             return out
         eliminated = [e["turn"] for e in body["morale_log"] if str(e["why"]).startswith("GB-BEF eliminated")]
         dynamo = [e["turn"] for e in body["draw_log"][0] if e.get("played") == 3]
-    except (KeyError, IndexError, TypeError, AttributeError) as e:
-        raise StateError(f"state: a version-1 state without a readable status, morale_log or draw_log ({e!r})")
-    out["bef_evacuated"] = not eliminated or bool(dynamo) and max(dynamo) > max(eliminated)
+        out["bef_evacuated"] = not eliminated or (bool(dynamo) and max(dynamo) > max(eliminated))
+    except (KeyError, IndexError, TypeError, AttributeError, ValueError) as e:
+        raise StateError(
+            f"state: a version-1 state without a readable status, morale_log or draw_log ({e!r})"
+        ) from None
     return out
 
 
