@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ffo_env.springtime.core.flow import automatic_victory, french_potential
+
 from .sfh_helpers import Game, RulesOptions, position
 
 
