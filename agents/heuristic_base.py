@@ -87,8 +87,11 @@ class HeuristicBot:
     # -------------------------------------------------------------- caches
 
     def phase_cache(self, state: State) -> dict[Any, Any]:
-        """A dict emptied whenever the turn or phase changes."""
-        key = (state.seed, state.turn, int(state.phase))
+        """A dict emptied whenever the turn or phase changes (a bot is made anew or ``reset`` for every game).
+
+        The key once held the game's seed too: a bot must not read it, since every future die follows from it
+        (issue 61), even to tell games apart."""
+        key = (state.turn, int(state.phase))
         if key != self._cache_key:
             self._cache_key = key
             self._cache = {}

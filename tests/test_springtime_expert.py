@@ -42,6 +42,7 @@ def _other_hidden_world(s: State) -> State:
     t.held[opp] = swap
     t.draw_log[opp] = [{"turn": t.turn, "drew": swap, "why": "test"}]
     t.dice_state = Dice(987654321).state
+    t.seed = s.seed + 7919  # the seed is hidden too (S54, S59; issue 61)
     return t
 
 

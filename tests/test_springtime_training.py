@@ -14,7 +14,7 @@ pytest.importorskip("sb3_contrib")
 from agents.springtime import make_agent  # noqa: E402
 from agents.springtime.policy import PRETRAINED_DIR, PolicyLoadError, load_policy  # noqa: E402
 from ffo_env.cli import main as ffo  # noqa: E402
-from ffo_env.springtime.core.game import Game  # noqa: E402
+from ffo_env.springtime.core.game import ENGINE_VERSION, Game  # noqa: E402
 from training.run_folder import RunFolder  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -130,6 +130,27 @@ def test_a_changed_observation_layout_is_refused_with_what_to_do(run_dir: Path, 
         load_policy(tmp_path / "p.pt")
 
 
+@pytest.mark.parametrize(("engine", "loads"), [("springtime-core-1", True), ("springtime-core-0", False)])
+def test_a_policy_of_a_compatible_earlier_engine_loads_and_another_is_refused(
+    run_dir: Path, tmp_path: Path, engine: str, loads: bool
+) -> None:
+    """Issue 61: springtime-core-1 policies (the shipped pair) play on springtime-core-2 (same observation and
+    actions; COMPATIBLE_ENGINES), any other engine is refused with what to do."""
+    import shutil
+
+    src = RunFolder(run_dir).policy("french")
+    shutil.copy(src, tmp_path / "p.pt")
+    meta = json.loads(src.with_suffix(".json").read_text())
+    assert meta["engine"] == ENGINE_VERSION
+    meta["engine"] = engine
+    (tmp_path / "p.json").write_text(json.dumps(meta))
+    if loads:
+        assert load_policy(tmp_path / "p.pt").meta["engine"] == engine
+    else:
+        with pytest.raises(PolicyLoadError, match="rules engine 'springtime-core-0'.*retrain it"):
+            load_policy(tmp_path / "p.pt")
+
+
 def test_an_interrupted_run_resumes_from_its_last_checkpoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -238,7 +259,7 @@ def test_release_installs_the_pair_with_a_model_card_read_from_the_run(run_dir: 
 
     assert release([str(run_dir), "--dest", str(tmp_path)]) == 0
     card = (tmp_path / "MODEL_CARD.md").read_text()
-    assert "| final | french | random | 1 |" in card and "seed 5" in card and "springtime-core-1" in card
+    assert "| final | french | random | 1 |" in card and "seed 5" in card and ENGINE_VERSION in card
     for side in ("french", "german"):
         assert (tmp_path / f"{side}.pt").read_bytes() == RunFolder(run_dir).policy(side).read_bytes()
         assert load_policy(tmp_path / f"{side}.pt").side == side

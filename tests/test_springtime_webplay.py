@@ -69,11 +69,26 @@ def test_api_plays_human_decisions_and_draws_the_map_with_the_humans_eyes() -> N
     assert r.status_code == 200 and r.get_json()["n_decisions"] > n
     assert client.post("/api/act", json={"action": "x"}).status_code == 400
     # S59: the German marker is never named on the French player's map
-    session.state.held = [0, 7]
+    held, session.state.held = session.state.held, [0, 7]
     panel = client.get("/api/state").get_json()["layers"]["panel"]
     assert default_data().event(7).name not in panel and "Axis a marker (hidden)" in panel
+    session.state.held = held
+    # S59 (issue 61): the record holds the hidden markers and the dice generator: not before the end
+    assert not v["record_ready"]
+    before = session.state.to_dict()
     rec = client.get("/api/record")
-    assert rec.headers["Content-Disposition"].endswith("springtime-seed2.json")
+    assert rec.status_code == 400 and "when the game is over" in rec.get_json()["error"]
+    assert session.state.to_dict() == before
+    for _ in range(3000):
+        if session.state.is_terminal():
+            break
+        if session.human_to_move():
+            session.act(session.state.legal_actions()[0])
+        else:
+            session.bot_step()
+    assert client.get("/api/state").get_json()["record_ready"]
+    rec = client.get("/api/record")
+    assert rec.status_code == 200 and rec.headers["Content-Disposition"].endswith("springtime-seed2.json")
 
 
 def test_a_finished_game_writes_a_record_that_verifies_and_its_viewer(tmp_path: Path) -> None:

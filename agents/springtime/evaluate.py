@@ -1,12 +1,13 @@
 """Play Springtime bots against each other over fixed seeds and write the result with Wilson intervals.
 
 ``python -m agents.springtime.evaluate --french heuristic --german random --games 200 --out r.json``: game
-``i`` uses core seed ``first_seed + i``; the French bot is seeded ``seed``, the German ``seed + 10**6``.
+``i`` uses core seed ``first_seed + i``; each bot is seeded :func:`bot_seed` of it and its side.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import sys
 import time
@@ -18,9 +19,20 @@ from ffo_env.atomic import atomic_write_text
 from ffo_env.springtime.core.game import SCENARIOS, Game
 
 
+def bot_seed(game_seed: int, side: str) -> int:
+    """The seed of ``side``'s bot in the game of core seed ``game_seed``: a hash of both, so that no bot is
+    handed a number from which the game's seed, and so every future die and draw, follows (S54, S59). Until
+    issue 61 the French bot was seeded with the game's seed itself and the German with it + 10**6."""
+    digest = hashlib.blake2b(f"springtime-bot/{side}/{int(game_seed)}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> 2
+
+
 def play(game: Game, french: str, german: str, seed: int) -> tuple[int, str, int]:
     """One game: (winner 0 Allied / 1 Axis, result, decisions)."""
-    bots = [make_agent(french, "french", seed), make_agent(german, "german", seed + 10**6)]
+    bots = [
+        make_agent(french, "french", bot_seed(seed, "french")),
+        make_agent(german, "german", bot_seed(seed, "german")),
+    ]
     s = game.new_initial_state(seed)
     n = 0
     while not s.is_terminal():

@@ -35,15 +35,20 @@ SEARCHED = ("declare",)
 # the logs grow with the game and no rule reads them: a playout copy starts them empty (a deep copy of
 # them was nine tenths of the cost of a search)
 _LOGS = frozenset({"history", "dice_log", "morale_log", "draw_log"})
-_COPIED = tuple(f for f in FIELDS if f not in _LOGS)
+# nor are the game's seed and generator read: no rule uses the seed, and determinize gives the dice a
+# generator of the bot's own (either real one would tell every future roll, S54, S59)
+_COPIED = tuple(f for f in FIELDS if f not in _LOGS and f not in ("seed", "dice_state"))
 
 
-def _search_copy(state: State) -> State:
-    """``state.clone()`` without its logs: the same position for play, not for a record."""
+def _search_copy(state: State, dice_seed: int) -> State:
+    """``state.clone()`` without its logs and with dice of ``dice_seed``: the same position for play, not for
+    a record."""
     s = State(state.game, _blank=True)
     for f in _COPIED:
         setattr(s, f, copy.deepcopy(getattr(state, f)))
     s.history, s.dice_log, s.morale_log, s.draw_log = [], [], [], [[], []]
+    s.seed = dice_seed
+    s.dice_state = Dice(dice_seed).state
     return s
 
 
@@ -53,14 +58,13 @@ WIN = 1000.0  # the value of a finished game, far above any Morale difference
 def determinize(state: State, side: int, rng: random.Random) -> State:
     """A copy of ``state`` whose hidden fields (S59) are drawn from what ``side`` may see: the same public
     position, the side's own marker, a random opponent marker and container, and fresh dice."""
-    s = _search_copy(state)
     opp = 1 - side
     unknown = possible_markers(state, side)  # public tracks and the side's own marker only
     rng.shuffle(unknown)
+    s = _search_copy(state, rng.getrandbits(62))  # the real generator would reveal future rolls
     if state.held[opp]:  # that the opponent holds a marker is public, which one is not
         s.held[opp] = unknown.pop()
     s.container = sorted(unknown[: len(state.container)])
-    s.dice_state = Dice(rng.getrandbits(62)).state  # the real generator would reveal future rolls
     return s
 
 

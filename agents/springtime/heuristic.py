@@ -87,8 +87,8 @@ class HeuristicAgent:
             if A.LOC <= a < A.COMBAT:
                 loc = a - A.LOC
                 d = dist[loc]
-                if axis:  # forward, into contact
-                    return 10.0 - d + (0.5 if s.has(loc, ALLIED) else 0.0)
+                if axis:  # forward, into contact (not during a free setup: the Allied one is secret, 18.2)
+                    return 10.0 - d + (0.5 if s.phase != "setup" and s.has(loc, ALLIED) else 0.0)
                 return 10.0 - d + 0.1 * s.count(loc, ALLIED)  # Allies: towards Paris, stacked
             return 0.0 if dec == "step" and not axis else -1.0  # stop
         if dec in ("lead_att", "lead_def") and A.UNIT <= a < A.REBUILD_FULL:

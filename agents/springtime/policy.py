@@ -158,8 +158,19 @@ def export_policy(
     return policy_io.write_policy(path, policy.state_dict(), meta)
 
 
+# earlier rules engines whose policies still play here: their observation and actions are this
+# installation's (the observation spec hash, its size and the action count are checked apart) and their rules
+# differ only where a policy needs no retraining. springtime-core-1 -> 2: an Event window is also opened when
+# the held marker cannot be played now, with NO its one legal action (P10; the agent answers a single legal
+# action without the network), and a BEF eliminated in combat is rebuilt in any Allied Area (rule 12.3.2, S64)
+COMPATIBLE_ENGINES = ("springtime-core-1",)
+
+
 def _check_meta(meta: dict[str, Any], meta_path: Path) -> tuple[list[int], str]:
-    policy_io.check_versions(meta, meta_path, _versions(), RETRAIN, PolicyLoadError)
+    want = _versions()
+    if meta.get("engine") in COMPATIBLE_ENGINES:
+        want["engine"] = (meta["engine"], want["engine"][1])
+    policy_io.check_versions(meta, meta_path, want, RETRAIN, PolicyLoadError)
     policy_io.check_side(meta, meta_path, PolicyLoadError)
     policy_io.check_network_version(
         meta.get("network"),

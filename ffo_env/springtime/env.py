@@ -18,7 +18,8 @@ Action space        ``Discrete(294)``, the core's segments
 Observation         ``{"observation": Box(0, 1, (1351,), float32),
                     "action_mask": Box(0, 1, (294,), int8)}``; layout in
                     :mod:`ffo_env.springtime.encoding`; computed from the
-                    core's redacted view (fog: the other side's Event markers)
+                    core's redacted view (fog: the other side's Event markers,
+                    the seed and the dice generator, a secret free setup)
 Rewards             ``reward="win"`` (default): +1 / -1 at the end (zero-sum),
                     else 0. ``reward="shaped"``: besides, at every step the
                     French get ``shaping_scale`` x (P' - P) and the German
@@ -61,7 +62,9 @@ The one-side env :class:`SpringtimeSingleAgentEnv` is the suite's (its contract:
 Version history: v0 -- first release; ``reward="shaped"`` added; served by the suite's shared
 environments (the single-agent env gained the opponent pool, ``penalty``, ``episode_stats`` and the
 ``info`` keys ``result`` and ``opponent``; after an illegal action its mask is empty and ``winner`` names
-the opponent, as in France Fights On).
+the opponent, as in France Fights On); rules engine ``springtime-core-2`` (issue 61): no seed in a view, an
+Event window asked whenever a marker is held (P10, ``NO`` then its one legal action if the marker cannot be
+played now), the BEF rebuilt per rule 12.3.2 (same spaces and observation layout).
 """
 
 from __future__ import annotations

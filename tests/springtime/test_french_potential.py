@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from ffo_env.springtime.core.flow import automatic_victory, french_potential
-from tests.springtime.sfh_helpers import Game, RulesOptions, position
+
+from .sfh_helpers import Game, RulesOptions, position
 
 
 def test_5_1_3_potential_is_one_at_the_printed_starting_morale() -> None:

@@ -1,5 +1,6 @@
 """Options and optional rules: S27 army_group Regroup, 17.1 bids as a Morale handicap (S61, P7), 18.1 the
-Air Landing Corps (S63, P8), 18.2 Limited Free Setup (S62, P9), 18.3 the BEF returns (S64, P2)."""
+Air Landing Corps (S63, P8), 18.2 Limited Free Setup (S62, P9), 18.3 the BEF returns (S64; rule 12.3.2 for a
+BEF eliminated in combat)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import random
 import pytest
 
 from ffo_env.springtime.core import Game
-from ffo_env.springtime.core.state import ELIM, GONE, MAP, OFF
+from ffo_env.springtime.core.state import ELIM, GONE, MAP, OFF, State
 
 from .sfh_helpers import RulesOptions, act, legal_texts, play_texts, position
 
@@ -132,25 +133,79 @@ def test_s59_free_setup_is_hidden_until_complete() -> None:
     assert all(s.loc[u] in g.east for u in s.on_map(1))
 
 
-def test_18_3_s64_p2_bef_returns_through_a_port() -> None:
-    s = position(
-        """
-        turn 2 box 2 advantage none rp 3 0
-        allied: FR-8A@20
-        axis: DE-1A@2
-        elim: GB-BEF
-        """,
-        RulesOptions(bef_returns=True, skip_forced=False),
-    )
+PORTS = ["@14", "@26", "@A", "@B"]
+
+
+def _refit(s: State) -> list[str]:
+    """The Allied rebuild locations of the BEF, from a Refit Phase started at ``s``."""
     s.phase, s.refit_ctx = "refit", {"side": 0}
     s.ask("refit", 0)
     act(s, "rebuild GB-BEF full")
-    assert legal_texts(s) == ["@14", "@26", "@A", "@B"]
+    return legal_texts(s)
+
+
+def test_18_3_s64_the_bef_evacuated_by_dynamo_returns_through_a_port() -> None:
+    """rule 18.3, S64: after Operation Dynamo the BEF is rebuilt in a BEF Evacuation Port only."""
+    s = position(
+        """
+        turn 2 box 1 advantage none rp 3 0
+        allied: GB-BEF@14 FR-8A@20
+        axis: DE-1A@2
+        held: allied 3
+        """,
+        RulesOptions(bef_returns=True, skip_forced=False),
+    )
+    bef = s.game.unit_ids.index("GB-BEF")
+    assert s.decision == "event" and legal_texts(s) == ["no", "yes"]
+    act(s, "yes")  # Operation Dynamo from the port of Area 14 (S19)
+    assert s.status[bef] == ELIM and s.bef_evacuated
+    assert _refit(s) == PORTS
+    act(s, "@26")
+    assert s.status[bef] == MAP and not s.bef_evacuated
     pr = Game(scenario="plan_red", options=RulesOptions(bef_returns=True)).new_initial_state(0)
-    bef = pr.game.unit_ids.index("GB-BEF")
-    assert pr.status[bef] == ELIM and 3 in pr.container and 3 not in pr.turn_track  # S58
+    assert pr.status[bef] == ELIM and pr.bef_evacuated and 3 in pr.container and 3 not in pr.turn_track  # S58
     assert Game(scenario="plan_red").new_initial_state(0).status[bef] == GONE
     assert pr.status[pr.game.unit_ids.index("FR-8A")] == MAP
+
+
+@pytest.mark.parametrize("bef_returns", [False, True])
+def test_12_3_2_s64_a_bef_eliminated_in_combat_is_rebuilt_in_any_allied_area(bef_returns: bool) -> None:
+    """rule 12.3.2, S46, S64: the port-only limit of 18.3 is for the BEF that Operation Dynamo removed; a BEF
+    eliminated in combat is rebuilt like any Allied unit, with or without 18.3 (the withdrawn project
+    ruling 2 said otherwise)."""
+    s = position(
+        """
+        turn 2 box 2 advantage none rp 3 0
+        allied: GB-BEF@14 FR-8A@20
+        axis: DE-1A@2
+        """,
+        RulesOptions(bef_returns=bef_returns, skip_forced=False),
+    )
+    bef = s.game.unit_ids.index("GB-BEF")
+    s.eliminate(bef, "combat")
+    assert s.status[bef] == ELIM and not s.bef_evacuated
+    where = _refit(s)
+    assert set(PORTS) < set(where) and "@20" in where and "@17" in where and "@F" not in where
+    assert len(where) > 20
+
+
+def test_12_3_2_s64_the_bef_eliminated_after_a_return_is_rebuilt_anywhere() -> None:
+    """rule 12.3.2, 18.3: evacuated, rebuilt in a port, then eliminated in combat: any Allied Area again."""
+    s = position(
+        """
+        turn 2 box 1 advantage none rp 6 0
+        allied: GB-BEF@14 FR-8A@20
+        axis: DE-1A@2
+        held: allied 3
+        """,
+        RulesOptions(bef_returns=True, skip_forced=False),
+    )
+    bef = s.game.unit_ids.index("GB-BEF")
+    act(s, "yes")
+    assert _refit(s) == PORTS
+    act(s, "@A")
+    s.eliminate(bef, "combat")
+    assert "@20" in _refit(s)
 
 
 def test_18_1_2_p8_air_landing_repulsed_retreats_by_priority_then_acts_as_a_reserve() -> None:

@@ -190,7 +190,10 @@ def test_6_4_4_s51_end_phase_event_play_and_discard() -> None:
     assert (s.phase, s.decision, s.current_agent) == ("end", "end_event", "french")
     act(s, "yes")  # Cabinet Shuffle: +3
     assert s.morale == 33 and 2 in s.turn_track
-    assert (s.decision, s.current_agent) == ("end_discard", "german")  # Refugees has no E window
+    # Refugees has no E window: the Axis is asked all the same (P10) and may only decline
+    assert (s.decision, s.current_agent, legal_texts(s)) == ("end_event", "german", ["no"])
+    act(s, "no")
+    assert (s.decision, s.current_agent) == ("end_discard", "german")
     act(s, "yes")
     assert s.turn == 3 and ev.REFUGEES not in s.turn_track  # the Turn 3 Political Phase drew again
     assert any(d.get("discarded") == ev.REFUGEES for d in s.draw_log[1])

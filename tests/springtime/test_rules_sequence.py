@@ -40,7 +40,9 @@ def test_6_1_6_1_1_s14_s20_political_phase_order() -> None:
 
 def test_s15_a_marker_of_the_other_side_cannot_be_played() -> None:
     s = position("turn 2 box 1 advantage none\nallied: FR-8A@20\naxis: DE-1A@2\nheld: allied 9", NO_SKIP)
-    assert s.decision == "declare"  # Refugees is an Axis marker: no Event window for the Allies
+    # Refugees is an Axis marker: the Allies are asked (P10: the window opens for any held marker), but
+    # they may only decline
+    assert s.decision == "event" and legal_texts(s) == ["no"]
 
 
 def test_s16_15_1_allies_may_play_at_the_start_of_a_turn_1_axis_impulse() -> None:

@@ -45,6 +45,8 @@ def _reference_visible_to(s: State, side: int) -> dict[str, Any]:
         g = s.game
         out["loc"] = [s.loc[u] if g.unit_side[u] == side else -1 for u in range(g.n_units)]
         out["status"] = [s.status[u] if g.unit_side[u] == side else -1 for u in range(g.n_units)]
+        # since issue 61 (18.2, S62): the other side's placements are hidden in the history too
+        out["history"] = [h if h[0] == side else [h[0], -1, -1] for h in out["history"]]
     return out
 
 

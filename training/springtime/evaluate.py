@@ -1,7 +1,9 @@
 """Play trained Springtime policies against the scripted bots on fixed core seeds (Wilson 95 % intervals).
 
-Game ``i`` of a pairing uses core seed ``first_seed + i``; the policy plays argmax over the legal actions,
-the bot is seeded ``first_seed + i + 10**6``. The same seeds serve every policy, so two policies of a run
+Game ``i`` of a pairing uses core seed ``first_seed + i``; the policy plays argmax over the legal actions;
+the bot and the policy agent are seeded by :func:`agents.springtime.evaluate.bot_seed` of that seed and their
+side (until issue 61: the bot ``first_seed + i + 10**6`` and the policy agent the game's seed itself, from which
+an agent could compute every future die). The same seeds serve every policy, so two policies of a run
 (the imitation stage's and the final one) are compared on the same games.
 """
 
@@ -14,6 +16,7 @@ from typing import Any
 from agents.harness import play_out
 from agents.paired import wilson_interval
 from agents.springtime import make_agent
+from agents.springtime.evaluate import bot_seed
 from ffo_env.springtime.core.game import Game
 
 
@@ -34,9 +37,9 @@ def play_games(
     t0 = time.time()
     for i in range(games):
         seed = first_seed + i
-        bot = make_agent(opponent, other, seed + 10**6)
+        bot = make_agent(opponent, other, bot_seed(seed, other))
         if hasattr(agent, "reset"):
-            agent.reset(seed)
+            agent.reset(bot_seed(seed, side))
         s = game.new_initial_state(seed)
         play_out(s, {side: agent, other: bot})
         won = int(s.winner == me)

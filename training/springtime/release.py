@@ -89,8 +89,8 @@ def model_card(run: RunFolder) -> str:
         "## Evaluation",
         "",
         f"Each policy plays argmax over the legal actions against the scripted bot on core seeds "
-        f"{ev['first_seed']}..{ev['first_seed'] + ev['games'] - 1} (bot seeded core seed + 10^6); Wilson 95 % "
-        "intervals.",
+        f"{ev['first_seed']}..{ev['first_seed'] + ev['games'] - 1} (each agent seeded by a hash of the core seed "
+        "and its side, `agents.springtime.evaluate.bot_seed`); Wilson 95 % intervals.",
         "",
         "| policy | side | opponent | games | wins | win rate | Wilson 95 % |",
         "|---|---|---|---:|---:|---:|---|",

@@ -140,5 +140,6 @@ def finish_dynamo(s: State) -> None:
     """The BEF and Gort leave play without Morale change; companions go to the eliminated pool (S19)."""
     bef = s.game.unit_ids.index("GB-BEF")
     s.remove(bef, to_pool=s.game.options.bef_returns)  # rule 18.3, S64
+    s.bef_evacuated = s.game.options.bef_returns  # S64: rebuilt in a BEF Evacuation Port only
     for u in s.imp.pop("dynamo", []):
         s.remove(u, to_pool=True)

@@ -150,9 +150,16 @@ def advantage(s: State) -> None:
         s.ask("advantage", h)
 
 
+# P10: an Event window is opened for a side whenever it holds a marker, whatever the marker and whether it
+# may be played now (the legal actions say that: NO, and YES only if it is playable, rules.event_legal), and
+# the engine never answers it by itself (State.ALWAYS_ASKED). Asking only when the marker is playable told the
+# opponent, who sees every decision, that the hidden marker is one of its side that can be played now (S13,
+# S59 (a): he may know only that a marker is held).
+
+
 def event_t1(s: State) -> None:
     s.cont = "event_i"
-    if s.turn == 1 and s.active == AXIS and ev.playable(s, ALLIED, "T1"):  # rule 15.1, S16
+    if s.turn == 1 and s.active == AXIS and s.held[ALLIED]:  # rule 15.1, S16, P10
         s.imp["window"] = "T1"
         s.ask("event", ALLIED)
 
@@ -160,7 +167,7 @@ def event_t1(s: State) -> None:
 def event_i(s: State) -> None:
     s.cont = "declare"
     a = s.active
-    if not s.imp["played"][a] and ev.playable(s, a, "I"):
+    if not s.imp["played"][a] and s.held[a]:  # S16, P10
         s.imp["window"] = "I"
         s.ask("event", a)
 
@@ -283,7 +290,7 @@ def end_phase(s: State) -> None:
 
 def _end_event(s: State, side: int, nxt: str) -> None:
     s.cont = nxt
-    if ev.playable(s, side, "E"):
+    if s.held[side]:  # 6.4.4, S51, P10
         s.ask("end_event", side)
 
 

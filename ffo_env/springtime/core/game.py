@@ -16,7 +16,8 @@ from ffo_env.springtime.core.data import ALLIED, AXIS, Data, ScenarioSpec, defau
 if TYPE_CHECKING:
     from ffo_env.springtime.core.state import State
 
-ENGINE_VERSION = "springtime-core-1"
+# 2: the Event windows of P10 (asked whenever a marker is held), the BEF rebuild of rule 12.3.2 / S64
+ENGINE_VERSION = "springtime-core-2"
 SCENARIOS = ("campaign", "plan_red")
 
 _CHOICES = {
@@ -40,7 +41,9 @@ class RulesOptions:
     - ``morale_bid``: rule 17.1, S61 ``by_side``: the winning bid of a side determination, signed:
       ``+n`` when the side both wanted was the Axis (starting French Morale rises by n), ``-n`` when it was
       the Allies (it falls by n). P7: the bidding itself is not a decision (the agents are bound to sides).
-    - ``skip_forced``: apply a decision with exactly one legal action automatically (recorded ``auto``).
+    - ``skip_forced``: apply a decision with exactly one legal action automatically (recorded ``auto``),
+      except an Event window, which is always asked (P10: an automatic answer would tell the opponent that
+      the held marker cannot be played now).
     """
 
     belgian_surrender: str = "inverted"

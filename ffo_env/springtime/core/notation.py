@@ -28,7 +28,7 @@ Lines (``#`` starts a comment):
 ``kleist: id``                 Kleist's unit (the attachment step of S9 is skipped in positions)
 ``last_assault: allied|axis AG ...``  Army Groups of that side's previous Assault (S24)
 ``flags: ...``                 any of ``italy_at_war open_city cc_flag billotte german_air_full
-                               allied_air_full refugees``
+                               allied_air_full refugees bef_evacuated``
 ``rolls: d d ...``             the next dice (for tests): the generator is searched for a seed
                                whose next rolls are these (up to four)
 =============================  ================================================================
@@ -47,7 +47,16 @@ from ffo_env.springtime.core.game import Game, RulesOptions
 from ffo_env.springtime.core.state import ELIM, GONE, MAP, OFF, State
 
 DEFAULT_OFF = ("FR-4DCR", "IT-W", "DE-AIRLAND")
-FLAGS = ("italy_at_war", "open_city", "cc_flag", "billotte", "german_air_full", "allied_air_full", "refugees")
+FLAGS = (
+    "italy_at_war",
+    "open_city",
+    "cc_flag",
+    "billotte",
+    "german_air_full",
+    "allied_air_full",
+    "refugees",
+    "bef_evacuated",  # rule 18.3, S64: the BEF in the eliminated pool left by Operation Dynamo
+)
 
 
 class NotationError(ValueError):

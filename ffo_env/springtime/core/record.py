@@ -97,7 +97,9 @@ def replay(rec: object) -> State:
         raise RecordError(f"keys: expected {sorted(_KEYS)}, found {sorted(rec)}")
     if rec.get("engine") != ENGINE_VERSION or rec.get("data") != DATA_VERSION:
         raise RecordError(
-            f"versions: recorded {rec.get('engine')}/{rec.get('data')}, engine {ENGINE_VERSION}/{DATA_VERSION}"
+            f"versions: recorded with rules engine {rec.get('engine')!r} and game data {rec.get('data')!r}, this"
+            f" is {ENGINE_VERSION!r} with {DATA_VERSION!r}: the rules differ, so the game cannot be replayed here;"
+            " replay it with the ffo_env release that made it, or play it again to record it with this one"
         )
     try:
         game = Game(scenario=str(rec["scenario"]), options=RulesOptions.from_dict(rec["options"]))

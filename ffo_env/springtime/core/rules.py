@@ -91,6 +91,12 @@ def _soldier_on(s: State, a: int) -> None:
 # ------------------------------------------------------------------ Events (6.1.1, S16-S19)
 
 
+def event_legal(s: State) -> list[int]:
+    """S16, P10: the window is open whenever the side holds a marker; YES only if it may be played now."""
+    window = s.imp.get("window", "I") if s.decision == "event" else "E"
+    return [A.NO, A.YES] if ev.playable(s, s.player, window) else [A.NO]
+
+
 def _event(s: State, a: int) -> None:
     if a == A.YES:
         s.imp["played"][s.player] = True
@@ -157,8 +163,8 @@ def rebuild_locations(s: State, u: int) -> list[int]:
         if nat == "FR" or nat == "GB":
             if loc == g.zone_f:
                 continue
-        if nat == "GB" and g.options.bef_returns and not g.data.locations[loc].port:
-            continue  # S64 (P2: under 18.3 the BEF is always rebuilt in a port)
+        if nat == "GB" and s.bef_evacuated and not g.data.locations[loc].port:
+            continue  # rule 18.3, S64: after Operation Dynamo only in a BEF Evacuation Port (12.3.2 otherwise)
         out.append(loc)
     return out
 
@@ -273,7 +279,7 @@ LEGAL: dict[str, Callable[[State], list[int]]] = {
     "plan_red_take": _yes_no,
     "kleist": _kleist_legal,
     "advantage": _advantage_legal,
-    "event": _yes_no,
+    "event": event_legal,
     "event_loc": _event_loc_legal,
     "event_units": _event_units_legal,
     "declare": maneuver.declare_legal,
@@ -296,7 +302,7 @@ LEGAL: dict[str, Callable[[State], list[int]]] = {
     "soldier_on": _yes_no,
     "refit": _refit_legal,
     "refit_loc": _refit_loc_legal,
-    "end_event": _yes_no,
+    "end_event": event_legal,
     "end_discard": _yes_no,
     "withdraw": _yes_no,
     "setup_place": _setup_place_legal,

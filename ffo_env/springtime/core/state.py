@@ -73,6 +73,11 @@ DECISIONS = (
     "setup_place",  # 18.2, S62: LOC
 )
 
+# decisions the engine never answers by itself, even with one legal action (``skip_forced``): an Event window
+# with only NO legal is still asked, else the opponent, who sees every decision and whether the engine made
+# it, would learn that the held marker cannot be played now (S13, S59 (a), P10)
+ALWAYS_ASKED = frozenset({"event", "end_event"})
+
 # the fields that make a position; everything a State holds besides ``game`` (state_io saves these)
 FIELDS = (
     "seed",
@@ -121,6 +126,7 @@ FIELDS = (
     "dice_log",
     "history",
     "setup_queue",
+    "bef_evacuated",
 )
 
 
@@ -188,6 +194,9 @@ class State:
         self.dice_log: list[dict[str, Any]] = []
         self.history: list[list[int]] = []  # [side, action, auto]
         self.setup_queue: list[int] = []  # 18.2: units still to place, in order
+        # rule 18.3, S64: the BEF in the eliminated pool left by Operation Dynamo (rebuilt in a BEF Evacuation
+        # Port only); False while it is on the map or when it was eliminated in combat (rule 12.3.2)
+        self.bef_evacuated = False
         for u, where, red in sc.units:
             self.status[u] = MAP
             self.loc[u] = where
@@ -200,6 +209,7 @@ class State:
             bef = game.unit_ids.index("GB-BEF")
             if self.status[bef] == GONE:  # S58: with 18.3 the BEF is in the eliminated pool
                 self.status[bef] = ELIM
+                self.bef_evacuated = True  # S58, S64: removed by Operation Dynamo before Plan Red
                 if 3 in self.turn_track:
                     self.turn_track.remove(3)
                     self.container.append(3)
@@ -410,7 +420,7 @@ class State:
             legal = self.legal_actions()
             if not legal:
                 raise RuntimeError(f"engine error: no legal action at {self.decision} ({self.where()})")
-            if skip and len(legal) == 1:
+            if skip and len(legal) == 1 and self.decision not in ALWAYS_ASKED:
                 self._do(legal[0], auto=True)
                 continue
             return
@@ -494,6 +504,8 @@ class State:
     # ----------------------------------------------------------------- units
 
     def place(self, u: int, loc: int, reduced: bool = False) -> None:
+        if self.units[u].id == "GB-BEF":
+            self.bef_evacuated = False  # back on the map (rule 18.3)
         self.status[u] = MAP
         self.loc[u] = loc
         self._occ = None
@@ -517,6 +529,8 @@ class State:
         self.oos[u] = False
         if spec.id == "DE-AIRLAND":
             self.status[u] = GONE  # 18.1.4: never uses RPs
+        if spec.id == "GB-BEF":
+            self.bef_evacuated = False  # rule 12.3.2, S64: eliminated, not evacuated: any Allied Area
         if spec.nation == "FR":
             self.change_morale(m["french_unit_eliminated"], f"{spec.id} eliminated ({why})")
         elif spec.nation == "GB":

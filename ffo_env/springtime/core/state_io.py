@@ -10,10 +10,12 @@ import json
 from typing import Any
 
 from ffo_env.springtime.core.game import ENGINE_VERSION, Game, RulesOptions
-from ffo_env.springtime.core.state import DECISIONS, FIELDS, GONE, MAP, OFF, State
+from ffo_env.springtime.core.state import DECISIONS, ELIM, FIELDS, GONE, MAP, OFF, State
 
 STATE_FORMAT = "springtime-state"
-STATE_VERSION = 1
+# 2 adds ``bef_evacuated`` (rule 18.3, S64); a version-1 document still loads (:func:`_upgrade_v1`)
+STATE_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 PHASES = ("setup", "political", "maneuver", "refit", "end", "over")
 
 
@@ -40,9 +42,9 @@ def state_to_json(s: State) -> str:
 def game_of(d: object) -> Game:
     if not isinstance(d, dict):
         raise StateError(f"a saved state is a JSON object, found {type(d).__name__}")
-    if d.get("format") != STATE_FORMAT or d.get("version") != STATE_VERSION:
+    if d.get("format") != STATE_FORMAT or d.get("version") not in READABLE_VERSIONS:
         raise StateError(
-            f"format/version: expected {STATE_FORMAT!r} version {STATE_VERSION},"
+            f"format/version: expected {STATE_FORMAT!r} version {' or '.join(map(str, READABLE_VERSIONS))},"
             f" found {d.get('format')!r} version {d.get('version')!r}"
         )
     try:
@@ -58,6 +60,8 @@ def state_from_dict(d: object, game: Game | None = None) -> State:
     body = d.get("state")
     if not isinstance(body, dict):
         raise StateError("state: expected an object of the state's fields")
+    if d.get("version") == 1:
+        body = _upgrade_v1(body, g)
     missing = [f for f in FIELDS if f not in body]
     extra = sorted(set(body) - set(FIELDS))
     if missing or extra:
@@ -67,6 +71,32 @@ def state_from_dict(d: object, game: Game | None = None) -> State:
         setattr(s, f, json.loads(json.dumps(body[f])))
     check_state(s)
     return s
+
+
+def _upgrade_v1(body: dict[str, Any], g: Game) -> dict[str, Any]:
+    """A version-1 state's fields with ``bef_evacuated`` added (a copy; ``body`` is not changed).
+
+    Version 1 did not say how the BEF left the map. It was evacuated by Operation Dynamo iff, under 18.3,
+    it is in the eliminated pool and was not eliminated since the last Dynamo was played: the Morale log
+    names every elimination of the BEF with its turn, the Allied draw log every marker played with its turn,
+    and in one turn the BEF cannot leave twice (a rebuild comes only in the Refit Phase). With no Dynamo
+    played the pool's BEF is the Plan Red scenario's, evacuated before the game (S58)."""
+    if "bef_evacuated" in body:
+        raise StateError("state: a version-1 state has no field bef_evacuated")
+    out = dict(body)
+    out["bef_evacuated"] = False
+    try:
+        bef = g.unit_ids.index("GB-BEF")
+        if not (g.options.bef_returns and body["status"][bef] == ELIM):
+            return out
+        eliminated = [e["turn"] for e in body["morale_log"] if str(e["why"]).startswith("GB-BEF eliminated")]
+        dynamo = [e["turn"] for e in body["draw_log"][0] if e.get("played") == 3]
+        out["bef_evacuated"] = not eliminated or (bool(dynamo) and max(dynamo) > max(eliminated))
+    except (KeyError, IndexError, TypeError, AttributeError, ValueError) as e:
+        raise StateError(
+            f"state: a version-1 state without a readable status, morale_log or draw_log ({e!r})"
+        ) from None
+    return out
 
 
 def state_from_json(text: str, game: Game | None = None) -> State:
@@ -253,7 +283,15 @@ def check_state(s: State) -> None:
     _int("winner", s.winner, -1, 1)
     _str("result", s.result, ("", "automatic", "operational", "allied"))
     _str("refugees", s.refugees, ("none", "pending", "active"))
-    for f in ("open_city", "italy_at_war", "cc_flag", "german_air_full", "allied_air_full", "billotte"):
+    for f in (
+        "open_city",
+        "italy_at_war",
+        "cc_flag",
+        "german_air_full",
+        "allied_air_full",
+        "billotte",
+        "bef_evacuated",
+    ):
         _bool(f, getattr(s, f))
     _ints("loc", s.loc, nu, -1, nl - 1)
     _ints("status", s.status, nu, OFF, GONE)
@@ -312,6 +350,8 @@ def check_state(s: State) -> None:
     markers = [m for m in s.container + s.turn_track + s.impulse_track + s.held if m]
     if sorted(markers) != list(range(1, 10)):
         raise StateError(f"events: the nine markers must each be in one place, found {sorted(markers)}")
+    if s.bef_evacuated and not (g.options.bef_returns and s.status[g.unit_ids.index("GB-BEF")] == ELIM):
+        raise StateError("bef_evacuated: only a BEF in the eliminated pool under rule 18.3 was evacuated")
     if s.phase == "over" and s.winner < 0:
         raise StateError("winner: a finished game has a winner")
     needs_cmb = (

@@ -1,8 +1,13 @@
 """What each player may know (S13, S14, S59): the one place that redacts a position for a viewer.
 
 Public: units, strengths, Leaders, control, Out of Supply markers, Morale, RPs, the Advantage, the
-tracks, played markers, every die. Hidden: the identity of a held marker (its holder sees it), of every
-discarded marker, and so the container's contents (a viewer sees its count and can deduce the rest).
+tracks, played markers, every die, every decision. Hidden: the identity of a held marker (its holder sees
+it), of every discarded marker, and so the container's contents (a viewer sees its count and can deduce the
+rest); the game's seed and its generator's state (with either, and the public dice, a viewer would compute
+every future roll and draw, and so the markers drawn, S13, S54); during a Limited Free Setup, the other
+side's placements, in the units and in the history of actions, until both setups are complete (18.2, S59
+(e), S62). Which decisions a side is asked tells nothing hidden either: an Event window is opened whenever
+its side holds a marker, whatever the marker (P10, :mod:`.flow`).
 
 Two entry points share the redaction (:func:`_redacted`): :func:`visible_to` gives the whole view as a
 private copy; :func:`visible_fields` gives only the named entries of that view without copying, for a
@@ -22,11 +27,15 @@ from ffo_env.springtime.core.state import FIELDS
 if TYPE_CHECKING:
     from ffo_env.springtime.core.state import State
 
-# fields whose value depends on the viewer; every other field of FIELDS is public
-HIDDEN_FIELDS = ("held", "container", "draw_log", "dice_state")
+# fields whose value depends on the viewer or that no viewer sees (``seed`` and ``dice_state``: S13, S54,
+# S59); every other field of FIELDS is public, except the entries redacted in ``_redacted`` below (the other
+# side's draw picks, its free setup while the setup lasts)
+HIDDEN_FIELDS = ("held", "container", "draw_log", "dice_state", "seed")
 # the keys of a view, in order: the public fields, the redacted hidden ones, the viewer
 VIEW_KEYS = (*(f for f in FIELDS if f not in HIDDEN_FIELDS), "held", "container", "draw_log", "viewer")
 _PUBLIC = frozenset(VIEW_KEYS) - frozenset(HIDDEN_FIELDS)
+# a history entry of the other side's secret free setup as a viewer sees it: who decided, not what (18.2)
+SECRET = -1
 
 
 def _redacted(s: State, side: int, key: str) -> Any:
@@ -53,6 +62,10 @@ def _redacted(s: State, side: int, key: str) -> Any:
         g = s.game  # are complete
         values = s.loc if key == "loc" else s.status
         return [values[u] if g.unit_side[u] == side else -1 for u in range(g.n_units)]
+    if key == "history" and s.phase == "setup":
+        # 18.2, S59 (e), S62: every decision so far is a placement; the other side's show who placed, not
+        # where (nor whether the engine made it because only one Area was left, which would tell too)
+        return [h if h[0] == side else [h[0], SECRET, SECRET] for h in s.history]
     if key not in _PUBLIC:
         raise KeyError(f"{key!r} is not a key of a player's view (see visibility.VIEW_KEYS)")
     return getattr(s, key)
@@ -63,8 +76,10 @@ def visible_to(s: State, side: int) -> dict[str, Any]:
 
     ``held`` becomes ``[own marker, -1 if the opponent holds one else 0]`` ordered by side;
     ``container`` becomes its count; ``draw_log`` keeps only the viewer's own log; the other side's draws in
-    ``dice_log`` lose their index (``pick`` -1); ``dice_state`` (the generator, which would reveal future
-    rolls and draws) is dropped. The result is a copy: changing it changes nothing in the state.
+    ``dice_log`` lose their index (``pick`` -1); ``seed`` and ``dice_state`` (the generator: either would
+    reveal future rolls and draws) are dropped; during a free setup the other side's units have ``loc`` and
+    ``status`` -1 and its entries of ``history`` are ``[side, -1, -1]`` (18.2, S62). The result is a copy:
+    changing it changes nothing in the state.
     """
     return copy.deepcopy({k: _redacted(s, side, k) for k in VIEW_KEYS})
 

@@ -40,6 +40,7 @@
       else if (c.loc) document.querySelectorAll('#map g.loc[data-loc="' + c.loc + '"]').forEach((e) => e.classList.add("pickable"));
     }
     $("who").textContent = v.terminal ? "game over: " + (v.winner || "") + " won" : (v.human_to_move ? "your decision: " : "bot: ") + v.at;
+    $("download").hidden = !v.record_ready;  // S59: the record shows the hidden markers (issue 61)
     if (v.saved) $("saved").textContent = "record written to " + v.saved.record + "; viewer " + v.saved.viewer;
     document.body.dataset.human = v.human_to_move ? "1" : "0";
     document.body.dataset.decision = v.decision;
