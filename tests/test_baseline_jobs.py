@@ -75,7 +75,7 @@ def _plan(folder: Path, seeds: list[int], complete: list[int], wall: float = 10.
 def test_a_job_run_by_hand_with_fewer_seeds_is_completed_in_a_sibling_folder(tmp_path: Path) -> None:
     import benchmarks.protocol.baselines as bl
 
-    task, algo = "springtime/selfplay-ladder/v1", "expert"
+    task, algo = "springtime/selfplay-ladder/v2", "expert"
     main = bl.folder_of(tmp_path, task, algo)
     head = ["benchmark", "run", "--task", task, "--algo", algo, "--track", "short"]
     assert bl.state_of(tmp_path, task, algo, 3) == "not started"

@@ -26,7 +26,7 @@ from benchmarks.protocol.lock import RUN_LOCK, LockedError, claim, holder, holdi
 from ffo_env.atomic import atomic_write_text
 from ffo_env.cli import main
 
-TASK = "springtime/german-vs-random/v1"  # its evaluation games take milliseconds
+TASK = "springtime/german-vs-random/v2"  # its evaluation games take milliseconds
 ROOT = Path(__file__).resolve().parents[1]
 
 

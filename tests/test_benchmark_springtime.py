@@ -14,7 +14,8 @@ import pytest
 from benchmarks.protocol.tasks import TASKS, fingerprint_inputs, get_task
 from ffo_env.cli import main
 
-SFH = sorted(t for t in TASKS if t.startswith("springtime/"))
+# the current Springtime tasks (version 1 is superseded and retired: issue 61 changed the rules)
+SFH = sorted(t for t, task in TASKS.items() if t.startswith("springtime/") and task.superseded_by is None)
 
 
 def _ffo(capsys, *argv: str) -> tuple[int, str, str]:
@@ -51,13 +52,13 @@ def test_tasks_list_both_games_with_a_game_field(capsys):
     sides = {(rows[t]["side"], rows[t]["opponent"]) for t in one_side}
     assert sides == {(s, o) for s in ("french", "german") for o in ("random", "heuristic", "expert")}
     assert all(rows[t]["kind"] == "full" for t in one_side)
-    assert [t for t in SFH if t not in one_side] == ["springtime/selfplay-ladder/v1"]
+    assert [t for t in SFH if t not in one_side] == ["springtime/selfplay-ladder/v2"]
     code, out, _ = _ffo(capsys, "benchmark", "tasks")
-    assert code == 0 and "springtime/german-vs-heuristic/v1  springtime" in out
+    assert code == 0 and "springtime/german-vs-heuristic/v2  springtime" in out
 
 
 def test_springtime_fingerprints_cover_its_own_engine_data_observation_and_bots():
-    task = get_task("springtime/german-vs-heuristic/v1")
+    task = get_task("springtime/german-vs-heuristic/v2")
     inputs = fingerprint_inputs(task)
     assert inputs["game"] == "springtime" and inputs["engine"].startswith("springtime-core")
     assert inputs["data"]["version"].startswith("sfh-") and inputs["observation"]
@@ -67,29 +68,29 @@ def test_springtime_fingerprints_cover_its_own_engine_data_observation_and_bots(
 
 
 def test_a_springtime_reference_run_writes_the_documented_layout(tmp_path):
-    doc = _run(tmp_path / "r", "springtime/german-vs-random/v1", "random", "--eval-games", "2")
+    doc = _run(tmp_path / "r", "springtime/german-vs-random/v2", "random", "--eval-games", "2")
     assert doc["meta"]["game"] == "springtime" and doc["meta"]["engine"].startswith("springtime-core")
-    run = doc["ffo_env"]["springtime/german-vs-random/v1"]["random"]["seed_0"]
+    run = doc["ffo_env"]["springtime/german-vs-random/v2"]["random"]["seed_0"]
     assert (
         run["run_meta"]["fingerprint"]
         == json.loads(
             (Path(__file__).resolve().parents[1] / "benchmarks/protocol/data/fingerprints.json").read_text()
-        )["springtime/german-vs-random/v1"]
+        )["springtime/german-vs-random/v2"]
     )
     ev = run["step_0"]["eval"]["opponents"]["random"]
     assert ev["games"] == 2 and len(ev["per_game"]) == 2 and "mean_morale" in ev
 
 
 def test_report_of_one_game_keeps_only_its_tasks(tmp_path, capsys):
-    _run(tmp_path / "runs" / "sfh", "springtime/german-vs-random/v1", "random", "--eval-games", "1")
-    _run(tmp_path / "runs" / "sfh-x", "springtime/german-vs-random/v1", "expert", "--eval-games", "1")
+    _run(tmp_path / "runs" / "sfh", "springtime/german-vs-random/v2", "random", "--eval-games", "1")
+    _run(tmp_path / "runs" / "sfh-x", "springtime/german-vs-random/v2", "expert", "--eval-games", "1")
     runs = str(tmp_path / "runs")
     code, out, err = _ffo(capsys, "benchmark", "report", runs, "--out", str(tmp_path / "rep"),
                           "--game", "springtime", "--reps", "100")  # fmt: skip
     assert code == 0, err
     rep = json.loads((tmp_path / "rep" / "report.json").read_text())
-    assert list(rep["tasks"]) == ["springtime/german-vs-random/v1"]
-    assert set(rep["tasks"]["springtime/german-vs-random/v1"]["algorithms"]) == {"random", "expert"}
+    assert list(rep["tasks"]) == ["springtime/german-vs-random/v2"]
+    assert set(rep["tasks"]["springtime/german-vs-random/v2"]["algorithms"]) == {"random", "expert"}
     code, _, err = _ffo(capsys, "benchmark", "report", runs, "--out", str(tmp_path / "rep2"),
                         "--game", "ffo")  # fmt: skip
     assert code == 2 and "no result of a ffo task" in err and not (tmp_path / "rep2").exists()
@@ -110,7 +111,7 @@ def test_springtime_dagger_labels_the_teachers_moves_with_the_games_results(tmp_
     from benchmarks.protocol.algos import Context
     from benchmarks.protocol.springtime import SpringtimeDaggerLearner
 
-    task = get_task("springtime/german-vs-random/v1")
+    task = get_task("springtime/german-vs-random/v2")
     ctx = Context(task, "german", 0, 400, tmp_path, lambda r: make_agent("random", "french", r))
     learner = SpringtimeDaggerLearner(ctx)
     data = learner._collect(400, 1.0, 11)
@@ -141,7 +142,7 @@ def test_springtime_dagger_labels_the_teachers_moves_with_the_games_results(tmp_
     ],
 )
 def test_every_algorithm_runs_a_springtime_task_with_a_tiny_budget(algo, tmp_path):
-    task = "springtime/german-vs-heuristic/v1"
+    task = "springtime/german-vs-heuristic/v2"
     doc = _run(tmp_path / algo, task, algo, "--budget", "300", "--evals", "2", "--eval-games", "2")
     run = doc["ffo_env"][task][algo]["seed_0"]
     assert run["run_meta"]["observation"] == "flat" and run["run_meta"]["hyperparameters"]
@@ -157,7 +158,7 @@ def test_every_algorithm_runs_a_springtime_task_with_a_tiny_budget(algo, tmp_pat
 def test_a_springtime_run_killed_after_its_first_interval_resumes_as_an_uninterrupted_one(tmp_path):
     """The run stops right after point 1 is written (its checkpoint kept, point 0's deleted); resumed, it
     ends with the same decisions and scores as the uninterrupted run."""
-    task = "springtime/french-vs-heuristic/v1"
+    task = "springtime/french-vs-heuristic/v2"
     whole = _run(
         tmp_path / "whole", task, "maskable_ppo", "--budget", "1100", "--evals", "3", "--eval-games", "2"
     )
@@ -192,8 +193,9 @@ def test_report_over_both_games_aggregates_each_game_apart(tmp_path, capsys):
     """Results of the two games in one report: each game gets its own normalised aggregate, profile and
     probability of improvement; no aggregate mixes a France Fights On task with a Springtime task."""
     src = tmp_path / "src"
-    for task in ("springtime/german-vs-random/v1", "ffo/german-endgame/v2"):
-        _run(src / task.split("/")[0], task, "random", "--eval-games", "1")
+    for task in ("springtime/german-vs-random/v2", "ffo/german-endgame/v2"):
+        # 3 runs: a learner row joins its game's aggregate with 3 complete runs or more (MIN_AGGREGATE_RUNS)
+        _run(src / task.split("/")[0], task, "random", "--eval-games", "1", "--seeds", "3")
     runs = tmp_path / "runs"
     for game, learner in (("springtime", 0.5), ("ffo", 0.25)):
         _as_algo(src / game, runs / game / "random", "random", 0.0)
@@ -204,7 +206,7 @@ def test_report_over_both_games_aggregates_each_game_apart(tmp_path, capsys):
     )
     assert code == 0, err
     rep = json.loads((tmp_path / "rep" / "report.json").read_text())
-    assert set(rep["tasks"]) == {"springtime/german-vs-random/v1", "ffo/german-endgame/v2"}
+    assert set(rep["tasks"]) == {"springtime/german-vs-random/v2", "ffo/german-endgame/v2"}
     agg = rep["aggregate"]
     assert set(agg) == {"ffo", "springtime"}
     for game, learner in (("springtime", 0.5), ("ffo", 0.25)):
@@ -213,8 +215,8 @@ def test_report_over_both_games_aggregates_each_game_apart(tmp_path, capsys):
         assert row["iqm"]["value"] == pytest.approx(learner)  # pooled, it would be 0.375
         assert (tmp_path / "rep" / f"performance_profile_{game}.png").exists()
     assert not (tmp_path / "rep" / "performance_profile.png").exists()
-    runs = rep["tasks"]["springtime/german-vs-random/v1"]["algorithms"]["maskable_ppo"]["run_curves"]
-    assert runs == [[[0, pytest.approx(runs[0][0][1]), 0.5]]]  # each run's own points, for the thin lines
+    runs = rep["tasks"]["springtime/german-vs-random/v2"]["algorithms"]["maskable_ppo"]["run_curves"]
+    assert runs == [[[0, pytest.approx(r[0][1]), 0.5]] for r in runs] and len(runs) == 3  # each run's own points
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "France Fights On benchmark tasks" in md and "Springtime for Hitler benchmark tasks" in md
 
@@ -222,7 +224,7 @@ def test_report_over_both_games_aggregates_each_game_apart(tmp_path, capsys):
 def test_springtime_self_play_is_rated_against_its_own_frozen_ladder(tmp_path, capsys):
     from benchmarks.protocol.ladder_ref import REFERENCE_LADDER, SPRINGTIME_LADDER, rate_one
 
-    task = "springtime/selfplay-ladder/v1"
+    task = "springtime/selfplay-ladder/v2"
     t = get_task(task)
     assert t.kind == "selfplay" and t.side is None and t.references == ("random", "heuristic", "expert")
     assert fingerprint_inputs(t)["ladder"] == {k: list(v) for k, v in sorted(SPRINGTIME_LADDER.items())}
@@ -246,7 +248,7 @@ def test_springtime_self_play_is_rated_against_its_own_frozen_ladder(tmp_path, c
 def test_springtime_self_play_trains_both_sides_with_a_tiny_budget(algo, tmp_path):
     """Each side trains against the other's current policy; the campaign opens with an Axis decision, so the
     French learner is made before the German one it plays against."""
-    task = "springtime/selfplay-ladder/v1"
+    task = "springtime/selfplay-ladder/v2"
     doc = _run(tmp_path / algo, task, algo, "--budget", "1200", "--evals", "2", "--eval-games", "1")
     run = doc["ffo_env"][task][algo]["seed_0"]
     assert run["run_meta"]["complete"] and run["step_1"]["step_count"] >= 1200
@@ -269,7 +271,7 @@ def test_a_shaped_learner_trains_on_the_shaped_reward_and_samples_reproducibly(t
     from benchmarks.protocol import springtime
     from benchmarks.protocol.algos import Context, get_algo
 
-    task = get_task("springtime/german-vs-random/v1")
+    task = get_task("springtime/german-vs-random/v2")
 
     def opponent(rank: int) -> Any:
         return make_agent("random", "french", seed=rank, game="springtime")
@@ -324,7 +326,7 @@ def test_a_seed_whose_checkpoint_is_gone_runs_again_from_point_0(tmp_path, capsy
     uninterrupted run does."""
     import shutil
 
-    task, algo = "springtime/german-vs-heuristic/v1", "ppo_mlp_compact"
+    task, algo = "springtime/german-vs-heuristic/v2", "ppo_mlp_compact"
     whole = _run(tmp_path / "whole", task, algo, "--budget", "300", "--evals", "3", "--eval-games", "2")
     whole_run = whole["ffo_env"][task][algo]["seed_0"]
     part = tmp_path / "part"
@@ -342,7 +344,7 @@ def test_a_seed_whose_checkpoint_is_gone_runs_again_from_point_0(tmp_path, capsy
 
 
 def test_a_damaged_checkpoint_is_one_error_naming_it_and_changes_nothing(tmp_path, capsys):
-    task, algo = "springtime/german-vs-heuristic/v1", "ppo_mlp_compact"
+    task, algo = "springtime/german-vs-heuristic/v2", "ppo_mlp_compact"
     part = tmp_path / "part"
     _killed_after_point_1(part, task, algo, 300)
     weights = next((part / "seed-0" / "point-1").iterdir())
@@ -363,7 +365,7 @@ def test_a_resumed_run_starts_its_progress_bar_at_the_points_already_done(tmp_pa
 
     from benchmarks.protocol import run as runner
 
-    task, algo = "springtime/german-vs-heuristic/v1", "ppo_mlp_compact"
+    task, algo = "springtime/german-vs-heuristic/v2", "ppo_mlp_compact"
     part = tmp_path / "part"
     _killed_after_point_1(part, task, algo, 300)
     seen: dict[str, Any] = {"updates": []}

@@ -16,11 +16,11 @@ then ``maskable_ppo_pretrained`` on both endgames (5 seeds; RL from the shipped 
 then the full-game tasks' reference rows and learners (3 seeds), then ``ffo/selfplay-ladder/v1``'s (3 seeds).
 Springtime for Hitler's jobs (``--only springtime``) write under ``benchmarks/results/springtime/``:
 the reference rows of its six tasks (3 seeds; the opponent-``expert`` and expert-row jobs last, the French
-expert takes seconds a game) and ``maskable_ppo`` (3 seeds) on ``springtime/german-vs-random/v1``, then
-on ``springtime/french-vs-heuristic/v1`` and ``springtime/german-vs-heuristic/v1``; then the learners with the
+expert takes seconds a game) and ``maskable_ppo`` (3 seeds) on ``springtime/german-vs-random/v2``, then
+on ``springtime/french-vs-heuristic/v2`` and ``springtime/german-vs-heuristic/v2``; then the learners with the
 shaped training reward (``maskable_ppo_shaped``, and ``ppo_mlp_compact`` with and without it) in the same order;
 then ``dagger_expert`` on the three learning tasks, the three learners on the two expert tasks, and
-``springtime/selfplay-ladder/v1``'s reference rows and learners.
+``springtime/selfplay-ladder/v2``'s reference rows and learners.
 """
 
 from __future__ import annotations
@@ -49,15 +49,15 @@ SELFPLAY = "ffo/selfplay-ladder/v1"
 
 
 SFH_CHEAP = (
-    "springtime/french-vs-random/v1",
-    "springtime/french-vs-heuristic/v1",
-    "springtime/german-vs-random/v1",
-    "springtime/german-vs-heuristic/v1",
+    "springtime/french-vs-random/v2",
+    "springtime/french-vs-heuristic/v2",
+    "springtime/german-vs-random/v2",
+    "springtime/german-vs-heuristic/v2",
 )
-SFH_EXPERT = ("springtime/french-vs-expert/v1", "springtime/german-vs-expert/v1")
-SFH_LEARN = ("springtime/german-vs-random/v1",)
-SFH_LEARN_LATE = ("springtime/french-vs-heuristic/v1", "springtime/german-vs-heuristic/v1")
-SFH_SELFPLAY = "springtime/selfplay-ladder/v1"
+SFH_EXPERT = ("springtime/french-vs-expert/v2", "springtime/german-vs-expert/v2")
+SFH_LEARN = ("springtime/german-vs-random/v2",)
+SFH_LEARN_LATE = ("springtime/french-vs-heuristic/v2", "springtime/german-vs-heuristic/v2")
+SFH_SELFPLAY = "springtime/selfplay-ladder/v2"
 SFH_CLEANRL = ("ppo_mlp_compact", "ppo_mlp_compact_shaped")
 
 

@@ -36,7 +36,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     pr.add_argument(
         "--task",
-        help="task id, e.g. ffo/french-endgame/v2 or springtime/german-vs-heuristic/v1 "
+        help="task id, e.g. ffo/french-endgame/v2 or springtime/german-vs-heuristic/v2 "
         "('ffo benchmark tasks')",
     )
     pr.add_argument(

@@ -6,7 +6,8 @@
 A task's fingerprint changes when the rules, the data, the observation, its bots or its start states do
 (:func:`benchmarks.protocol.tasks.fingerprint`). Refreezing a task without bumping its version would let
 results of two different tasks be pooled as one: ``--write`` refuses to change the fingerprint of a task id
-that already has one.
+that already has one. A retired version (:data:`benchmarks.protocol.tasks.RETIRED`) keeps the fingerprint it
+was frozen with.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import argparse
 import json
 import sys
 
-from benchmarks.protocol.tasks import FINGERPRINTS, TASKS, fingerprint
+from benchmarks.protocol.tasks import FINGERPRINTS, RETIRED, TASKS, fingerprint
 from ffo_env.atomic import atomic_write_text
 
 
@@ -26,7 +27,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--write", action="store_true", help="write data/fingerprints.json")
     args = p.parse_args(argv)
     old = json.loads(FINGERPRINTS.read_text(encoding="utf-8")) if FINGERPRINTS.exists() else {}
-    new = {tid: fingerprint(task) for tid, task in TASKS.items()}
+    # a retired version cannot be played here: its frozen fingerprint stays as the record of what it was
+    new = {tid: fingerprint(task) for tid, task in TASKS.items() if tid not in RETIRED}
+    new.update({tid: old[tid] for tid in RETIRED if tid in old})
     changed = [tid for tid in new if tid in old and old[tid] != new[tid]]
     for tid, fp in new.items():
         mark = "" if old.get(tid) == fp else (" (new)" if tid not in old else f" (was {old[tid]})")

@@ -122,6 +122,23 @@ SUPERSEDED = {
     "ffo/french-endgame/v1": "ffo/french-endgame/v2",
     "ffo/german-endgame/v1": "ffo/german-endgame/v2",
 }
+# Springtime for Hitler's rules changed with engine springtime-core-2 (issue 61: an Event window opens whenever
+# a marker is held, P10; a BEF eliminated in combat is rebuilt per rule 12.3.2 / S64): its tasks are version 2,
+# and version 1, played on springtime-core-1, can no longer be run here (its results stay, superseded)
+_SFH_NAMES = (
+    "french-vs-random",
+    "french-vs-heuristic",
+    "french-vs-expert",
+    "german-vs-random",
+    "german-vs-heuristic",
+    "german-vs-expert",
+    "selfplay-ladder",
+)
+SUPERSEDED.update({f"springtime/{n}/v1": f"springtime/{n}/v2" for n in _SFH_NAMES})
+RETIRED = {
+    f"springtime/{n}/v1": "it was played on springtime-core-1, whose rules issue 61 changed (springtime-core-2)"
+    for n in _SFH_NAMES
+}
 # Springtime for Hitler: a game is ~350-700 decisions (both sides), so the tracks are shorter than FFO's
 _SFH_SHORT, _SFH_LONG, _SFH_EVAL = 50_000, 1_000_000, 20
 # measured with `ffo benchmark run --algo random/untrained` (docs/guide/benchmark_protocol.md): the random
@@ -157,6 +174,11 @@ def _endgame_tasks() -> list[Task]:
 
 
 def _springtime_tasks() -> list[Task]:
+    """Versions 1 (superseded and retired: :data:`RETIRED`) and 2 of Springtime for Hitler's tasks."""
+    return [t for version in (1, 2) for t in _springtime_version(version)]
+
+
+def _springtime_version(version: int) -> list[Task]:
     names = {"french": "France (the Allied player)", "german": "Germany (the Axis player)"}
     out = []
     for side, other in (("french", "german"), ("german", "french")):
@@ -165,7 +187,7 @@ def _springtime_tasks() -> list[Task]:
             solved = name in _SFH_SOLVED
             out.append(
                 Task(
-                    f"springtime/{name}/v1",
+                    f"springtime/{name}/v{version}",
                     "full",
                     side,
                     opp,
@@ -180,7 +202,7 @@ def _springtime_tasks() -> list[Task]:
             )
     out.append(
         Task(
-            "springtime/selfplay-ladder/v1",
+            f"springtime/selfplay-ladder/v{version}",
             "selfplay",
             None,
             None,
@@ -365,6 +387,11 @@ def frozen_fingerprints() -> dict[str, str]:
 
 def check_current(task: Task) -> str:
     """The task's fingerprint, after checking it is the one its version was frozen with."""
+    if task.id in RETIRED:
+        raise TaskError(
+            f"task {task.id} is retired: {RETIRED[task.id]}; its results are kept, superseded by "
+            f"{task.superseded_by}, which this installation runs"
+        )
     fp = fingerprint(task)
     frozen = frozen_fingerprints().get(task.id)
     if frozen is None:
