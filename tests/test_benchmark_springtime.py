@@ -216,7 +216,9 @@ def test_report_over_both_games_aggregates_each_game_apart(tmp_path, capsys):
         assert (tmp_path / "rep" / f"performance_profile_{game}.png").exists()
     assert not (tmp_path / "rep" / "performance_profile.png").exists()
     runs = rep["tasks"]["springtime/german-vs-random/v2"]["algorithms"]["maskable_ppo"]["run_curves"]
-    assert runs == [[[0, pytest.approx(r[0][1]), 0.5]] for r in runs] and len(runs) == 3  # each run's own points
+    assert (
+        runs == [[[0, pytest.approx(r[0][1]), 0.5]] for r in runs] and len(runs) == 3
+    )  # each run's own points
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "France Fights On benchmark tasks" in md and "Springtime for Hitler benchmark tasks" in md
 

@@ -161,13 +161,14 @@ def test_a_campaign_resumed_after_its_first_round_reaches_the_same_curve_and_wei
     checkpoint inside a round), so resuming that reaches the uninterrupted run's weights and curve."""
     from training.campaign import round_config, run_campaign
     from training.run_folder import RunFolder
+    from training.train import train
 
     whole = RunFolder(tmp_path / "whole")
-    run_campaign(_campaign_cfg(2), whole, progress_bar=False)
+    run_campaign(_campaign_cfg(2), whole, train, progress_bar=False)
     split = RunFolder(tmp_path / "split")
-    run_campaign(_campaign_cfg(1), split, progress_bar=False)
+    run_campaign(_campaign_cfg(1), split, train, progress_bar=False)
     assert not (split.root / "snapshots" / "german_r1.pt").exists()
-    run_campaign(_campaign_cfg(2), split, progress_bar=False)
+    run_campaign(_campaign_cfg(2), split, train, progress_bar=False)
     a, b = _final_weights(whole.root), _final_weights(split.root)
     assert a.keys() == b.keys() and all(th.equal(a[k], b[k]) for k in a)
     curve_a = json.loads((whole.root / "curve" / "curve.json").read_text())["points"]

@@ -1018,12 +1018,9 @@ def load_places(path: Path) -> tuple[tuple[GamePlaces, ...], dict[str, str]]:
 
 
 def _write(path: Path, text: str) -> None:
-    """Write ``text`` whole or not at all (the project's atomic write where the package is importable)."""
-    try:
-        from ffo_env.atomic import atomic_write_text
-    except ImportError:  # the tool also runs on a tree of files without the package installed
-        path.write_text(text, encoding="utf-8")
-        return
+    """Write ``text`` whole or not at all (the project's atomic write: the tool runs from a checkout)."""
+    from ffo_env.atomic import atomic_write_text
+
     atomic_write_text(path, text)
 
 

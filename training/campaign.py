@@ -26,6 +26,7 @@ import csv
 import io
 import os
 import time
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,7 @@ ROUND_SEED_STRIDE = 1009
 # larger than any round: a checkpoint inside a round would let a resume start mid-round, on other random numbers
 NO_CHECKPOINT_INSIDE_A_ROUND = 2**62
 CURVE_DIR = "curve"
+Train = Callable[..., Any]  # training.train.train(cfg, run, resume=, progress_bar=, trust_pickle=)
 
 
 def round_config(cfg: TrainConfig, k: int) -> TrainConfig:
@@ -196,11 +198,11 @@ def _log_round(run: RunFolder, k: int, progress: dict[str, Any]) -> None:
 
 
 def run_campaign(
-    cfg: TrainConfig, run: RunFolder, progress_bar: bool = True, trust_pickle: bool = False
+    cfg: TrainConfig, run: RunFolder, train: Train, progress_bar: bool = True, trust_pickle: bool = False
 ) -> None:
-    """Train round by round and evaluate the curve's points as their snapshots appear; resumable."""
-    from training.train import train
-
+    """Train round by round with ``train`` (:func:`training.train.train`, handed in by its caller so that this
+    module does not import the schedule that dispatches to it) and evaluate the curve's points as their
+    snapshots appear; resumable."""
     run.make_folders()
     progress = run.read_progress() if run.progress_path.exists() else None
     starts = [f"pretrain:{s}" for s in cfg.pretrain.sides if cfg.pretrain.teacher] + [

@@ -487,7 +487,7 @@ def run(args: argparse.Namespace) -> int:
         if cfg.curve.every > 0:  # a campaign: round by round, with its learning curve (training/campaign.py)
             from training.campaign import run_campaign
 
-            run_campaign(cfg, run, progress_bar=not args.no_progress, trust_pickle=args.trust_pickle)
+            run_campaign(cfg, run, train, progress_bar=not args.no_progress, trust_pickle=args.trust_pickle)
         else:
             train(
                 cfg,

@@ -36,6 +36,7 @@ from ffo_env.core import (
     stacking,
     state_io,
     turn_sequence,
+    victory,
 )
 from ffo_env.core import hexgrid as hg
 from ffo_env.core import scenario as scenario_data
@@ -347,18 +348,12 @@ class State:
         return battle_preview(self, target, list(attackers), att_support, def_support, viewer)
 
     def french_cities(self) -> list[int]:
-        """The city hexes under French control now, in hex order (rules 3.7, 4.3)."""
-        control = self.control
-        return [h for h in self.game.tables.city_hexes if control[h] == FRENCH]
+        """The city hexes under French control now (rules 3.7, 4.3; :mod:`victory`)."""
+        return victory.french_cities(self)
 
     def city_vp_if_ended(self) -> int:
-        """The city VP the French would add if the game ended in this position (rule 4.3: one per city hex
-        under French control at the end; R21 also when the last French unit has left). 0 once the game is
-        over: the cities are in ``vp`` then. ``vp + pending_overstack_vp() + city_vp_if_ended()`` is the
-        final score this position would give (the envs' ``reward="potential"``)."""
-        if self.phase == Phase.GAME_OVER:
-            return 0
-        return len(self.french_cities()) * int(self.game.scenario.tables.vp["city_at_end"])
+        """The city VP the French would add if the game ended now (rule 4.3, R21; :mod:`victory`)."""
+        return victory.city_vp_if_ended(self)
 
     def pending_overstack_vp(self) -> int:
         """French VP at stake in over-stacked German hexes (rule 6.5, R9; see :mod:`stacking`). Used by the
@@ -700,16 +695,8 @@ class State:
         return any(status[u] in (ON_MAP, RESERVE) for u in self.game.side_unit_list[FRENCH])
 
     def _finish(self) -> None:
-        """Final VP (rule 4.3 cities, R21) and the result (rule 4.3: 25+ VP is a French win)."""
-        vp = self.game.scenario.tables.vp["city_at_end"]
-        for h in self.french_cities():
-            self._award(
-                vp, "cities", f"{self.game.scenario.map.city[h]} ({hg.hex_name(h)}) French at the end"
-            )
-        self.winner = FRENCH if self.vp >= self.game.scenario.tables.victory_vp else GERMAN
-        self.phase = Phase.GAME_OVER
-        self.decision = Decision.NONE
-        self._ctx = PhaseContext()
+        """Final VP and the result (rule 4.3, R21; :mod:`victory`)."""
+        victory.finish(self)
 
     # ---------------------------------------------------------- text forms
 
