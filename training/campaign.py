@@ -103,21 +103,12 @@ def evaluate_point(
     atomic_write_text(done, f"{snapshot}\n")
 
 
-def _wilson(wins: int, n: int, z: float = 1.959964) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * ((p * (1 - p) / n + z * z / (4 * n * n)) ** 0.5) / d
-    return max(0.0, c - h), min(1.0, c + h)
-
-
 def curve_rows(cfg: TrainConfig, run: RunFolder) -> list[dict[str, Any]]:
     """One row per finished evaluation point, read from the games on disk."""
     import json
 
     from agents.harness import read_games
+    from agents.paired import wilson_interval
 
     progress = run.read_progress()
     rows: list[dict[str, Any]] = []
@@ -127,7 +118,7 @@ def curve_rows(cfg: TrainConfig, run: RunFolder) -> list[dict[str, Any]]:
             continue
         games = read_games(out)
         wins = sum(1 for g in games if g.get("winner") == side)
-        lo, hi = _wilson(wins, len(games))
+        lo, hi = wilson_interval(wins, len(games))
         meta_path = run.resolve(snapshot).with_suffix(".json")
         meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
         vps = [float(g["vp"]) for g in games if "vp" in g]  # the French VP (rule 16)
