@@ -689,3 +689,29 @@ def test_a_learner_with_fewer_than_3_complete_runs_stays_out_of_the_aggregate(
         assert ("maskable_ppo" in rep["aggregate"]["ffo"]["normalised_final"]) is aggregated
         md = (tmp_path / f"rep-{name}" / "report.md").read_text()
         assert ("not in the aggregate: < 3 complete runs" in md) is not aggregated
+
+
+def test_pretrained_row_is_a_reference_row_naming_its_weights(reference_runs, tmp_path, capsys):
+    """Issue 60 item 3: the shipped policies' row (the campaign's policies once released) runs as a reference
+    row: one evaluation point, no training, the sha256 of every shipped policy file in its hyperparameters,
+    and the report keeps it out of the learners (no from-start change, no 'fewer than 3 runs' mark)."""
+    import hashlib
+
+    from agents.pretrained import pretrained_path
+
+    out = tmp_path / "pretrained"
+    assert main(["benchmark", "run", "--task", "ffo/german-endgame/v2", "--algo", "pretrained", "--seeds", "1",
+                 "--eval-games", "2", "--out", str(out), "--no-progress"]) == 0  # fmt: skip
+    doc = json.loads((out / "results.json").read_text())
+    run = doc["ffo_env"]["ffo/german-endgame/v2"]["pretrained"]["seed_0"]
+    assert run["run_meta"]["complete"] and "step_1" not in run and run["step_0"]["step_count"] == 0
+    shas = run["run_meta"]["hyperparameters"]["policy_sha256"]
+    assert shas["ffo/german.pt"] == hashlib.sha256(pretrained_path("german").read_bytes()).hexdigest()
+    code, _, err = _ffo(capsys, "benchmark", "report", str(reference_runs), str(out),
+                        "--out", str(tmp_path / "rep"), "--reps", "100")  # fmt: skip
+    assert code == 0, err
+    tasks = json.loads((tmp_path / "rep" / "report.json").read_text())["tasks"]
+    algos = tasks["ffo/german-endgame/v2"]["algorithms"]
+    assert algos["pretrained"]["from_start"] is None
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "`pretrained`" in md and "not in the aggregate" not in md

@@ -39,3 +39,32 @@ register(
         lambda ctx: BotLearner(ctx, "expert"),
     )
 )
+
+
+def _shipped_policy_files() -> dict[str, str]:
+    """sha256 of every shipped policy file of both games: a ``pretrained`` row names the weights it measured,
+    so a row re-run after a release (issue 60: the campaign's policies shipped as ``pretrained``) is told
+    apart from the imitation policies' row."""
+    import hashlib
+
+    from agents.pretrained import PRETRAINED_DIR
+    from agents.springtime.policy import PRETRAINED_DIR as SPRINGTIME_DIR
+
+    out: dict[str, str] = {}
+    for game, folder in (("ffo", PRETRAINED_DIR), ("springtime", SPRINGTIME_DIR)):
+        for path in sorted(folder.glob("*.pt")):
+            out[f"{game}/{path.name}"] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+register(
+    AlgoSpec(
+        "pretrained",
+        "the side's shipped pretrained policy in the learner's seat (reference, does not learn): the row of "
+        "the policies a release ships, which the RL campaign's policies replace once they beat them",
+        False,
+        "-",
+        lambda ctx: BotLearner(ctx, "pretrained"),
+        hyperparameters={"policy_sha256": _shipped_policy_files()},
+    )
+)

@@ -42,7 +42,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     pr.add_argument(
         "--algo",
         help="algorithm: maskable_ppo, maskable_ppo_pretrained, ppo_mlp_compact, dagger_expert (learners); "
-        "random, untrained, expert (reference rows); Springtime tasks also maskable_ppo_shaped, "
+        "random, untrained, pretrained, expert (reference rows); Springtime tasks also maskable_ppo_shaped, "
         "ppo_mlp_compact_shaped",
     )
     pr.add_argument("--budget", type=int, help="learner decisions per seed (self-play: both sides together)")

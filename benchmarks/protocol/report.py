@@ -35,7 +35,7 @@ from benchmarks.protocol import stats
 from benchmarks.protocol.results import ENV_NAME, ResultError, find_results, load_result, step_rows
 from ffo_env.atomic import atomic_write_bytes, atomic_write_text
 
-REFERENCE_ALGOS = ("random", "untrained", "expert")
+REFERENCE_ALGOS = ("random", "untrained", "pretrained", "expert")  # rows that do not learn
 GAME_NAMES = {"ffo": "France Fights On", "springtime": "Springtime for Hitler"}
 TAUS = [round(x, 2) for x in np.linspace(0.0, 1.2, 25)]
 # a learner's row joins its game's aggregate (IQM, profiles, probability of improvement) only with at least this
