@@ -324,11 +324,14 @@ def refuse_ffo_options(args: Any, game: str | None = None) -> None:
 
 
 def add_game_option(parser: Any, help_suffix: str = "") -> None:
-    """``--game {ffo,springtime}`` on a command (default ``ffo``, France Fights On)."""
+    """``--game NAME`` on a command, one of the games of the suite (default ``ffo``, France Fights On)."""
     parser.add_argument(
         "--game",
         choices=GAME_NAMES,
         default=DEFAULT_GAME,
-        help=f"which game of the suite: ffo (France Fights On, the default) or springtime (Springtime for "
-        f"Hitler){help_suffix}",
+        help="which game of the suite: "
+        + ", ".join(
+            f"{g.name} ({g.title}{', the default' if g.name == DEFAULT_GAME else ''})" for g in GAMES.values()
+        )
+        + help_suffix,
     )

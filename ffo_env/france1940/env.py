@@ -102,6 +102,7 @@ __all__ = [
     "make_rules",
     "parallel_env",
     "raw_env",
+    "render_text",
 ]
 
 OBSERVATION_FORMATS = ("dict", "flat", "compact")
@@ -157,20 +158,25 @@ def make_rules(
     )
 
 
+def render_text(state: State) -> str:
+    """The position as text: the decision, VP, the armies and every unit on the map by hex (omniscient)."""
+    lines = [f"{state.decision_string()}  VP allied {state.vp[ALLIED]} german {state.vp[GERMAN]}"]
+    lines.append(f"columns {state.columns[ALLIED]} / {state.columns[GERMAN]}")
+    by_hex: dict[int, list[str]] = {}
+    for u, st in enumerate(state.status):
+        if st == MAP:
+            by_hex.setdefault(state.hex[u], []).append(state.uid(u))
+    lines += [f"{h:4d}: {' '.join(us)}" for h, us in sorted(by_hex.items())]
+    if state.result:
+        lines.append(f"result {state.result}")
+    return "\n".join(lines)
+
+
 class _TextRenderer:
-    """``render_mode="ansi"``: the decision, VP and every unit on the map by hex (omniscient)."""
+    """``render_mode="ansi"``: :func:`render_text` (omniscient: for spectators)."""
 
     def render(self, state: State, mode: str) -> str:
-        lines = [f"{state.decision_string()}  VP allied {state.vp[ALLIED]} german {state.vp[GERMAN]}"]
-        lines.append(f"columns {state.columns[ALLIED]} / {state.columns[GERMAN]}")
-        by_hex: dict[int, list[str]] = {}
-        for u, st in enumerate(state.status):
-            if st == MAP:
-                by_hex.setdefault(state.hex[u], []).append(state.uid(u))
-        lines += [f"{h:4d}: {' '.join(us)}" for h, us in sorted(by_hex.items())]
-        if state.result:
-            lines.append(f"result {state.result}")
-        return "\n".join(lines)
+        return render_text(state)
 
 
 class France1940Adapter(GameAdapter):
