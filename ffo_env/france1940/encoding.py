@@ -397,7 +397,7 @@ def encode(state: State, side: int, legal: list[int] | None = None) -> dict[str,
             ("moved", moved[mine].astype(np.float32), _STACK),
             ("gse", st.gse[mine], _STACK),
         ):
-            np.add.at(planes[_P[prefix + feature]], at, values / scale)
+            planes[_P[prefix + feature]] = np.bincount(at, values / scale, N_HEXES)
         zoc = state.zoc_hexes(side_id)
         planes[_P[prefix + "zoc"], np.fromiter(zoc, np.int64, len(zoc)) - 1] = 1.0
     mission = v["ac_mission"]
