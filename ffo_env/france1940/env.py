@@ -249,7 +249,10 @@ class France1940Adapter(GameAdapter):
         return encode_as(state, side, legal, self.observation_format)
 
     def opponent_observation(self, state: State, side: int) -> Any:
-        return encode_as(state, side, state.legal_actions() if state.current_player == side else None, "dict")
+        legal = state.legal_actions() if state.current_player == side else None
+        return encode_as(
+            state, side, legal, self.observation_format
+        )  # the env's format: a policy of it plays
 
     def potential(self, state: State) -> float:
         vp = state.vp
