@@ -251,3 +251,14 @@ def test_ansi_render_shows_the_position() -> None:
     text = env.render()
     assert text == render_text(env.unwrapped.game_state) and "VP allied 0 german 0" in text
     assert "columns Hist / I" in text
+
+
+def test_ffo_env_gives_france1940_v0_on_first_use() -> None:
+    import importlib
+
+    import ffo_env as package
+
+    assert package.france1940_v0 is importlib.import_module("ffo_env.france1940_v0")
+    assert package.france1940_v0.raw_env is france1940_v0.raw_env
+    with pytest.raises(AttributeError, match="no attribute 'france1939_v0'"):
+        package.france1939_v0  # noqa: B018
