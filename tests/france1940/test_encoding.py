@@ -73,7 +73,9 @@ def test_rivers_are_drawn_on_both_sides_of_their_hexside() -> None:
 
 
 @pytest.mark.parametrize("seed", [0, 5])
-def test_every_value_lies_in_0_1_and_the_legal_features_are_the_cores_legal_actions(seed: int) -> None:
+def test_every_value_lies_between_zero_and_one_and_the_legal_features_are_the_cores_legal_actions(
+    seed: int,
+) -> None:
     s = Game(RulesOptions(bef_variant=True, optional_airborne=True)).new_initial_state(seed)
     rng = random.Random(seed)
     decisions = set()
