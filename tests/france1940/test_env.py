@@ -262,3 +262,23 @@ def test_ffo_env_gives_france1940_v0_on_first_use() -> None:
     assert package.france1940_v0.raw_env is france1940_v0.raw_env
     with pytest.raises(AttributeError, match="no attribute 'france1939_v0'"):
         package.france1939_v0  # noqa: B018
+
+
+def test_an_observation_opponent_gets_its_sides_observation_in_the_envs_format() -> None:
+    seen: list[tuple[int, ...]] = []
+
+    class ByMask:
+        name = "by_mask"
+
+        def act(self, observation: Any, action_mask: np.ndarray) -> int:
+            seen.append(observation.shape)
+            glob = observation[: len(E.GLOBAL_FEATURES)]  # compact: the globals first
+            assert glob[E.GLOBAL_FEATURES.index("viewer_allied")] == 1.0
+            assert glob[E.GLOBAL_FEATURES.index("to_act")] == 1.0
+            return int(np.flatnonzero(action_mask)[0])
+
+    env = France1940SingleAgentEnv(side="german", opponent=ByMask(), observation_format="compact")
+    env.reset(seed=8)
+    for _ in range(40):
+        env.step(int(np.flatnonzero(env.action_masks())[0]))
+    assert seen and set(seen) == {(E.compact_size(env.game),)}
