@@ -10,13 +10,12 @@ a column on the board stay visible, as on a real table: the units it put on the 
 that is clear terrain in the Allied columns C and E (F44; the German's legal moves show it anyway).
 States that differ only in hidden facts give equal observations (``tests/france1940/test_encoding.py``).
 
-The structured observation (``observation_format="dict"``)
----------------------------------------------------------
+**The structured observation** (``observation_format="dict"``):
 ``{"planes": Box(0, 1, (P, 40, 32)), "units": Box(0, 1, (192, F)), "globals": Box(0, 1, (G,))}``, float32.
 
 - ``planes[p, c - 1, r - 1]`` is plane ``p`` at the hex of column ``c`` (from the east), row ``r`` (from the
   north), i.e. hex ``n = 32 (c - 1) + r``: a plane is the vector over hexes 1..1280 reshaped to (40, 32),
-  so ``planes[p].reshape(-1)[n - 1]`` is hex ``n`` and hex action ``HEX - 1 + n`` (:mod:`.core.actions`)
+  so ``planes[p].reshape(-1)[n - 1]`` is hex ``n`` and hex action ``HEX - 1 + n`` (:mod:`ffo_env.france1940.core.actions`)
   is cell ``n - 1``. Planes: ``PLANES`` (static terrain, rivers by hexside, fortifications, countries and
   supply edges; then each side's stacks, Zones of Control and air missions; the combat; the legal hexes).
 - ``units[u]`` is unit ``u`` of the roster (``Game.units``), which is also action ``UNIT + u``; rows past the
