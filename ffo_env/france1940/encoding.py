@@ -15,8 +15,8 @@ States that differ only in hidden facts give equal observations (``tests/france1
 
 - ``planes[p, c - 1, r - 1]`` is plane ``p`` at the hex of column ``c`` (from the east), row ``r`` (from the
   north), i.e. hex ``n = 32 (c - 1) + r``: a plane is the vector over hexes 1..1280 reshaped to (40, 32),
-  so ``planes[p].reshape(-1)[n - 1]`` is hex ``n`` and hex action ``HEX - 1 + n`` (:mod:`ffo_env.france1940.core.actions`)
-  is cell ``n - 1``. Planes: ``PLANES`` (static terrain, rivers by hexside, fortifications, countries and
+  so ``planes[p].reshape(-1)[n - 1]`` is hex ``n``, and hex action ``HEX - 1 + n``
+  (:mod:`ffo_env.france1940.core.actions`) is cell ``n - 1``. Planes: ``PLANES`` (static terrain, rivers by hexside, fortifications, countries and
   supply edges; then each side's stacks, Zones of Control and air missions; the combat; the legal hexes).
 - ``units[u]`` is unit ``u`` of the roster (``Game.units``), which is also action ``UNIT + u``; rows past the
   roster (``MAX_UNITS`` = 192 in all) are zero. Columns: ``UNIT_FEATURES``.
