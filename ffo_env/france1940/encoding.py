@@ -367,8 +367,9 @@ def encode(state: State, side: int, legal: list[int] | None = None) -> dict[str,
     g = state.game
     st = _static(g)
     n = st.n_units
-    planes = np.zeros((len(PLANES), N_HEXES), dtype=np.float32)
+    planes = np.empty((len(PLANES), N_HEXES), dtype=np.float32)
     planes[:N_STATIC_PLANES] = st.planes
+    planes[N_STATIC_PLANES:] = 0.0
     units = np.zeros((N_UNITS, len(UNIT_FEATURES)), dtype=np.float32)
     units[:, :N_STATIC_UNIT] = st.units
     glob = np.zeros(len(GLOBAL_FEATURES), dtype=np.float32)
@@ -384,19 +385,21 @@ def encode(state: State, side: int, legal: list[int] | None = None) -> dict[str,
 
     supply = np.fromiter(v["supply"], bool, n)
     moved = np.fromiter(v["moved"], bool, n)
+    # each side's stacks: one count per feature over the cells (side, hex) of the units on the map
+    cell = st.side[on_map] * N_HEXES + hexes[on_map] - 1
+    for feature, values, scale in (
+        ("weight", st.weight[on_map], _STACK),
+        ("attack", st.attack[on_map], _STRENGTH),
+        ("defence", st.defence[on_map], _STRENGTH),
+        ("mech", st.mech[on_map], _STACK),
+        ("out_of_supply", (~supply[on_map]).astype(np.float32), _STACK),
+        ("moved", moved[on_map].astype(np.float32), _STACK),
+        ("gse", st.gse[on_map], _STACK),
+    ):
+        both = np.bincount(cell, values / scale, 2 * N_HEXES)
+        planes[_P["allied_" + feature]] = both[:N_HEXES]
+        planes[_P["german_" + feature]] = both[N_HEXES:]
     for side_id, prefix in ((ALLIED, "allied_"), (GERMAN, "german_")):
-        mine = on_map & (st.side == side_id)
-        at = hexes[mine] - 1
-        for feature, values, scale in (
-            ("weight", st.weight[mine], _STACK),
-            ("attack", st.attack[mine], _STRENGTH),
-            ("defence", st.defence[mine], _STRENGTH),
-            ("mech", st.mech[mine], _STACK),
-            ("out_of_supply", (~supply[mine]).astype(np.float32), _STACK),
-            ("moved", moved[mine].astype(np.float32), _STACK),
-            ("gse", st.gse[mine], _STACK),
-        ):
-            planes[_P[prefix + feature]] = np.bincount(at, values / scale, N_HEXES)
         zoc = state.zoc_hexes(side_id)
         planes[_P[prefix + "zoc"], np.fromiter(zoc, np.int64, len(zoc)) - 1] = 1.0
     mission = v["ac_mission"]
