@@ -8,7 +8,7 @@ from typing import Any
 from agents.registry import make_agent
 from ffo_env.envs.single_agent import FFOSingleAgentEnv
 
-__all__ = ["make_single_agent_env"]
+__all__ = ["make_game_env", "make_single_agent_env"]
 
 
 def make_single_agent_env(side: str = "french", opponent: Any = "random", **kwargs: Any) -> FFOSingleAgentEnv:
@@ -19,3 +19,16 @@ def make_single_agent_env(side: str = "french", opponent: Any = "random", **kwar
         other = "german" if side == "french" else "french"
         opponent = None if opponent == "random" else make_agent(opponent, other)
     return FFOSingleAgentEnv(side=side, opponent=opponent, **kwargs)
+
+
+def make_game_env(game: str, side: str = "french", opponent: Any = "random", **kwargs: Any) -> Any:
+    """The one-side env of ``game`` (:meth:`ffo_env.games.GameInfo.single_agent_env`) for ``side``; a string
+    ``opponent`` is an agent name of that game for the other side (``"random"``: the env's own seeded
+    generator). The entry point of France 1940's ids (issue 63)."""
+    from ffo_env.games import game_info
+
+    info = game_info(game)
+    if isinstance(opponent, str):
+        other = "german" if side == "french" else "french"
+        opponent = None if opponent == "random" else make_agent(opponent, other, game=game)
+    return info.single_agent_env(side=side, opponent=opponent, **kwargs)

@@ -274,7 +274,12 @@ def _summarize_suite_pairing(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         **_wins(rows),
         "results": dict(sorted(results.items())),
-        **_spread("morale", [float(r["morale"]) for r in rows]),
+        # a game with no Morale (France 1940) leaves it None in its rows: no spread then
+        **(
+            _spread("morale", [float(r["morale"]) for r in rows])
+            if rows[0]["morale"] is not None
+            else dict.fromkeys(("morale_mean", "morale_median", "morale_stdev"))
+        ),
         **_lengths(rows),
     }
 
@@ -813,6 +818,10 @@ def _rating_lines(summary: dict[str, Any]) -> list[str]:
     ]
 
 
+def _cell(morale: float | None) -> str:
+    return f"{morale:>6.1f}" if morale is not None else f"{'-':>6}"  # '-': a game with no Morale
+
+
 def _format_suite_table(summary: dict[str, Any]) -> str:
     lines = [
         f"{game_info(summary['config']['game']).title}",
@@ -824,7 +833,7 @@ def _format_suite_table(summary: dict[str, Any]) -> str:
         res = " ".join(f"{k}:{v}" for k, v in p["results"].items())
         lines.append(
             f"{p['french']:<20} {p['german']:<20} {p['games']:>4} {p['french_win_rate']:>10.3f}"
-            f" {f'[{lo:.3f},{hi:.3f}]':>15} {p['morale_mean']:>6.1f} {p['turn_mean']:>5.1f}  {res}"
+            f" {f'[{lo:.3f},{hi:.3f}]':>15} {_cell(p['morale_mean'])} {p['turn_mean']:>5.1f}  {res}"
         )
     return "\n".join(lines + _rating_lines(summary))
 

@@ -4,7 +4,8 @@
 environment (``ffo_env.env``, ``ffo_env.raw_env``, ``ffo_env.parallel_env``) is imported
 lazily so that the core can be used without gymnasium or pettingzoo installed. With gymnasium
 installed, importing ``ffo_env`` registers the ids ``ffo_env/French-v0``, ``ffo_env/German-v0``,
-``ffo_env/French-flat-v0`` and ``ffo_env/German-flat-v0`` (:mod:`ffo_env.envs.registration`).
+``ffo_env/French-flat-v0`` and ``ffo_env/German-flat-v0`` (:mod:`ffo_env.envs.registration`), and those of
+the other games. ``ffo_env.france1940_v0`` (*France, 1940*) is imported on first use.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Any
 __version__ = "0.1.0"
 
 _LAZY = {"env": "ffo_env.envs.aec", "raw_env": "ffo_env.envs.aec", "parallel_env": "ffo_env.envs.aec"}
+_GAME_MODULES = ("france1940_v0",)  # the other games' PettingZoo-style modules, imported on first use
 
 
 def _register_gymnasium_ids() -> None:
@@ -34,4 +36,8 @@ def __getattr__(name: str) -> Any:
         import importlib
 
         return getattr(importlib.import_module(_LAZY[name]), name)
+    if name in _GAME_MODULES:  # ``ffo_env.france1940_v0`` without importing it first (issue 63)
+        import importlib
+
+        return importlib.import_module(f"ffo_env.{name}")
     raise AttributeError(f"module 'ffo_env' has no attribute {name!r}")

@@ -249,6 +249,38 @@ GAMES: dict[str, GameInfo] = {
         },
         _write_viewer="ffo_env.springtime.render.viewer:write_viewer",
     ),
+    # issue 63: its hooks live in its own package (ffo_env/france1940/interface.py)
+    "france1940": GameInfo(
+        name="france1940",
+        title="France, 1940",
+        rulebook="001 (J. F. Dunnigan, Avalon Hill 1972) with 004 (BEF variant)",
+        n_actions=1480,
+        scenarios=("standard",),
+        record_format="france1940-game-record",
+        _new_state="ffo_env.france1940.interface:new_state",
+        _state_from_dict="ffo_env.france1940.interface:state_from_dict",
+        _recorder="ffo_env.france1940.interface:recorder",
+        _replay="ffo_env.france1940.interface:replay",
+        _load_record="ffo_env.france1940.interface:load_record",
+        _save_record="ffo_env.france1940.interface:save_record",
+        _aec_env="ffo_env.france1940.interface:aec_env",
+        _parallel_env="ffo_env.france1940.interface:parallel_env",
+        _single_agent_env="ffo_env.france1940.interface:single_agent_env",
+        _env_adapter="ffo_env.france1940.interface:env_adapter",
+        gym_ids={
+            "french": (
+                "ffo_env/France1940-French-v0",
+                "ffo_env/France1940-French-flat-v0",
+                "ffo_env/France1940-French-compact-v0",
+            ),
+            "german": (
+                "ffo_env/France1940-German-v0",
+                "ffo_env/France1940-German-flat-v0",
+                "ffo_env/France1940-German-compact-v0",
+            ),
+        },
+        _write_viewer="ffo_env.france1940.interface:write_viewer",
+    ),
 }
 GAME_NAMES = tuple(GAMES)
 
@@ -292,11 +324,14 @@ def refuse_ffo_options(args: Any, game: str | None = None) -> None:
 
 
 def add_game_option(parser: Any, help_suffix: str = "") -> None:
-    """``--game {ffo,springtime}`` on a command (default ``ffo``, France Fights On)."""
+    """``--game NAME`` on a command, one of the games of the suite (default ``ffo``, France Fights On)."""
     parser.add_argument(
         "--game",
         choices=GAME_NAMES,
         default=DEFAULT_GAME,
-        help=f"which game of the suite: ffo (France Fights On, the default) or springtime (Springtime for "
-        f"Hitler){help_suffix}",
+        help="which game of the suite: "
+        + ", ".join(
+            f"{g.name} ({g.title}{', the default' if g.name == DEFAULT_GAME else ''})" for g in GAMES.values()
+        )
+        + help_suffix,
     )

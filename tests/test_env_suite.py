@@ -18,7 +18,7 @@ from ffo_env.envs.suite_aec import SuiteAECEnv
 from ffo_env.envs.suite_single_agent import SuiteSingleAgentEnv
 from ffo_env.games import GAME_NAMES, game_info
 
-SCALE = {"ffo": 0.02, "springtime": 0.5}  # each game's default shaping_scale
+SCALE = {"ffo": 0.02, "springtime": 0.5, "france1940": 0.5}  # each game's default shaping_scale
 
 
 @pytest.mark.parametrize("name", GAME_NAMES)

@@ -21,6 +21,12 @@ Springtime for Hitler (issue 41, :mod:`ffo_env.springtime.env`): ``ffo_env/Sprin
 ``-flat-v0`` twins (the 1-D float32 ``Box`` of :mod:`ffo_env.springtime.encoding`; the mask from
 ``action_masks()`` and ``info["action_mask"]``); ``opponent`` names a bot of :mod:`agents.springtime`.
 
+France, 1940 (issue 63, :mod:`ffo_env.france1940.env`): ``ffo_env/France1940-French-v0`` and
+``ffo_env/France1940-German-v0`` (observation ``Dict(planes, units, globals)``), and the ``-flat-v0`` and
+``-compact-v0`` twins (1-D float32 ``Box``es of :mod:`ffo_env.france1940.encoding`); the mask from
+``action_masks()`` and ``info["action_mask"]``; the armies (``allied_obac``, ``german_obac``),
+``bef_variant`` and ``rules`` as keyword arguments.
+
 Keyword arguments of ``gymnasium.make`` go to :class:`~ffo_env.envs.single_agent.FFOSingleAgentEnv`:
 ``opponent`` (any agent name of :func:`agents.make_agent`, e.g. ``"heuristic"``, ``"policy:PATH"``,
 or an agent object), ``observation_format``, ``reward``, ``setup``, ``rules``, ``illegal_action``,
@@ -50,6 +56,10 @@ SPRINGTIME_ENV_IDS = (
     "ffo_env/Springtime-German-flat-v0",
 )
 SPRINGTIME_ENTRY_POINT = "agents.springtime.gym_entry:make_springtime_env"
+# France, 1940 (issue 63): ffo_env.france1940.env.France1940SingleAgentEnv through the suite's entry point
+# (the game by name: agents.gym_entry.make_game_env); ids from its package
+FRANCE1940_GAME = "france1940"
+GAME_ENTRY_POINT = "agents.gym_entry:make_game_env"
 
 
 def register_envs() -> None:
@@ -66,6 +76,23 @@ def register_envs() -> None:
             entry_point=ENTRY_POINT,
             kwargs={"side": side, "observation_format": fmt, "opponent": "random"},
         )
+    from ffo_env.france1940.interface import GYM_IDS
+
+    for side, ids in GYM_IDS.items():
+        for env_id in ids:
+            if env_id in gymnasium.registry:
+                continue
+            fmt = "flat" if "-flat-" in env_id else "compact" if "-compact-" in env_id else "dict"
+            gymnasium.register(
+                id=env_id,
+                entry_point=GAME_ENTRY_POINT,
+                kwargs={
+                    "game": FRANCE1940_GAME,
+                    "side": side,
+                    "observation_format": fmt,
+                    "opponent": "random",
+                },
+            )
     for env_id in SPRINGTIME_ENV_IDS:
         if env_id in gymnasium.registry:
             continue
