@@ -249,6 +249,26 @@ GAMES: dict[str, GameInfo] = {
         },
         _write_viewer="ffo_env.springtime.render.viewer:write_viewer",
     ),
+    # issue 63: a minimal entry (the core's factory and records) so that the harness plays France 1940's
+    # bots; the environments (ffo_env.france1940.env) and the viewer come with the full entry (branch f40env)
+    "france1940": GameInfo(
+        name="france1940",
+        title="France, 1940",
+        rulebook="001 (J. F. Dunnigan, Avalon Hill 1972)",
+        n_actions=1480,
+        scenarios=("standard",),
+        record_format="france1940-game-record",
+        _new_state="ffo_env.france1940.core.game:new_state",
+        _state_from_dict="ffo_env.france1940.core.state_io:state_from_dict",
+        _recorder="ffo_env.france1940.core.record:Recorder",
+        _replay="ffo_env.france1940.core.record:replay",
+        _load_record="ffo_env.france1940.core.record:load_record",
+        _save_record="ffo_env.france1940.core.record:save_record",
+        _aec_env="ffo_env.france1940.env:env",
+        _parallel_env="ffo_env.france1940.env:parallel_env",
+        _single_agent_env="ffo_env.france1940.env:France1940SingleAgentEnv",
+        _env_adapter="ffo_env.france1940.env:make_adapter",
+    ),
 }
 GAME_NAMES = tuple(GAMES)
 
@@ -297,6 +317,6 @@ def add_game_option(parser: Any, help_suffix: str = "") -> None:
         "--game",
         choices=GAME_NAMES,
         default=DEFAULT_GAME,
-        help=f"which game of the suite: ffo (France Fights On, the default) or springtime (Springtime for "
-        f"Hitler){help_suffix}",
+        help=f"which game of the suite: ffo (France Fights On, the default), springtime (Springtime for "
+        f"Hitler) or france1940 (France, 1940){help_suffix}",
     )
