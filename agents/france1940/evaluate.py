@@ -40,10 +40,14 @@ def bot_seed(game_seed: int, side: str) -> int:
     return int.from_bytes(digest, "big") >> 2
 
 
-def play(job: tuple[str, str, int, str, str]) -> dict[str, Any]:
-    """One game ``(french, german, seed, allied_obac, german_obac)``: its result row."""
-    french, german, seed, a_col, g_col = job
-    s = new_state(seed, None, {"allied_obac": a_col, "german_obac": g_col})
+Job = tuple[str, str, int, str, str, str]  # french, german, seed, allied_obac, german_obac, options (JSON)
+
+
+def play(job: Job | tuple[str, str, int, str, str]) -> dict[str, Any]:
+    """One game ``(french, german, seed, allied_obac, german_obac[, options as JSON])``: its result row."""
+    french, german, seed, a_col, g_col = job[:5]
+    extra = json.loads(job[5]) if len(job) > 5 else {}
+    s = new_state(seed, None, {**extra, "allied_obac": a_col, "german_obac": g_col})
     bots = [
         make_agent(french, "french", bot_seed(seed, "french")),
         make_agent(german, "german", bot_seed(seed, "german")),
@@ -59,6 +63,7 @@ def play(job: tuple[str, str, int, str, str]) -> dict[str, Any]:
         "seed": seed,
         "allied_obac": a_col,
         "german_obac": g_col,
+        **({"options": extra} if extra else {}),
         "winner": SIDES[s.winner],
         "vp_allied": s.vp[ALLIED],
         "vp_german": s.vp[GERMAN],
@@ -70,7 +75,12 @@ def play(job: tuple[str, str, int, str, str]) -> dict[str, Any]:
     }
 
 
-def run(jobs: list[tuple[str, str, int, str, str]], out: str | None, workers: int) -> list[dict[str, Any]]:
+def _key(r: dict[str, Any]) -> Job:
+    opts = json.dumps(r.get("options", {}), sort_keys=True)
+    return (r["french"], r["german"], r["seed"], r["allied_obac"], r["german_obac"], opts)
+
+
+def run(jobs: list[Job], out: str | None, workers: int) -> list[dict[str, Any]]:
     """Play ``jobs`` (in ``workers`` processes), appending each row to ``out`` as it finishes; games already
     in ``out`` (same bots, seed and armies) are read back, not played again (a killed run resumes)."""
     rows: list[dict[str, Any]] = []
@@ -79,7 +89,7 @@ def run(jobs: list[tuple[str, str, int, str, str]], out: str | None, workers: in
         for line in Path(out).read_text(encoding="utf-8").splitlines():
             if line.strip():
                 r = json.loads(line)
-                done[(r["french"], r["german"], r["seed"], r["allied_obac"], r["german_obac"])] = r
+                done[_key(r)] = r
         rows = [done[j] for j in jobs if j in done]
         jobs = [j for j in jobs if j not in done]
     fh = open(out, "a", encoding="utf-8") if out else None  # noqa: SIM115 - appended to as games finish
@@ -152,9 +162,58 @@ def paired(a_rows: list[dict[str, Any]], b_rows: list[dict[str, Any]], side: str
 
 
 def _jobs(
-    french: str, german: str, first: int, games: int, a_col: str, g_col: str
-) -> list[tuple[str, str, int, str, str]]:
-    return [(french, german, first + i, a_col, g_col) for i in range(games)]
+    french: str, german: str, first: int, games: int, a_col: str, g_col: str, options: str = "{}"
+) -> list[Job]:
+    return [(french, german, first + i, a_col, g_col, options) for i in range(games)]
+
+
+def _options(items: list[str]) -> str:
+    """``KEY=VALUE`` items as the JSON of a mapping (checked against RulesOptions)."""
+    from ffo_env.france1940.core.options import RulesOptions
+
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, text = item.partition("=")
+        if not sep:
+            raise ValueError(f"--option {item!r}: expected KEY=VALUE")
+        try:
+            out[key] = json.loads(text)
+        except json.JSONDecodeError:
+            out[key] = text
+    RulesOptions.from_dict(out)  # an unknown option or a bad value is one clear error here
+    return json.dumps(out, sort_keys=True)
+
+
+def read_rows(paths: list[str]) -> list[dict[str, Any]]:
+    """The game rows of JSON-lines files written by ``--out``."""
+    rows = []
+    for path in paths:
+        for line in Path(path).read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                rows.append(json.loads(line))
+    return rows
+
+
+def report(rows: list[dict[str, Any]]) -> str:
+    """A Markdown table of every (bots, armies) group of ``rows``: German wins with the Wilson interval."""
+    groups: dict[tuple[str, str, str, str], list[dict[str, Any]]] = {}
+    for r in rows:
+        opts = "".join(f" {k}={v}" for k, v in sorted(r.get("options", {}).items()))
+        groups.setdefault((r["french"], r["german"], r["allied_obac"], r["german_obac"] + opts), []).append(r)
+    lines = [
+        "| Allied bot | German bot | armies | games | German wins | 95 % Wilson | German VP | Allied VP "
+        "| German units lost | Allied units lost | Paris | s/game |",
+        "|---|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for (f, g, ac, gc), sel in sorted(groups.items()):
+        s = summary(sel)
+        lo, hi = s["german_wilson95"]
+        lines.append(
+            f"| {f} | {g} | {ac}/{gc} | {s['games']} | {s['german_wins']} ({s['german_win_rate']:.2f}) "
+            f"| [{lo:.2f}, {hi:.2f}] | {s['vp_german_mean']:.1f} | {s['vp_allied_mean']:.1f} "
+            f"| {s['german_lost_mean']:.1f} | {s['allied_lost_mean']:.1f} | {s['paris']} | {s['seconds_mean']:.1f} |"
+        )
+    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -168,6 +227,13 @@ def main(argv: list[str] | None = None) -> int:
         q.add_argument("--first-seed", type=int, default=0, help="core seed of the first game")
         q.add_argument("--workers", type=int, default=1, help="processes")
         q.add_argument("--out", help="append each game's row here (JSON lines)")
+        q.add_argument(
+            "--option",
+            action="append",
+            default=[],
+            metavar="KEY=VALUE",
+            help="a further rules option of every game (RulesOptions field; VALUE read as JSON if it can be)",
+        )
         if name != "balance":
             q.add_argument("--allied-obac", choices=ALLIED_COLUMNS, default=HISTORICAL[0])
             q.add_argument("--german-obac", choices=GERMAN_COLUMNS, default=HISTORICAL[1])
@@ -180,16 +246,28 @@ def main(argv: list[str] | None = None) -> int:
     pp.add_argument("--opponent", choices=AGENT_NAMES, default="heuristic", help="the other side's bot")
     bp = sub.choices["balance"]
     bp.add_argument("--bot", choices=AGENT_NAMES, default="expert", help="the bot of both sides")
+    rp = sub.add_parser("report", help="Markdown table of finished games")
+    rp.add_argument("files", nargs="+", help="JSON-lines files written by --out")
     a = p.parse_args(argv)
+    if a.cmd == "report":
+        print(report(read_rows(a.files)))
+        return 0
     if a.games <= 0 or a.workers <= 0:
         print("error: --games and --workers must be positive", file=sys.stderr)
+        return 2
+    try:
+        opts = _options(a.option)
+    except (ValueError, TypeError) as e:
+        print(f"error: {e}", file=sys.stderr)
         return 2
     if a.out:
         Path(a.out).parent.mkdir(parents=True, exist_ok=True)
     t0 = time.time()
     if a.cmd == "play":
         rows = run(
-            _jobs(a.french, a.german, a.first_seed, a.games, a.allied_obac, a.german_obac), a.out, a.workers
+            _jobs(a.french, a.german, a.first_seed, a.games, a.allied_obac, a.german_obac, opts),
+            a.out,
+            a.workers,
         )
         res: dict[str, Any] = {"french": a.french, "german": a.german, **summary(rows)}
     elif a.cmd == "paired":
@@ -199,8 +277,8 @@ def main(argv: list[str] | None = None) -> int:
 
         fa, ga = pair(a.a)
         fb, gb = pair(a.b)
-        jobs = _jobs(fa, ga, a.first_seed, a.games, a.allied_obac, a.german_obac)
-        jobs += _jobs(fb, gb, a.first_seed, a.games, a.allied_obac, a.german_obac)
+        jobs = _jobs(fa, ga, a.first_seed, a.games, a.allied_obac, a.german_obac, opts)
+        jobs += _jobs(fb, gb, a.first_seed, a.games, a.allied_obac, a.german_obac, opts)
         rows = run(jobs, a.out, a.workers)
         a_rows = [r for r in rows if (r["french"], r["german"]) == (fa, ga)]
         b_rows = [r for r in rows if (r["french"], r["german"]) == (fb, gb)]
@@ -209,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         jobs = []
         for ac in ALLIED_COLUMNS:
             for gc in GERMAN_COLUMNS:
-                jobs += _jobs(a.bot, a.bot, a.first_seed, a.games, ac, gc)
+                jobs += _jobs(a.bot, a.bot, a.first_seed, a.games, ac, gc, opts)
         rows = run(jobs, a.out, a.workers)
         res = {"bot": a.bot, "pairs": {}}
         for ac in ALLIED_COLUMNS:

@@ -178,3 +178,35 @@ def test_pinned_defender_designates_its_strongest_unit() -> None:
 def test_bots_beat_random_in_a_seeded_game(french: str, german: str, winner: str) -> None:
     row = play((french, german, 900, "Hist", "I"))
     assert row["winner"] == winner
+
+
+def test_the_harness_plays_france1940_with_vp_columns() -> None:
+    """``ffo eval --game france1940``: the harness names the game's bots and a game row carries each side's VP
+    and the margin of the 3:1 ratio (France 1940 has no Morale)."""
+    from agents import harness
+
+    assert harness.game_agent_names("france1940") == AGENT_NAMES
+    spec = harness.GameSpec(0, 0, 3, "pass", "random", "pass", "random", "random", None, game="france1940")
+    row = harness.play_game(spec)
+    assert row["vp_margin"] == 3 * row["vp_allied"] - row["vp_german"]
+    summary = harness.summarize_pairing([row])
+    assert summary["games"] == 1 and "vp_margin_mean" in summary
+
+
+def test_paired_counts_discordant_seeds_and_report_groups_rows() -> None:
+    from agents.france1940.evaluate import paired, report
+
+    def row(german: str, seed: int, winner: str) -> dict[str, object]:
+        return {
+            "french": "heuristic", "german": german, "seed": seed, "allied_obac": "Hist", "german_obac": "I",
+            "winner": winner, "vp_allied": 1, "vp_german": 30, "german_lost": 1, "allied_lost": 30,
+            "paris": False, "seconds": 1.0,
+        }  # fmt: skip
+
+    a = [row("heuristic", k, w) for k, w in enumerate(["german", "french", "french", "german"])]
+    b = [row("expert", k, w) for k, w in enumerate(["german", "german", "german", "french"])]
+    res = paired(a, b, "german")
+    assert (res["seeds"], res["a_wins"], res["b_wins"], res["b_only"], res["a_only"]) == (4, 2, 3, 2, 1)
+    assert res["sign_test_p"] == 1.0  # 2 against 1 discordant seeds: no evidence
+    table = report(a + b)
+    assert "| heuristic | expert | Hist/I | 4 | 3 (0.75) |" in table
