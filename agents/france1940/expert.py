@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.france1940.heuristic import HeuristicAgent
+from agents.france1940.heuristic import COLUMN_3_1, HeuristicAgent
 from ffo_env.france1940.core import actions as A
 from ffo_env.france1940.core import rules
 from ffo_env.france1940.core.combat import die_modifier, odds_column, strengths
@@ -31,6 +31,7 @@ from ffo_env.france1940.core.state import State
 
 GERMAN_MARGIN = -0.3  # the German attacks while the expected value is above this (VP)
 ALLIED_MARGIN = 0.05
+ALLIED_VP_WEIGHT = 0.5  # an Allied VP to the Allies while the 3:1 ratio cannot bind (else 3)
 PUSH = 0.25  # value of pushing one defender back a hex (the German advance; an Allied gain of time)
 
 
@@ -46,6 +47,7 @@ class ExpertAgent(HeuristicAgent):
         margin: float | None = None,
         trim: bool | None = None,
         ratio_aware: bool = True,
+        min_column: int | None = None,
     ) -> None:
         super().__init__(side, seed)
         german = side == GERMAN
@@ -53,6 +55,9 @@ class ExpertAgent(HeuristicAgent):
         # attacker; the Allies by attacking only at a clear gain, with only the attackers the column needs
         self.margin = margin if margin is not None else (GERMAN_MARGIN if german else ALLIED_MARGIN)
         self.trim = trim if trim is not None else not german
+        # the Allies attack only where the heuristic would (3-1 or better) and the value says so
+        self.min_column = min_column if min_column is not None else (0 if german else COLUMN_3_1)
+        self._own_vp_weight = 3.0
         self.ratio_aware = ratio_aware
         self._enemy_vp_weight = 3.0
         self._plan: tuple[int, list[int], list[int]] | None = None  # (target hex, attackers, supports)
@@ -64,7 +69,7 @@ class ExpertAgent(HeuristicAgent):
         :meth:`_set_weights`)."""
         if self.side == GERMAN:
             return 1.0 if side == GERMAN else -self._enemy_vp_weight
-        return 3.0 if side != GERMAN else -1.0
+        return self._own_vp_weight if side != GERMAN else -1.0
 
     def _set_weights(self, s: State) -> None:
         """The German needs 25 VP and three times the Allied VP: while three times the Allied VP (with a
@@ -73,6 +78,9 @@ class ExpertAgent(HeuristicAgent):
         ratio, floor = float(vic["german_min_ratio"]), float(vic["german_min_vp"])
         binding = ratio * (s.vp[0] + 2) >= floor
         self._enemy_vp_weight = ratio if (binding or not self.ratio_aware) else 1.0
+        # the Allies: their VP help only where three times them can reach the German's score (and 25)
+        allied_binding = ratio * (s.vp[0] + 2) >= max(floor, float(s.vp[1]))
+        self._own_vp_weight = ratio if (allied_binding or not self.ratio_aware) else ALLIED_VP_WEIGHT
 
     def _lost(self, s: State, units: list[int], retreat: bool) -> float:
         """Value to this bot of ``units`` retreating (``retreat``) or being destroyed."""
@@ -195,6 +203,8 @@ class ExpertAgent(HeuristicAgent):
             if a == A.DONE:
                 continue
             v, plan = self.best_plan(s, A.action_hex(a))
+            if odds_column(plan.get("att", 0), plan.get("dfn", 0)) < self.min_column:
+                continue
             if v > best_v:
                 best, best_v, best_plan = a, v, plan
         if best_plan is None:
