@@ -34,7 +34,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.paired import MORALE, VP, Outcome, paired_comparison, summary_text
+from agents.paired import MORALE, VP, VP_MARGIN, Outcome, paired_comparison, summary_text
 from agents.registry import agent_sides
 from ffo_env.atomic import atomic_write_text, new_unique_dir
 from ffo_env.core.sides import SIDE_NAMES
@@ -55,7 +55,10 @@ def outcomes(rows: list[dict[str, Any]], pairing: int, side: str) -> dict[int, O
     """The game seed -> outcome of ``side`` in the tournament rows of one pairing (the score is the French VP,
     or in a game without VP such as Springtime for Hitler the final French Morale)."""
     return {
-        int(r["seed"]): Outcome(r["winner"] == side, float(r["vp"] if "vp" in r else r["morale"]))
+        int(r["seed"]): Outcome(
+            r["winner"] == side,
+            float(r["vp"] if "vp" in r else r["vp_margin"] if "vp_margin" in r else r["morale"]),
+        )
         for r in rows
         if r["pairing"] == pairing
     }
@@ -226,12 +229,20 @@ def run(args: argparse.Namespace) -> int:
         game=args.game,
     )
     rows = harness.read_games(out)
-    score = VP if args.game == "ffo" else MORALE  # a game without VP compares the final French Morale
+    # a game without VP compares the final French Morale; France 1940 the Allied VP margin
+    score = VP if args.game == "ffo" else VP_MARGIN if args.game == "france1940" else MORALE
     result = paired_comparison(outcomes(rows, 0, side), outcomes(rows, 1, side), side, (a, b), score)
     result = {
         "opponent": opponent,
         **result,
-        **({} if args.game == "ffo" else {"game": args.game, "score": "final French Morale (no VP)"}),
+        **(
+            {}
+            if args.game == "ffo"
+            else {
+                "game": args.game,
+                "score": score.label if score is VP_MARGIN else "final French Morale (no VP)",
+            }
+        ),
         "setup": args.setup,
         "command": getattr(args, "command_line", None) or sys.argv,
     }

@@ -98,6 +98,10 @@ def game_agent_names(game: str) -> tuple[str, ...]:
 
         return tuple(AGENT_NAMES)
     game_info(game)  # an unknown game is one clear error
+    if game == "france1940":
+        from agents.france1940 import AGENT_NAMES as FRANCE1940_AGENTS
+
+        return tuple(FRANCE1940_AGENTS)
     from agents.springtime import AGENT_NAMES as SPRINGTIME_AGENTS
 
     return tuple(SPRINGTIME_AGENTS)
@@ -202,7 +206,10 @@ def _score_columns(game: str, state: Any) -> dict[str, Any]:
     if game == DEFAULT_GAME:
         bd = state.vp_breakdown()
         return {"vp": state.vp, **{f"vp_{k}": bd.get(k, 0) for k in VP_KINDS}}
-    return {"result": getattr(state, "result", ""), "morale": getattr(state, "morale", None)}
+    cols: dict[str, Any] = {"result": getattr(state, "result", ""), "morale": getattr(state, "morale", None)}
+    if game == "france1940":  # no Morale: the VP of each side and the margin of the 3:1 victory ratio
+        cols.update(vp_allied=state.vp[0], vp_german=state.vp[1], vp_margin=3 * state.vp[0] - state.vp[1])
+    return cols
 
 
 def _sides(g: GameSpec) -> tuple[tuple[str, AgentSpec], tuple[str, AgentSpec]]:
@@ -274,11 +281,12 @@ def _summarize_suite_pairing(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         **_wins(rows),
         "results": dict(sorted(results.items())),
-        # a game with no Morale (France 1940) leaves it None in its rows: no spread then
         **(
-            _spread("morale", [float(r["morale"]) for r in rows])
+            _spread("vp_margin", [float(r["vp_margin"]) for r in rows])
+            if "vp_margin" in rows[0]  # France 1940: VP instead of Morale
+            else _spread("morale", [float(r["morale"]) for r in rows])
             if rows[0]["morale"] is not None
-            else dict.fromkeys(("morale_mean", "morale_median", "morale_stdev"))
+            else dict.fromkeys(("morale_mean", "morale_median", "morale_stdev"))  # a game with neither
         ),
         **_lengths(rows),
     }
@@ -722,6 +730,9 @@ SUITE_PAIRING_COLUMNS = (
 GAME_COLUMNS_FIRST = ("pairing", "game", "seed", "french", "german", "winner")
 GAME_COLUMNS_LAST = ("turn", "decisions", "agent_decisions", "seconds")
 SUITE_GAME_COLUMNS = (*GAME_COLUMNS_FIRST, "result", "morale", *GAME_COLUMNS_LAST)
+# France 1940 has no Morale: each side's VP and the margin 3 x Allied VP - German VP of the 3:1 victory ratio
+F40_PAIRING_COLUMNS = tuple(c.replace("morale", "vp_margin") for c in SUITE_PAIRING_COLUMNS)
+F40_GAME_COLUMNS = (*GAME_COLUMNS_FIRST, "result", "vp_allied", "vp_german", "vp_margin", *GAME_COLUMNS_LAST)
 
 
 def _is_suite(summary: dict[str, Any]) -> bool:
@@ -729,14 +740,12 @@ def _is_suite(summary: dict[str, Any]) -> bool:
 
 
 def suite_pairing_row(p: dict[str, Any]) -> dict[str, Any]:
-    row = {k: p[k] for k in SUITE_PAIRING_COLUMNS if k in p}
+    cols = F40_PAIRING_COLUMNS if "vp_margin_mean" in p else SUITE_PAIRING_COLUMNS
+    row = {k: p[k] for k in cols if k in p}
     row["french_win_lo95"], row["french_win_hi95"] = p["french_win_ci95"]
     row["german_win_lo95"], row["german_win_hi95"] = p["german_win_ci95"]
     row["results"] = " ".join(f"{k}:{v}" for k, v in p["results"].items())
-    return {
-        k: (round(v, 4) if isinstance(v, float) else v)
-        for k, v in ((c, row[c]) for c in SUITE_PAIRING_COLUMNS)
-    }
+    return {k: (round(v, 4) if isinstance(v, float) else v) for k, v in ((c, row[c]) for c in cols)}
 
 
 def pairing_row(p: dict[str, Any]) -> dict[str, Any]:
@@ -761,13 +770,17 @@ def write_outputs(out: Path, summary: dict[str, Any], rows: list[dict[str, Any]]
     suite = _is_suite(summary)
 
     def pairings_csv(f: Any) -> None:
-        w = csv.DictWriter(f, fieldnames=SUITE_PAIRING_COLUMNS if suite else PAIRING_COLUMNS)
+        f40 = summary["config"].get("game") == "france1940"
+        w = csv.DictWriter(
+            f,
+            fieldnames=(F40_PAIRING_COLUMNS if f40 else SUITE_PAIRING_COLUMNS) if suite else PAIRING_COLUMNS,
+        )
         w.writeheader()
         for p in summary["pairings"]:
             w.writerow(suite_pairing_row(p) if suite else pairing_row(p))
 
     game_cols = (
-        list(SUITE_GAME_COLUMNS)
+        list(F40_GAME_COLUMNS if summary["config"].get("game") == "france1940" else SUITE_GAME_COLUMNS)
         if suite
         else [*GAME_COLUMNS_FIRST, "vp", *(f"vp_{k}" for k in VP_KINDS), *GAME_COLUMNS_LAST]
     )
@@ -825,15 +838,16 @@ def _cell(morale: float | None) -> str:
 def _format_suite_table(summary: dict[str, Any]) -> str:
     lines = [
         f"{game_info(summary['config']['game']).title}",
-        f"{'french':<20} {'german':<20} {'n':>4} {'French win':>10} {'95% CI':>15} {'Morale':>6} {'turns':>5}"
-        "  results",
+        f"{'french':<20} {'german':<20} {'n':>4} {'French win':>10} {'95% CI':>15}"
+        f" {'3A-G' if summary['config'].get('game') == 'france1940' else 'Morale':>6} {'turns':>5}  results",
     ]
     for p in summary["pairings"]:
         lo, hi = p["french_win_ci95"]
         res = " ".join(f"{k}:{v}" for k, v in p["results"].items())
         lines.append(
             f"{p['french']:<20} {p['german']:<20} {p['games']:>4} {p['french_win_rate']:>10.3f}"
-            f" {f'[{lo:.3f},{hi:.3f}]':>15} {_cell(p['morale_mean'])} {p['turn_mean']:>5.1f}  {res}"
+            f" {f'[{lo:.3f},{hi:.3f}]':>15} {_cell(p.get('morale_mean', p.get('vp_margin_mean')))}"
+            f" {p['turn_mean']:>5.1f}  {res}"
         )
     return "\n".join(lines + _rating_lines(summary))
 

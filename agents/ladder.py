@@ -48,7 +48,10 @@ from ffo_env.games import refuse_ffo_options
 ELO = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
 PRIOR_SD = 1000.0 / ELO
 DEFAULT_AGENTS = "random,pass,heuristic:cautious,heuristic,heuristic:aggressive"
-GAME_DEFAULT_AGENTS = {"springtime": "random,pass,heuristic,expert"}  # other games of the suite
+GAME_DEFAULT_AGENTS = {  # other games of the suite
+    "springtime": "random,pass,heuristic,expert",
+    "france1940": "random,pass,heuristic,expert",
+}
 
 
 def fit_ratings(results: list[tuple[str, str, int, int]]) -> dict[str, tuple[float, float, float]]:

@@ -76,7 +76,10 @@ VP = Score("vp", "French VP", "VP")  # France Fights On: the French victory poin
 MORALE = Score(
     "morale", "final French Morale", "Morale"
 )  # Springtime for Hitler (no VP; Morale 0 loses, 16.1.1)
-SCORES = (VP, MORALE)
+VP_MARGIN = Score(
+    "vp_margin", "Allied VP margin (3 x Allied VP - German VP)", "VP"
+)  # France 1940: the German needs 25 VP and three times the Allied VP
+SCORES = (VP, MORALE, VP_MARGIN)
 
 
 @dataclass(frozen=True)

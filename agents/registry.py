@@ -145,13 +145,19 @@ def make_agent(name: str, side: str, seed: int | None = None, **kwargs: Any) -> 
     """Build the agent called ``name`` to play ``side`` (``"french"`` or ``"german"``).
 
     ``policy:PATH`` loads a trained policy (``agents.policy.load_policy``). ``game="springtime"`` builds a
-    bot of Springtime for Hitler instead (:func:`agents.springtime.make_agent`)."""
+    bot of Springtime for Hitler instead (:func:`agents.springtime.make_agent`), ``game="france1940"`` one of
+    France 1940 (:func:`agents.france1940.make_agent`)."""
     if side not in SIDE_NAMES:
         raise ValueError(f"side must be 'french' or 'german', got {side!r}")
-    if kwargs.pop("game", "ffo") == "springtime":  # issue 41: the bots of the second game
+    game = kwargs.pop("game", "ffo")
+    if game == "springtime":  # issue 41: the bots of the second game
         from agents.springtime import make_agent as make_springtime_agent
 
         return make_springtime_agent(name, side, seed)
+    if game == "france1940":  # issue 63: the bots of the third game
+        from agents.france1940 import make_agent as make_france1940_agent
+
+        return make_france1940_agent(name, side, seed)
     if name.startswith("lookahead:"):
         from agents.lookahead import LookaheadAgent
 

@@ -1,0 +1,41 @@
+"""Bots of France 1940 (issue 63 item 4): ``make_agent(name, side, seed=...)``.
+
+Names: ``random`` (the suite's :class:`agents.base.RandomAgent`), ``pass`` (the core's ``done`` whenever it
+is legal, else random), ``heuristic`` (one per side, :mod:`agents.france1940.heuristic`) and ``expert`` (one
+per side, :mod:`agents.france1940.expert`). Every bot implements ``act_state(state) -> int``, takes its
+choices from ``state.legal_actions()`` and reads only what its side may see
+(:mod:`ffo_env.france1940.core.visibility`: never the game's seed or dice). ``agents.registry.make_agent(name,
+side, seed=..., game="france1940")`` forwards here; :mod:`agents.france1940.evaluate` plays them over fixed seeds.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["AGENT_NAMES", "make_agent"]
+
+AGENT_NAMES = ("random", "pass", "heuristic", "expert")
+SIDES = ("french", "german")
+
+
+def make_agent(name: str, side: str, seed: int | None = None) -> Any:
+    """The France 1940 bot ``name`` playing ``side`` (``"french"`` = the Allied player, ``"german"``)."""
+    if side not in SIDES:
+        raise ValueError(f"side must be 'french' or 'german', got {side!r}")
+    if name == "random":
+        from agents.france1940.simple import RandomAgent
+
+        return RandomAgent(seed)
+    if name == "pass":
+        from agents.france1940.simple import PassAgent
+
+        return PassAgent(seed)
+    if name == "heuristic":
+        from agents.france1940.heuristic import HeuristicAgent
+
+        return HeuristicAgent(SIDES.index(side), seed)
+    if name == "expert":
+        from agents.france1940.expert import ExpertAgent
+
+        return ExpertAgent(SIDES.index(side), seed)
+    raise ValueError(f"unknown France 1940 agent {name!r}; known agents: {', '.join(AGENT_NAMES)}")

@@ -1,0 +1,232 @@
+"""The expert bot of France 1940, one per side (issue 63 item 4): the heuristic with a one-step lookahead on
+the core's combat odds.
+
+Before each attack it scores every legal target hex by the expected value of the attack over the six die
+rolls, in victory points weighed by the victory conditions ([R Standard Game Victory Conditions]: the German
+needs three times the Allied VP, so an Allied VP costs the German three of his own): the core gives the
+odds and modifier (``combat.strengths``, ``combat.die_modifier`` on the planned combat), the result of each
+roll (``Data.crt``), the units' VP (``State.unit_vp``) and whether a retreating unit has a hex to go to
+(``rules.retreat_hexes``; without one it is destroyed, F26). A CA / 1CA / 2CA result is scored with the
+counter-attack it brings (F27), again at the core's odds. It attacks the best target while its value is
+above a margin: the German at -0.3 VP with every attacker it can bring (German attacks cost him little: the
+review notes of components.md), the Allies at +0.05 VP with only the attackers that the best odds column
+needs (the rest stay free for other attacks and out of the counter-attack). While three times the Allied VP
+is well below the German's 25, an Allied VP costs the German one VP in its valuation, else three. Close
+support flies only where it raises the value. Everything else is the heuristic's
+(:mod:`agents.france1940.heuristic`). It reads no hidden fact and no die: the lookahead is over the six faces,
+never the game's generator.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agents.france1940.heuristic import COLUMN_3_1, HeuristicAgent
+from ffo_env.france1940.core import actions as A
+from ffo_env.france1940.core import rules
+from ffo_env.france1940.core.combat import die_modifier, odds_column, strengths
+from ffo_env.france1940.core.data import GERMAN
+from ffo_env.france1940.core.hexgrid import NEIGHBOURS
+from ffo_env.france1940.core.state import State
+
+GERMAN_MARGIN = -0.3  # the German attacks while the expected value is above this (VP)
+ALLIED_MARGIN = 0.05
+ALLIED_VP_WEIGHT = 0.5  # an Allied VP to the Allies while the 3:1 ratio cannot bind (else 3)
+PUSH = 0.25  # value of pushing one defender back a hex (the German advance; an Allied gain of time)
+
+
+class ExpertAgent(HeuristicAgent):
+    """The expert of ``side`` (0 Allied = ``french``, 1 ``german``)."""
+
+    name = "expert"
+
+    def __init__(
+        self,
+        side: int,
+        seed: int | None = None,
+        margin: float | None = None,
+        trim: bool | None = None,
+        ratio_aware: bool = True,
+        min_column: int | None = None,
+    ) -> None:
+        super().__init__(side, seed)
+        german = side == GERMAN
+        # measured (docs/france1940/bots.md): the German gains by attacking nearly everything, with every
+        # attacker; the Allies by attacking only at a clear gain, with only the attackers the column needs
+        self.margin = margin if margin is not None else (GERMAN_MARGIN if german else ALLIED_MARGIN)
+        self.trim = trim if trim is not None else not german
+        # the Allies attack only where the heuristic would (3-1 or better) and the value says so
+        self.min_column = min_column if min_column is not None else (0 if german else COLUMN_3_1)
+        self._own_vp_weight = 3.0
+        self.ratio_aware = ratio_aware
+        self._enemy_vp_weight = 3.0
+        self._plan: tuple[int, list[int], list[int]] | None = None  # (target hex, attackers, supports)
+
+    # ------------------------------------------------------------------ valuation
+    def weight(self, side: int) -> float:
+        """Value to this bot of one VP scored by ``side``: German VP count 1, Allied VP count the victory
+        ratio (3) for the Allies; for the German they cost the ratio only while it binds (see
+        :meth:`_set_weights`)."""
+        if self.side == GERMAN:
+            return 1.0 if side == GERMAN else -self._enemy_vp_weight
+        return self._own_vp_weight if side != GERMAN else -1.0
+
+    def _set_weights(self, s: State) -> None:
+        """The German needs 25 VP and three times the Allied VP: while three times the Allied VP (with a
+        margin of two) is below the 25, an Allied VP does not move the goal and costs him one."""
+        vic = s.game.data.tables["victory"]
+        ratio, floor = float(vic["german_min_ratio"]), float(vic["german_min_vp"])
+        binding = ratio * (s.vp[0] + 2) >= floor
+        self._enemy_vp_weight = ratio if (binding or not self.ratio_aware) else 1.0
+        # the Allies: their VP help only where three times them can reach the German's score (and 25)
+        allied_binding = ratio * (s.vp[0] + 2) >= max(floor, float(s.vp[1]))
+        self._own_vp_weight = ratio if (allied_binding or not self.ratio_aware) else ALLIED_VP_WEIGHT
+
+    def _lost(self, s: State, units: list[int], retreat: bool) -> float:
+        """Value to this bot of ``units`` retreating (``retreat``) or being destroyed."""
+        v = 0.0
+        for u in units:
+            side = s.side_of(u)
+            if retreat and rules.retreat_hexes(s, u):
+                v += PUSH if side != self.side else -PUSH
+            else:
+                v += self.weight(1 - side) * s.unit_vp(u)
+        return v
+
+    def _counter(self, s: State, cmb: dict[str, Any], survivors: list[int]) -> float:
+        """Expected value of the counter-attack by the surviving designated defenders on the weakest hex of
+        attackers (C§6.3, F27), at the core's odds and table, no modifiers."""
+        sup = s.judge_supply(survivors)
+        ca_att = sum(
+            s.attack_strength(v, False, sup[v]) for v in survivors if s.attack_strength(v, False, sup[v]) >= 1
+        )
+        if ca_att <= 0:
+            return 0.0
+        hexes: dict[int, list[int]] = {}
+        for u in cmb["attackers"]:
+            if any(s.hex[u] in NEIGHBOURS[h] for h in cmb["targets"]):
+                hexes.setdefault(s.hex[u], []).append(u)
+        if not hexes:
+            return 0.0
+        asup = s.judge_supply([u for us in hexes.values() for u in us])
+        worst = 0.0
+        first = True
+        for us in hexes.values():
+            dfn = sum(s.defence_strength(u, asup[u]) for u in us)
+            col = min(7, odds_column(ca_att, dfn) + s.game.options.counterattack_shift)
+            ev = 0.0
+            for die in range(1, 7):
+                res = s.game.data.crt(col, die)
+                ev += self._ca_result(s, res, us, survivors) / 6
+            if first or ev < worst:
+                worst, first = ev, False
+        return worst
+
+    def _ca_result(self, s: State, res: str, targets: list[int], cas: list[int]) -> float:
+        cheap = sorted(targets, key=lambda u: s.unit_vp(u))
+        if res == "DX":
+            return self._lost(s, targets, False)
+        if res == "1CA":
+            return self._lost(s, cheap[:1], False)
+        if res == "2CA":
+            return self._lost(s, cheap[:2], False)
+        if res == "DR":
+            return self._lost(s, targets, True)
+        if res == "AR":
+            return self._lost(s, cas, True)
+        if res == "BR":
+            return self._lost(s, targets, True) + self._lost(s, cas, True)
+        return 0.0
+
+    def attack_value(self, s: State, cmb: dict[str, Any]) -> float:
+        """Expected value of the planned attack ``cmb`` over the six faces of the die."""
+        if not cmb["attackers"]:
+            return -1e9
+        att, dfn = strengths(s, cmb)
+        col = odds_column(att, dfn)
+        mod, _pen = die_modifier(s, cmb)
+        defenders = rules.defenders_left(s, cmb["targets"][0])
+        attackers = [
+            u for u in cmb["attackers"] if not (s.fort_active(cmb["targets"][0]) and s.spec(u).is_art)
+        ]
+        cheap = sorted(cmb["designated"] or defenders, key=lambda v: s.unit_vp(v))
+        ev = 0.0
+        for die in range(1, 7):
+            res = s.game.data.crt(col, die + mod)
+            if res == "DX":
+                v = self._lost(s, defenders, False)
+            elif res == "DR":
+                v = self._lost(s, defenders, True)
+            elif res == "AR":
+                v = self._lost(s, attackers, True)
+            elif res == "BR":
+                v = self._lost(s, defenders, True) + self._lost(s, attackers, True)
+            else:  # CA, 1CA, 2CA: the defender's losses, then the counter-attack
+                k = {"CA": 0, "1CA": 1, "2CA": 2}.get(res, 0)
+                dead = cheap[:k]
+                survivors = [v for v in cmb["designated"] if v not in dead]
+                v = self._lost(s, dead, False) + self._counter(s, cmb, survivors)
+            ev += v / 6
+        return ev
+
+    def best_plan(self, s: State, h: int) -> tuple[float, dict[str, Any]]:
+        """The planned attack on ``h`` with close support if an aircraft may fly it, trimmed to the attackers
+        the best column needs, and its value."""
+        cmb = self.plan_attack(s, h)
+        sup = rules.support_units(s, [h])
+        if sup:
+            cmb["supports"] = [sup[0]]
+        if not cmb["attackers"] or not self.trim:
+            return (self.attack_value(s, cmb) if cmb["attackers"] else -1e9), cmb
+        fort = s.fort_active(h)
+        asup = s.judge_supply(cmb["attackers"])
+        col = odds_column(cmb["att"], cmb["dfn"])
+        keep = list(cmb["attackers"])
+        for u in sorted(keep, key=lambda u: (s.attack_strength(u, fort, asup[u]), -u)):  # weakest first
+            trial = [v for v in keep if v != u]
+            att = sum(s.attack_strength(v, fort, asup[v]) for v in trial)
+            if trial and odds_column(att, cmb["dfn"]) >= col:
+                keep = trial
+        cmb["attackers"] = keep
+        value = self.attack_value(s, cmb)
+        if cmb["supports"]:  # close support is worth flying only when it raises the value
+            plain = self.attack_value(s, {**cmb, "supports": []})
+            if plain >= value:
+                cmb["supports"], value = [], plain
+        return value, cmb
+
+    # ------------------------------------------------------------------ the decisions it changes
+    def _attack(self, s: State, legal: list[int]) -> int:
+        self._set_weights(s)
+        best, best_v, best_plan = A.DONE, self.margin, None
+        for a in legal:
+            if a == A.DONE:
+                continue
+            v, plan = self.best_plan(s, A.action_hex(a))
+            if odds_column(plan.get("att", 0), plan.get("dfn", 0)) < self.min_column:
+                continue
+            if v > best_v:
+                best, best_v, best_plan = a, v, plan
+        if best_plan is None:
+            self._plan = None
+            return A.DONE
+        self._plan = (A.action_hex(best), list(best_plan["attackers"]), list(best_plan["supports"]))
+        return best
+
+    def _attackers(self, s: State, legal: list[int]) -> int:
+        cmb = s.cmb or {}
+        if self._plan is None or self._plan[0] not in cmb.get("targets", []):
+            return super()._attackers(s, legal)
+        for u in self._plan[1]:
+            if A.unit_action(u) in legal:
+                return A.unit_action(u)
+        return A.DONE if A.DONE in legal else super()._attackers(s, legal)
+
+    def _support(self, s: State, legal: list[int]) -> int:
+        cmb = s.cmb or {}
+        if self._plan is None or self._plan[0] not in cmb.get("targets", []):
+            return super()._support(s, legal)
+        for u in self._plan[2]:
+            if A.unit_action(u) in legal and u not in cmb.get("supports", []):
+                return A.unit_action(u)
+        return A.DONE
