@@ -103,6 +103,11 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--sample", action="store_true", help="sample the policy in evaluation (default: argmax)")
     p.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
     p.add_argument("--out", default=None, help="also write the JSON here")
+    p.add_argument(
+        "--save",
+        default=None,
+        help="also save the trained policy's weights here (torch state dict: load with weights_only=True)",
+    )
     args = p.parse_args(argv)
 
     import torch
@@ -136,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
             "evaluate_after": round(t3 - t2, 1),
         },
     }
+    if args.save:
+        torch.save(model.policy.state_dict(), args.save)
     text = json.dumps(result)
     print(text)
     if args.out:
