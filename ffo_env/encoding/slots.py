@@ -1,9 +1,12 @@
-"""The candidate-slot action layout of the compact ids (``action_layout="slots"``, issue 60).
+"""The candidate-slot action layout (``action_layout="slots"``, the default of ``ffo_env/German-compact-v0``,
+issue 60).
 
 The compact layout's actions are the core's: ``Discrete(1607)``, one output per hex, unit and special. A
 stock MLP then learns "do not over-stack" or "take the city" once per hex, from the few games a short run
 sees. The slot layout lists the decision's legal hex and unit actions in ``K`` = :data:`N_SLOTS` slots and
-describes each slot with the same features, so that one weight pattern is reused at every slot:
+describes each slot with the same features: a feature such as "over-stacks" sits at the same place for every
+candidate, and each slot's weights are trained at almost every decision (an MLP still has weights per slot;
+nothing is shared by construction):
 
 - action ``k < K``: the candidate in slot ``k``; action ``K + j``: the core's special ``special_base + j``
   (PASS / decline / stay, MOVE_FIRST, ..., LOWER_0..8), fixed outputs, so "decline the attack" is one output;
@@ -22,7 +25,7 @@ learner still has to find out what a city or an over-stack is worth.
 
 The observation (:data:`OBS_BLOCKS`): the compact vector's ``globals`` (123), ``city_german`` (20) and
 ``legal_special`` (15) blocks (:mod:`ffo_env.encoding.compact`), four board counts (:data:`EXTRA_FEATURES`)
-and the ``K x F`` slot table: 1,058 floats for the shipped data, all in [-4, 4].
+and the ``K x F`` slot table: 1,506 floats for the shipped data, all in [-4, 4].
 """
 
 from __future__ import annotations
