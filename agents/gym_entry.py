@@ -10,14 +10,26 @@ from ffo_env.envs.single_agent import FFOSingleAgentEnv
 
 __all__ = ["make_game_env", "make_single_agent_env"]
 
+ACTION_LAYOUTS = ("core", "slots")
 
-def make_single_agent_env(side: str = "french", opponent: Any = "random", **kwargs: Any) -> FFOSingleAgentEnv:
+
+def make_single_agent_env(
+    side: str = "french", opponent: Any = "random", action_layout: str = "core", **kwargs: Any
+) -> FFOSingleAgentEnv:
     """:class:`FFOSingleAgentEnv` for ``side``; a string ``opponent`` is an agent name for the other side.
 
-    ``"random"`` plays from the env's own seeded generator (the fastest opponent)."""
+    ``"random"`` plays from the env's own seeded generator (the fastest opponent). ``action_layout="slots"``
+    gives :class:`~ffo_env.envs.slot_env.FFOSlotEnv` (candidate slots, compact observation only);
+    ``"core"`` the core's action space (one action per hex, unit and special)."""
+    if action_layout not in ACTION_LAYOUTS:
+        raise ValueError(f"action_layout must be one of {ACTION_LAYOUTS}, got {action_layout!r}")
     if isinstance(opponent, str):
         other = "german" if side == "french" else "french"
         opponent = None if opponent == "random" else make_agent(opponent, other)
+    if action_layout == "slots":
+        from ffo_env.envs.slot_env import FFOSlotEnv
+
+        return FFOSlotEnv(side=side, opponent=opponent, **kwargs)
     return FFOSingleAgentEnv(side=side, opponent=opponent, **kwargs)
 
 

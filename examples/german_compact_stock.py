@@ -9,8 +9,9 @@ setup and the same opponent's generator) with the policy's actions masked to the
 sb3-contrib's ``evaluate_policy`` plays them (``deterministic=True``, the default there; ``--sample``
 samples the policy instead). Printed as JSON: each game's result, the win rates with 95 % Wilson
 intervals, the seeds only one of the two won (discordant seeds) with the exact two-sided sign test on
-them, the mean return and final VP, and the wall time. ``--reward win`` trains on the id's old default
-(+1 / -1 at the end only) to show the flat line; the default is the id's own.
+them, the mean return and final VP, and the wall time. The id's defaults are its own (issue 60: the
+candidate-slot action layout and ``reward="potential"``); ``--action-layout core --reward win`` trains on
+the id's old defaults (one action per hex, unit and special; +1 / -1 at the end only) to show the flat line.
 """
 
 from __future__ import annotations
@@ -31,8 +32,14 @@ from agents.paired import sign_test_p, wilson_interval
 EVAL_SEED = 10_000
 
 
-def make_env(env_id: str, reward: str | None) -> gym.Env:
-    return gym.make(env_id) if reward is None else gym.make(env_id, reward=reward)
+def make_env(env_id: str, reward: str | None, action_layout: str | None = None) -> gym.Env:
+    """The id as registered, with only the options given on the command line changed."""
+    kwargs: dict[str, Any] = {}
+    if reward is not None:
+        kwargs["reward"] = reward
+    if action_layout is not None:
+        kwargs["action_layout"] = action_layout
+    return gym.make(env_id, **kwargs)
 
 
 def evaluate(model: MaskablePPO, env: gym.Env, games: int, deterministic: bool) -> dict[str, Any]:
@@ -84,21 +91,32 @@ def main(argv: list[str] | None = None) -> int:
         "--env-id", default="ffo_env/German-compact-v0", help="a registered id (default: %(default)s)"
     )
     p.add_argument("--reward", default=None, help="override the id's default reward (e.g. 'win')")
+    p.add_argument(
+        "--action-layout",
+        default=None,
+        choices=("core", "slots"),
+        help="override the id's default action layout ('core': one action per hex, unit and special)",
+    )
     p.add_argument("--timesteps", type=int, default=60_000, help="learner decisions to train on")
     p.add_argument("--games", type=int, default=30, help="evaluation games before and after")
     p.add_argument("--seed", type=int, default=0, help="MaskablePPO's seed")
     p.add_argument("--sample", action="store_true", help="sample the policy in evaluation (default: argmax)")
     p.add_argument("--threads", type=int, default=1, help="torch threads (default: %(default)s)")
     p.add_argument("--out", default=None, help="also write the JSON here")
+    p.add_argument(
+        "--save",
+        default=None,
+        help="also save the trained policy's weights here (torch state dict: load with weights_only=True)",
+    )
     args = p.parse_args(argv)
 
     import torch
 
     torch.set_num_threads(args.threads)
     t0 = time.perf_counter()
-    env = make_env(args.env_id, args.reward)
+    env = make_env(args.env_id, args.reward, args.action_layout)
     model = MaskablePPO("MlpPolicy", env, seed=args.seed, verbose=0, device="cpu")
-    eval_env = make_env(args.env_id, args.reward)
+    eval_env = make_env(args.env_id, args.reward, args.action_layout)
     deterministic = not args.sample
     before = evaluate(model, eval_env, args.games, deterministic)
     t1 = time.perf_counter()
@@ -109,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {
         "env_id": args.env_id,
         "reward": eval_env.unwrapped.reward_mode,  # type: ignore[attr-defined]
+        "action_layout": getattr(eval_env.unwrapped, "action_layout", "core"),
         "seed": args.seed,
         "timesteps": args.timesteps,
         "games": args.games,
@@ -122,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
             "evaluate_after": round(t3 - t2, 1),
         },
     }
+    if args.save:
+        torch.save(model.policy.state_dict(), args.save)
     text = json.dumps(result)
     print(text)
     if args.out:

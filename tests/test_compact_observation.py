@@ -316,14 +316,15 @@ def test_compact_ids_pass_the_gymnasium_and_sb3_checkers(env_id):
     from gymnasium.utils.env_checker import check_env as gym_check
     from stable_baselines3.common.env_checker import check_env as sb3_check
 
-    env = gym.make(env_id)
+    # the core action layout (German-compact-v0's default is the slot layout: tests/test_slot_layout.py)
+    env = gym.make(env_id, action_layout="core")
     assert env.spec is not None and env.spec.kwargs["observation_format"] == "compact"
     assert env.spec.kwargs["opponent"] == "random"
     assert env.observation_space.shape == (cp.compact_encoder_for(env.unwrapped.game).layout.size,)
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # neither checker has anything to say
         gym_check(env.unwrapped, skip_render_check=True)
-        sb3_check(gym.make(env_id).unwrapped, warn=True)
+        sb3_check(gym.make(env_id, action_layout="core").unwrapped, warn=True)
 
 
 def test_pettingzoo_api_and_parallel_api_tests_with_the_compact_format():
@@ -354,7 +355,7 @@ def test_aec_observation_and_state_are_the_compact_vectors():
 
 
 def test_single_agent_observation_is_the_compact_vector_of_the_learner():
-    env = gym.make("ffo_env/German-compact-v0")
+    env = gym.make("ffo_env/German-compact-v0", action_layout="core")
     obs, _info = env.reset(seed=3)
     u = env.unwrapped
     assert np.array_equal(obs, cp.compact_encoder_for(u.game).encode(u.game_state, 1))

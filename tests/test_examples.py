@@ -132,10 +132,10 @@ def test_a_killed_benchmark_reinforce_run_resumes_to_the_result_of_an_uninterrup
 def test_german_compact_stock_script_runs_at_a_tiny_budget():
     """Issue 60's stock script: MaskablePPO("MlpPolicy") defaults on the registered German-compact id, the same
     evaluation games before and after training (one game each here; one 2,048-decision rollout is trained)."""
-    (res,) = _run(
-        "examples/german_compact_stock.py", "--timesteps", "64", "--games", "1", "--reward", "potential"
-    )
+    (res,) = _run("examples/german_compact_stock.py", "--timesteps", "64", "--games", "1")
+    # the id's defaults (issue 60): the candidate-slot action layout and the potential reward
     assert res["env_id"] == "ffo_env/German-compact-v0" and res["reward"] == "potential"
+    assert res["action_layout"] == "slots"
     for when in ("before", "after"):
         r = res[when]
         assert len(r["wins"]) == 1 and r["mean_return"] in (

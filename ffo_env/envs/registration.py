@@ -13,7 +13,11 @@ id                             environment
 ``ffo_env/French-compact-v0``  France, ``observation_space`` = the 1-D float32 ``Box`` of 4,490 floats of
                                :mod:`ffo_env.encoding.compact` (for stock MLP scripts); the mask as
                                for the flat ids
-``ffo_env/German-compact-v0``  the same for Germany
+``ffo_env/German-compact-v0``  the same for Germany, with the candidate-slot action layout
+                               (``action_layout="slots"``: ``Discrete(79)``, observation ``Box(1506,)``,
+                               :mod:`ffo_env.envs.slot_env`) and ``reward="potential"`` by default
+                               (issue 60); ``action_layout="core", reward="win"`` gives the layout and
+                               reward of the French id
 =============================  ======================================================================
 
 Springtime for Hitler (issue 41, :mod:`ffo_env.springtime.env`): ``ffo_env/Springtime-French-v0`` and
@@ -29,7 +33,7 @@ France, 1940 (issue 63, :mod:`ffo_env.france1940.env`): ``ffo_env/France1940-Fre
 
 Keyword arguments of ``gymnasium.make`` go to :class:`~ffo_env.envs.single_agent.FFOSingleAgentEnv`:
 ``opponent`` (any agent name of :func:`agents.make_agent`, e.g. ``"heuristic"``, ``"policy:PATH"``,
-or an agent object), ``observation_format``, ``reward``, ``setup``, ``rules``, ``illegal_action``,
+or an agent object), ``action_layout`` (``"core"`` or ``"slots"``, compact ids), ``observation_format``, ``reward``, ``setup``, ``rules``, ``illegal_action``,
 ``max_steps``, ``render_mode`` (``"rgb_array"`` gives the map image). The ids carry a version that is
 bumped whenever the rules or the spaces change. ``gymnasium.make("ffo_env:ffo_env/French-flat-v0")``
 works without importing ``ffo_env`` first.
@@ -45,6 +49,8 @@ ENV_IDS = (
     "ffo_env/French-compact-v0",
     "ffo_env/German-compact-v0",
 )
+# ids whose defaults are the candidate-slot action layout and the potential reward (issue 60)
+GERMAN_SLOT_IDS = ("ffo_env/German-compact-v0",)
 # the entry point resolves agent names, which belong to the layer above the environments
 ENTRY_POINT = "agents.gym_entry:make_single_agent_env"
 # Springtime for Hitler (issue 41): ffo_env.springtime.env.SpringtimeSingleAgentEnv; the plain ids give
@@ -71,11 +77,11 @@ def register_envs() -> None:
             continue
         side = "french" if "/French" in env_id else "german"
         fmt = "flat" if "-flat-" in env_id else "compact" if "-compact-" in env_id else "dict"
-        gymnasium.register(
-            id=env_id,
-            entry_point=ENTRY_POINT,
-            kwargs={"side": side, "observation_format": fmt, "opponent": "random"},
-        )
+        kwargs: dict[str, object] = {"side": side, "observation_format": fmt, "opponent": "random"}
+        if env_id in GERMAN_SLOT_IDS:
+            # issue 60: candidate slots and the VP potential, from which a stock MLP learns (the environment card)
+            kwargs.update(action_layout="slots", reward="potential")
+        gymnasium.register(id=env_id, entry_point=ENTRY_POINT, kwargs=kwargs)
     from ffo_env.france1940.interface import GYM_IDS
 
     for side, ids in GYM_IDS.items():

@@ -1,0 +1,195 @@
+"""The candidate-slot action layout of the compact ids (issue 60, ``ffo_env/encoding/slots.py``,
+``ffo_env/envs/slot_env.py``): spaces, reachability of every legal action, masks = core legality, the slot
+features against the core, gymnasium's checker."""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import ffo_env  # noqa: F401 - registers the ids
+from ffo_env.core import hexgrid as hg
+from ffo_env.core.phases import Decision
+from ffo_env.core.scenario import Side
+from ffo_env.core.stacking import counted
+from ffo_env.encoding.slots import N_FEATURES, N_SLOTS, SLOT_FEATURES, split_candidates
+from ffo_env.envs.slot_env import FFOSlotEnv
+
+F = {name: i for i, (name, _m) in enumerate(SLOT_FEATURES)}
+
+
+def _slot_env(**kw: object) -> FFOSlotEnv:
+    env = gym.make("ffo_env/German-compact-v0", action_layout="slots", **kw).unwrapped
+    assert isinstance(env, FFOSlotEnv)
+    return env
+
+
+def _random_positions(env: FFOSlotEnv, seed: int, every: int = 7):
+    """The env after every ``every``-th learner decision of a game of random legal slot actions."""
+    rng = np.random.default_rng(seed)
+    obs, _ = env.reset(seed=seed)
+    done, k = False, 0
+    while not done:
+        if k % every == 0:
+            yield obs
+        m = env.action_masks()
+        obs, _r, te, tr, info = env.step(int(rng.choice(np.flatnonzero(m))))
+        assert "illegal_action" not in info
+        done, k = te or tr, k + 1
+
+
+def test_spaces_of_the_slot_layout_and_the_core_layout_kept_as_an_option():
+    env = _slot_env()
+    n_spec = env.game.num_distinct_actions - env.game.layout.special_base
+    assert n_spec == 15 and N_SLOTS == 64 and N_FEATURES == 21
+    assert env.action_space == gym.spaces.Discrete(N_SLOTS + n_spec) == gym.spaces.Discrete(79)
+    assert env.observation_space.shape == (123 + 20 + 15 + 4 + N_SLOTS * N_FEATURES,) == (1506,)
+    core = gym.make("ffo_env/German-compact-v0", action_layout="core").unwrapped
+    assert core.action_space == gym.spaces.Discrete(1607)
+    assert core.observation_space.shape == (4490,)
+    with pytest.raises(ValueError, match="action_layout"):
+        gym.make("ffo_env/German-compact-v0", action_layout="hexes")
+    with pytest.raises(ValueError, match="observation_format"):
+        gym.make("ffo_env/German-compact-v0", action_layout="slots", observation_format="flat")
+
+
+def test_split_candidates_keeps_every_action_in_order():
+    for n in (0, 1, 63, 64, 65, 200, 962, 1600):
+        acts = np.arange(n, dtype=np.int64) * 3
+        groups = split_candidates(acts)
+        assert len(groups) == min(n, N_SLOTS)
+        assert np.array_equal(np.concatenate(groups) if groups else acts, acts)
+        assert all(len(g) == 1 for g in groups) == (n <= N_SLOTS)
+
+
+def _reachable(env: FFOSlotEnv) -> set[int]:
+    """Every core action the slot actions reach from this decision, narrowing through every group."""
+    s = env.game_state
+    cands = env.slots.candidates(s)
+    out = {int(a) for a in cands.specials}
+    stack = list(cands.groups)
+    while stack:
+        g = stack.pop()
+        if len(g) == 1:
+            out.add(int(g[0]))
+        else:
+            stack.extend(split_candidates(g))
+    return out
+
+
+def test_every_legal_action_is_reachable_and_masks_are_the_core_legality():
+    env = _slot_env()
+    seen_groups = 0
+    for _obs in _random_positions(env, seed=3, every=5):
+        s = env.game_state
+        if s.is_terminal() or s.current_player != env.learner or env._depth:
+            continue
+        legal = set(s.legal_actions())
+        assert _reachable(env) == legal
+        m = env.action_masks()
+        cands = env.slots.candidates(s)
+        seen_groups += any(len(g) > 1 for g in cands.groups)
+        assert (
+            m[:N_SLOTS].sum()
+            == len(cands.groups)
+            == min(N_SLOTS, sum(a < env.slots.special_base for a in legal))
+        )
+        specials = {env.slots.special_base + j for j in np.flatnonzero(m[N_SLOTS:])}
+        assert specials == {a for a in legal if a >= env.slots.special_base}
+        for k in np.flatnonzero(m[:N_SLOTS]):
+            core = env.core_action(int(k))
+            assert (core is None) == (len(cands.groups[k]) > 1)
+            assert core is None or core in legal
+        assert env.core_action(N_SLOTS - 1) is None or m[N_SLOTS - 1]
+    assert seen_groups > 0  # the refugee placements (rule 10.2) overflow the slots
+
+
+def test_a_group_narrows_without_moving_the_game_and_then_plays_a_member():
+    env = _slot_env(reward="potential")
+    rng = np.random.default_rng(0)
+    env.reset(seed=11)
+    for _ in range(3000):
+        cands = env.slots.candidates(env.game_state)
+        big = [k for k, g in enumerate(cands.groups) if len(g) > 1]
+        if big:
+            break
+        env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+    else:
+        pytest.fail("no decision with more candidates than slots")
+    k = big[0]
+    members = cands.groups[k]
+    s = env.game_state
+    n_hist = len(s.history)
+    obs, r, te, tr, info = env.step(k)
+    assert (r, te, tr, info["narrowed"]) == (0.0, False, False, 1) and len(s.history) == n_hist
+    m = env.action_masks()
+    assert m[: len(members)].all() and not m[len(members) :].any()  # no special while narrowed
+    assert obs[env.slots.slots_offset - 1] == 1.0  # extra "narrowed"
+    _obs, _r, _te, _tr, info = env.step(2)
+    assert "illegal_action" not in info and s.history[n_hist][1] == int(members[2])
+
+
+def test_an_empty_slot_is_illegal_and_changes_nothing():
+    env = _slot_env()
+    env.reset(seed=5)
+    m = env.action_masks()
+    empty = int(np.flatnonzero(~m[:N_SLOTS])[0])
+    n_hist = len(env.game_state.history)
+    _obs, r, te, _tr, info = env.step(empty)
+    assert te and r == -1.0 and info["illegal_action"] == empty and info["winner"] == "french"
+    assert len(env.game_state.history) == n_hist
+    env = _slot_env(illegal_action="raise")
+    env.reset(seed=5)
+    with pytest.raises(ValueError):
+        env.step(empty)
+
+
+def test_slot_features_match_the_core():
+    """Each hex slot's features against the core asked directly: over-stacking by playing the move on a
+    clone (rule 6.5, R9), control and cities (rules 3.7, 4.3), stack heights (rule 3.6)."""
+    env = _slot_env()
+    checked = {"overstacks": 0, "french_city": 0, "unit_overstacked": 0}
+    limit = env.game.scenario.tables.stack_limit
+    for seed in (1, 2):
+        for obs in _random_positions(env, seed=seed, every=3):
+            s = env.game_state
+            if s.is_terminal() or s.current_player != env.learner or env._depth:
+                continue
+            table = obs[env.slots.slots_offset :].reshape(N_SLOTS, N_FEATURES)
+            cands = env.slots.candidates(s)
+            fc = set(s.french_cities())
+            for k, g in enumerate(cands.groups):
+                assert table[k, F["filled"]] == 1.0
+                if len(g) != 1:
+                    assert table[k, F["is_group"]] == 1.0
+                    continue
+                a = int(g[0])
+                if a < env.slots.unit_base:
+                    st = s.stacks.get(a, [])
+                    french = [u for u in st if env.game.unit_side[u] == Side.FRENCH]
+                    assert table[k, F["enemy_units"]] == pytest.approx(len(french) / 4)
+                    assert table[k, F["french_city"]] == float(a in fc)
+                    checked["french_city"] += a in fc
+                    assert table[k, F["city"]] == float(a in env.game.tables.city_hexes)
+                    if s.decision == Decision.MOVE_DEST and a != s.loc[s.decision_unit()]:
+                        c = s.clone()
+                        c.apply_action(a)
+                        over = counted(c, a) > limit and not env.game.unit_free_stacking[s.decision_unit()]
+                        assert table[k, F["overstacks"]] == float(over), hg.hex_name(a)
+                        checked["overstacks"] += over
+                else:
+                    u = a - env.slots.unit_base
+                    h = s.loc[u]
+                    over = h >= 0 and env.game.unit_side[u] == Side.GERMAN and counted(s, h) > limit
+                    assert table[k, F["unit_overstacked"]] == float(over)
+                    checked["unit_overstacked"] += over
+            for k in range(len(cands.groups), N_SLOTS):
+                assert not table[k].any()
+    assert all(v > 0 for v in checked.values()), checked
+
+
+def test_gymnasium_check_env_on_the_slot_layout():
+    from gymnasium.utils.env_checker import check_env
+
+    check_env(_slot_env(), skip_render_check=True)
