@@ -17,8 +17,6 @@ single-agent wrapper opponents, ``ffo play``) and ``act(observation, action_mask
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -51,23 +49,17 @@ MAX_POLICY_BYTES = 256 * 1024 * 1024
 
 
 def observation_spec() -> dict[str, Any]:
-    """The observation layout the policy was trained on: group names, sizes and array shapes."""
-    from ffo_env.core.game import Game
-    from ffo_env.core.scenario import MAX_CF
-    from ffo_env.encoding import observation as ob
+    """The observation layout the policy was trained on: group names, sizes and array shapes (the game
+    interface's, :func:`ffo_env.ffo.interface.observation_spec`)."""
+    from ffo_env.ffo.interface import observation_spec as spec
 
-    return {
-        "planes": [[g[0], g[1]] for g in ob.PLANE_GROUPS],
-        "globals": [[g[0], g[1]] for g in ob.GLOBAL_GROUPS],
-        "units": [[g[0], g[1]] for g in ob.UNIT_GROUPS],
-        "shapes": {k: list(v) for k, v in ob.encoder_for(Game()).spec.shapes.items()},
-        "cf_scale": MAX_CF,  # unit-table CFs are divided by it: a policy trained with another scale is refused
-    }
+    return spec()
 
 
 def spec_hash(spec: dict[str, Any] | None = None) -> str:
-    text = json.dumps(spec if spec is not None else observation_spec(), sort_keys=True)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    from ffo_env.ffo.interface import observation_spec_hash
+
+    return observation_spec_hash(spec)
 
 
 def export_policy(model: Any, path: str | Path, side: str, extra: dict[str, Any] | None = None) -> Path:
