@@ -16,6 +16,16 @@ __version__ = "0.1.0"
 _LAZY = {"env": "ffo_env.envs.aec", "raw_env": "ffo_env.envs.aec", "parallel_env": "ffo_env.envs.aec"}
 
 
+def _install_moved_names() -> None:
+    """The old import paths of modules moved by issue 62 answer with the moved modules (:mod:`ffo_env._moved`)."""
+    from ffo_env._moved import install
+
+    install()
+
+
+_install_moved_names()
+
+
 def _register_gymnasium_ids() -> None:
     try:
         import gymnasium  # noqa: F401
