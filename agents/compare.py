@@ -37,7 +37,7 @@ from typing import Any
 from agents.paired import MORALE, VP, Outcome, paired_comparison, summary_text
 from agents.registry import agent_sides
 from ffo_env.atomic import atomic_write_text, new_unique_dir
-from ffo_env.core.sides import SIDE_NAMES
+from ffo_env.ffo.core.sides import SIDE_NAMES
 from ffo_env.games import refuse_game_options
 
 COMPARE_JSON = "compare.json"

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.registry import make_agent
-from ffo_env.envs.single_agent import FFOSingleAgentEnv
+from ffo_env.ffo.single_agent import FFOSingleAgentEnv
 
 __all__ = ["make_single_agent_env"]
 

@@ -53,9 +53,9 @@ from agents.paired import wilson_interval
 from agents.policy_io import is_policy_name
 from agents.registry import agent_sides, is_agent_name
 from ffo_env.atomic import new_unique_dir
-from ffo_env.core.game import ENGINE_VERSION, SETUP_MODES
-from ffo_env.core.sides import SIDE_NAMES, Side
-from ffo_env.envs.aec import make_game
+from ffo_env.ffo.core.game import ENGINE_VERSION, SETUP_MODES
+from ffo_env.ffo.core.sides import SIDE_NAMES, Side
+from ffo_env.ffo.env import make_game
 from ffo_env.games import DEFAULT_GAME, GAME_NAMES, add_game_option, game_info, refuse_game_options
 
 AgentSpec = str | Callable[..., Any]

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 from ffo_env.atomic import atomic_write_text, new_unique_dir
-from ffo_env.core.sides import SIDE_NAMES
+from ffo_env.ffo.core.sides import SIDE_NAMES
 from ffo_env.games import refuse_game_options
 
 ELO = 400.0 / np.log(10.0)  # Elo points per unit of log-odds

@@ -36,7 +36,7 @@ from agents.policy_io import (
     read_weights,
     write_policy,
 )
-from ffo_env.core.sides import Side
+from ffo_env.ffo.core.sides import Side
 
 GAME = "ffo"
 FORMAT = "ffo-policy"
@@ -66,7 +66,7 @@ def export_policy(model: Any, path: str | Path, side: str, extra: dict[str, Any]
     """Write ``model.policy``'s weights and metadata next to each other (atomically,
     :func:`agents.policy_io.write_policy`); returns the ``.pt`` path."""
     from agents.policy_net import NETWORK_VERSION
-    from ffo_env.core.game import ENGINE_VERSION, Game
+    from ffo_env.ffo.core.game import ENGINE_VERSION, Game
 
     fe = model.policy.features_extractor
     spec = observation_spec()
@@ -263,7 +263,7 @@ class PolicyAgent:
 
     def probabilities(self, state: Any, legal: list[int]) -> np.ndarray:
         """The policy's probabilities of ``legal`` (in that order) at ``state``, as its side sees it."""
-        from ffo_env.encoding.observation import encoder_for
+        from ffo_env.ffo.encoding.observation import encoder_for
 
         enc = encoder_for(state.game)
         obs = enc.encode(state, int(Side.of(self.side)), legal=legal)
@@ -271,7 +271,7 @@ class PolicyAgent:
             return legal_probabilities(self.policy, obs, enc.mask(state, legal), legal)
 
     def act_state(self, state: Any) -> int:
-        from ffo_env.encoding.observation import encoder_for
+        from ffo_env.ffo.encoding.observation import encoder_for
 
         enc = encoder_for(state.game)
         viewer = int(Side.of(self.side))
@@ -290,8 +290,8 @@ def load_policy(
     from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
 
     from agents.policy_net import NETWORK_VERSION, HexFeatures, HexPolicy
-    from ffo_env.core.game import ENGINE_VERSION, Game
-    from ffo_env.envs.spaces import action_space, observation_dict_space
+    from ffo_env.ffo.core.game import ENGINE_VERSION, Game
+    from ffo_env.ffo.spaces import action_space, observation_dict_space
 
     pt, meta_path, meta = read_metadata(
         path,

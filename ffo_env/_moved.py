@@ -9,7 +9,8 @@ names with one import hook: importing an old name gives **the same module object
 :class:`DeprecationWarning` naming the new path.
 
 :data:`MOVED` maps an old module name to its new one; an entry also covers every submodule of the old name
-(``ffo_env.core`` -> ``ffo_env.ffo.core`` answers ``ffo_env.core.state`` with ``ffo_env.ffo.core.state``).
+(``ffo_env.render`` -> ``ffo_env.ffo.render`` answers ``ffo_env.render.svgboard`` with
+``ffo_env.ffo.render.svgboard``).
 ``ffo_env`` installs the hook when imported (:func:`install`), and so do ``agents`` and ``training`` once
 their modules move; a name that has no new module (a typo under an old package) fails as any missing module
 does. The hook names modules of a game by design: it is listed in the layout audit's ``ALLOWED``.
@@ -27,7 +28,26 @@ from collections.abc import Mapping, Sequence
 from types import ModuleType
 
 # old module name -> new module name (an entry covers the old name's submodules too); grows as modules move
-MOVED: dict[str, str] = {}
+# France Fights On's rules core moved module by module: ffo_env.core keeps what every game's core shares
+_FFO_CORE = (
+    "actions combat combat_odds contexts datasets describe determinize evacuation game hexgrid mapdata "
+    "mapfile masks movement notation panzer_scare phase_handlers phases record refugees reinforcements "
+    "replacement scenario search setup_phase setup_rules sides stacking state state_check state_io "
+    "turn_sequence version victory visibility"
+).split()
+MOVED: dict[str, str] = {
+    # step 3: France Fights On's rules core, encoding, rendering and env modules into ffo_env/ffo/
+    **{f"ffo_env.core.{m}": f"ffo_env.ffo.core.{m}" for m in _FFO_CORE},
+    "ffo_env.encoding": "ffo_env.ffo.encoding",
+    "ffo_env.render": "ffo_env.ffo.render",
+    "ffo_env.envs.aec": "ffo_env.ffo.env",
+    "ffo_env.envs.single_agent": "ffo_env.ffo.single_agent",
+    "ffo_env.envs.ffo_adapter": "ffo_env.ffo.adapter",
+    "ffo_env.envs.spaces": "ffo_env.ffo.spaces",
+    "ffo_env.envs.flat": "ffo_env.ffo.encoding.flat",
+    "ffo_env.envs.render": "ffo_env.ffo.render.env_frames",
+    "ffo_env.envs.openspiel_game": "ffo_env.ffo.openspiel_game",
+}
 
 
 def new_name(old: str, moved: Mapping[str, str] | None = None) -> str | None:
@@ -51,9 +71,11 @@ class _AliasLoader(importlib.abc.Loader):
     def __init__(self, old: str, new: str) -> None:
         self.old = old
         self.new = new
+        self._spec: importlib.machinery.ModuleSpec | None = None
 
     def create_module(self, spec: importlib.machinery.ModuleSpec) -> ModuleType:
         module = importlib.import_module(self.new)
+        self._spec = module.__spec__  # the import system sets __spec__ to the old name's next: put back
         warnings.warn(
             f"{self.old} moved to {self.new} (issue 62); import {self.new}: the old name goes in a later release",
             DeprecationWarning,
@@ -62,7 +84,9 @@ class _AliasLoader(importlib.abc.Loader):
         return module
 
     def exec_module(self, module: ModuleType) -> None:
-        """Nothing to run: the module was executed once, under its new name."""
+        """Nothing to run (the module was executed once, under its new name); its own spec is put back, so
+        that ``importlib.resources`` and ``importlib.reload`` see the package it is."""
+        module.__spec__ = self._spec
 
 
 class MovedModuleFinder(importlib.abc.MetaPathFinder):

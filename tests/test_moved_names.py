@@ -112,3 +112,40 @@ def test_every_moved_name_resolves_to_its_new_module(old: str) -> None:
         module = importlib.import_module(old)
     assert module is importlib.import_module(MOVED[old])
     assert module.__name__ == MOVED[old]
+    assert module.__spec__ is not None and module.__spec__.name == MOVED[old]  # its own spec, kept
+
+
+def test_a_moved_package_keeps_its_spec_and_resources() -> None:
+    from importlib import resources
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        old = importlib.import_module("ffo_env.render")
+    assert old.__spec__ is not None and old.__spec__.submodule_search_locations
+    assert resources.files("ffo_env.ffo.render").joinpath("static").is_dir()
+
+
+def test_the_rewrite_tool_rewrites_old_names_and_paths_once_and_leaves_lookalikes() -> None:
+    import importlib.util
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location(
+        "rewrite_moved_imports", root / "tools/rewrite_moved_imports.py"
+    )
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    old = (
+        "from ffo_env.core import hexgrid as hg\nfrom ffo_env.core import dice\n"
+        "from ffo_env.core.state import State\nimport ffo_env.envs.aec\nfrom ffo_env.envs import adapter\n"
+        'x = "ffo_env.core.record:Recorder ffo_env/core/state.py ffo_env/data/reconstruction-v1/map.csv"\n'
+        'y = "ffo_env/French-flat-v0 ffo_env.renderer ffo_env.render.svgboard ffo_env/envs/aec.py"\n'
+    )
+    new = tool.rewrite(old)
+    assert new == (
+        "from ffo_env.ffo.core import hexgrid as hg\nfrom ffo_env.core import dice\n"
+        "from ffo_env.ffo.core.state import State\nimport ffo_env.ffo.env\nfrom ffo_env.envs import adapter\n"
+        'x = "ffo_env.ffo.core.record:Recorder ffo_env/ffo/core/state.py ffo_env/ffo/data/reconstruction-v1/map.csv"\n'
+        'y = "ffo_env/French-flat-v0 ffo_env.renderer ffo_env.ffo.render.svgboard ffo_env/ffo/env.py"\n'
+    )
+    assert tool.rewrite(new) == new

@@ -80,10 +80,6 @@ GAMES: tuple[GamePlaces, ...] = (
         places=_places("ffo"),
         packages=(
             *_places("ffo"),
-            "ffo_env/core/",
-            "ffo_env/encoding/",
-            "ffo_env/render/",
-            "ffo_env/data/",
             "agents/pretrained_policies/",
             "configs/bots/",
             "configs/train_*.yaml",

@@ -7,11 +7,11 @@ id                             environment
                                structured observation ``Dict(planes, globals, units)``
 ``ffo_env/German-v0``          the same for Germany
 ``ffo_env/French-flat-v0``     France, ``observation_space`` = the 1-D float32 ``Box`` of
-                               :mod:`ffo_env.envs.flat`; the mask from ``action_masks()`` and
+                               :mod:`ffo_env.ffo.encoding.flat`; the mask from ``action_masks()`` and
                                ``info["action_mask"]``
 ``ffo_env/German-flat-v0``     the same for Germany
 ``ffo_env/French-compact-v0``  France, ``observation_space`` = the 1-D float32 ``Box`` of 4,490 floats of
-                               :mod:`ffo_env.encoding.compact` (for stock MLP scripts); the mask as
+                               :mod:`ffo_env.ffo.encoding.compact` (for stock MLP scripts); the mask as
                                for the flat ids
 ``ffo_env/German-compact-v0``  the same for Germany
 =============================  ======================================================================
@@ -21,7 +21,7 @@ Springtime for Hitler (issue 41, :mod:`ffo_env.springtime.env`): ``ffo_env/Sprin
 ``-flat-v0`` twins (the 1-D float32 ``Box`` of :mod:`ffo_env.springtime.encoding`; the mask from
 ``action_masks()`` and ``info["action_mask"]``); ``opponent`` names a bot of :mod:`agents.springtime`.
 
-Keyword arguments of ``gymnasium.make`` go to :class:`~ffo_env.envs.single_agent.FFOSingleAgentEnv`:
+Keyword arguments of ``gymnasium.make`` go to :class:`~ffo_env.ffo.single_agent.FFOSingleAgentEnv`:
 ``opponent`` (any agent name of :func:`agents.make_agent`, e.g. ``"heuristic"``, ``"policy:PATH"``,
 or an agent object), ``observation_format``, ``reward``, ``setup``, ``rules``, ``illegal_action``,
 ``max_steps``, ``render_mode`` (``"rgb_array"`` gives the map image). The ids carry a version that is

@@ -16,8 +16,8 @@ VP_KINDS = ("evacuation", "german_losses", "cities", "naval", "refugees", "briti
 
 def new_state(seed: int, scenario: str | None, options: dict[str, Any]) -> Any:
     """A fresh game with game seed ``seed`` (``options``: fields of ``RulesOptions``, such as ``setup``)."""
-    from ffo_env.core.game import Game, RulesOptions
-    from ffo_env.core.scenario import default_scenario, scenario_for
+    from ffo_env.ffo.core.game import Game, RulesOptions
+    from ffo_env.ffo.core.scenario import default_scenario, scenario_for
 
     sc = default_scenario() if scenario is None else scenario_for(scenario)
     return Game(scenario=sc, options=RulesOptions.from_dict(options)).new_initial_state(seed)
@@ -25,8 +25,8 @@ def new_state(seed: int, scenario: str | None, options: dict[str, Any]) -> Any:
 
 def state_from_dict(d: object) -> Any:
     """A saved state (a JSON object), checked on load."""
-    from ffo_env.core.game import Game
-    from ffo_env.core.state import State
+    from ffo_env.ffo.core.game import Game
+    from ffo_env.ffo.core.state import State
 
     if not isinstance(d, dict):
         raise ValueError(f"a saved state must be a JSON object, found {type(d).__name__}")
@@ -35,8 +35,8 @@ def state_from_dict(d: object) -> Any:
 
 def replay(record: object) -> Any:
     """The final state of ``record`` replayed and verified (one ``ValueError`` naming the first divergence)."""
-    from ffo_env.core.record import check_record_shape
-    from ffo_env.core.record import replay as replay_record
+    from ffo_env.ffo.core.record import check_record_shape
+    from ffo_env.ffo.core.record import replay as replay_record
 
     check_record_shape(record)
     assert isinstance(record, dict)
@@ -51,9 +51,9 @@ def score_columns(state: Any) -> dict[str, Any]:
 
 def observation_spec() -> dict[str, Any]:
     """The observation layout: group names, sizes and array shapes (what a policy file was trained on)."""
-    from ffo_env.core.game import Game
-    from ffo_env.core.scenario import MAX_CF
-    from ffo_env.encoding import observation as ob
+    from ffo_env.ffo.core.game import Game
+    from ffo_env.ffo.core.scenario import MAX_CF
+    from ffo_env.ffo.encoding import observation as ob
 
     return {
         "planes": [[g[0], g[1]] for g in ob.PLANE_GROUPS],
@@ -73,8 +73,8 @@ def observation_spec_hash(spec: dict[str, Any] | None = None) -> str:
 def versions(setup: str = "random") -> dict[str, str]:
     """The versions a result or tournament records: engine, game data (of the games ``setup`` plays, R37)
     and observation spec hash."""
-    from ffo_env.core.game import ENGINE_VERSION
-    from ffo_env.envs.ffo_adapter import make_game
+    from ffo_env.ffo.adapter import make_game
+    from ffo_env.ffo.core.game import ENGINE_VERSION
 
     return {
         "engine": ENGINE_VERSION,
