@@ -1,7 +1,7 @@
 """The agent interface shared by scripted bots, trained policies and the harness.
 
 Every agent implements ``act_state(state) -> int``: a choice made directly on the core
-:class:`~ffo_env.core.state.State` (the fast path used by scripted bots, the evaluation
+:class:`~ffo_env.ffo.core.state.State` (the fast path used by scripted bots, the evaluation
 harness and the environments' opponent loops). Scripted bots only read what their side
 may see (rule 3.6).
 
@@ -18,7 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ffo_env.core.state import State
+from ffo_env.ffo.core.state import State
 
 
 @runtime_checkable

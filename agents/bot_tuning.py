@@ -39,8 +39,8 @@ import yaml
 
 from agents.harness import agent_seed, wilson_interval
 from ffo_env.atomic import atomic_write_text
-from ffo_env.core.game import SETUP_MODES
-from ffo_env.core.sides import SIDE_NAMES, Side
+from ffo_env.ffo.core.game import SETUP_MODES
+from ffo_env.ffo.core.sides import SIDE_NAMES, Side
 
 DOC_ONLY = frozenset({"aggression"})  # labels, not behaviour
 
@@ -173,7 +173,7 @@ def play(
     side: str, params: Any, opponent: Callable[[str, int], Any], seed: int, setup: str = "random"
 ) -> int:
     """French VP of one game on ``seed`` (agent seeds as in ``ffo eval``: 2*seed+1, 2*seed+2)."""
-    from ffo_env.envs.aec import make_game
+    from ffo_env.ffo.env import make_game
 
     state = make_game(setup).new_initial_state(seed)
     other = Side.of(side).other.agent
@@ -232,7 +232,7 @@ def tuned_yaml(side: str, values: dict[str, Any], note: str) -> str:
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
     from agents.botconfig import load_params
-    from ffo_env.envs.aec import make_game
+    from ffo_env.ffo.env import make_game
 
     side = args.side
     cls = params_class(side)

@@ -37,8 +37,8 @@ from typing import Any
 from agents.paired import MORALE, VP, VP_MARGIN, Outcome, paired_comparison, summary_text
 from agents.registry import agent_sides
 from ffo_env.atomic import atomic_write_text, new_unique_dir
-from ffo_env.core.sides import SIDE_NAMES
-from ffo_env.games import refuse_ffo_options
+from ffo_env.ffo.core.sides import SIDE_NAMES
+from ffo_env.games import refuse_game_options
 
 COMPARE_JSON = "compare.json"
 COMPARE_MD = "compare.md"
@@ -183,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
         side, a, b, opponent = args.side, args.a.strip(), args.b.strip(), args.opponent.strip()
         if a == b:
             raise ValueError(f"--a and --b are both {a!r}: compare two different agents")
-        refuse_ffo_options(args)
+        refuse_game_options(args)
         for option, name in (("--a", a), ("--b", b), ("--opponent", opponent)):
             if not harness.is_game_agent_name(name, args.game):
                 raise ValueError(f"{option}: {harness.unknown_agent(name, args.game)}")

@@ -13,7 +13,7 @@ the folder's own file in any other game.
 Lookahead (``search`` lists the decisions, empty = none): at a listed decision the expert takes the
 heuristic's choice and up to ``max_candidates - 1`` alternatives (passing first, attack targets by
 their exact expected value), and plays each of them on ``determinizations`` samples of what it cannot
-see (:func:`ffo_env.core.determinize.determinize`, rule 3.6, R3, R37), both sides continuing with
+see (:func:`ffo_env.ffo.core.determinize.determinize`, rule 3.6, R3, R37), both sides continuing with
 their scripted bots for ``horizon_turns`` game turns (the opponent modelled by its default bot). It
 switches from the heuristic's choice only for a mean gain (French VP-equivalents,
 :func:`agents.expert_search.french_value`) of at least ``min_gain`` and ``min_z`` paired standard
@@ -38,11 +38,11 @@ from typing import Any
 from agents.botconfig import CONFIG_DIR, BotConfigError, load_params, param
 from agents.expert_search import SearchSettings, paired_gain, score_candidates
 from agents.heuristic_base import HeuristicBot
-from ffo_env.core.actions import Special
-from ffo_env.core.datasets import DATA_VERSIONS
-from ffo_env.core.phases import Decision
-from ffo_env.core.sides import Side
-from ffo_env.core.state import State
+from ffo_env.ffo.core.actions import Special
+from ffo_env.ffo.core.datasets import DATA_VERSIONS
+from ffo_env.ffo.core.phases import Decision
+from ffo_env.ffo.core.sides import Side
+from ffo_env.ffo.core.state import State
 
 FRENCH, GERMAN = Side.FRENCH, Side.GERMAN
 EXPERT_CONFIG_DIR = CONFIG_DIR / "expert"

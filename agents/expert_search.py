@@ -1,7 +1,7 @@
 """Rollout search for the expert bots: determinize, try each candidate, play on with the heuristics, score.
 
 One evaluation of a candidate action: a determinized copy of the position as the searching side sees it
-(:func:`ffo_env.core.determinize.determinize`: hidden enemy units resampled, fresh dice), the candidate
+(:func:`ffo_env.ffo.core.determinize.determinize`: hidden enemy units resampled, fresh dice), the candidate
 applied, then both sides played by their heuristic bots up to the horizon, and the position scored in
 French VP-equivalents (:func:`french_value`). Every candidate is scored on the same determinizations
 (common random numbers), so the differences between candidates are not drowned by the dice.
@@ -15,9 +15,9 @@ import time
 from dataclasses import dataclass
 
 from agents.heuristic_base import HeuristicBot
-from ffo_env.core.determinize import determinize
-from ffo_env.core.phases import ON_MAP, RESERVE
-from ffo_env.core.state import State
+from ffo_env.ffo.core.determinize import determinize
+from ffo_env.ffo.core.phases import ON_MAP, RESERVE
+from ffo_env.ffo.core.state import State
 
 FRENCH, GERMAN = 0, 1
 

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from agents.policy_files import peek_metadata, policy_paths
-from ffo_env.core.sides import SIDE_NAMES, Side
+from ffo_env.ffo.core.sides import SIDE_NAMES, Side
 
 NETWORK = "flat-mlp"
 ACTIVATIONS = ("relu", "tanh")
@@ -41,8 +41,8 @@ def is_flat_policy(path: str | Path) -> bool:
 
 
 def _versions() -> dict[str, Any]:
-    from ffo_env.core.game import ENGINE_VERSION, Game
-    from ffo_env.envs.flat import flat_layout
+    from ffo_env.ffo.core.game import ENGINE_VERSION, Game
+    from ffo_env.ffo.encoding.flat import flat_layout
 
     game = Game()
     return {
@@ -131,9 +131,9 @@ class FlatPolicyAgent:
         meta: dict[str, Any],
         deterministic: bool = True,
     ) -> None:
-        from ffo_env.core.game import Game
-        from ffo_env.encoding.observation import encoder_for
-        from ffo_env.envs.flat import flat_layout
+        from ffo_env.ffo.core.game import Game
+        from ffo_env.ffo.encoding.flat import flat_layout
+        from ffo_env.ffo.encoding.observation import encoder_for
 
         self.layers, self.pi, self.side, self.meta = layers, pi, side, meta
         self.activation = activation

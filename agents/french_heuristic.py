@@ -31,9 +31,9 @@ from typing import Any
 from agents import knowledge as kn
 from agents.botconfig import load_params, param
 from agents.heuristic_base import FRENCH, GERMAN, HeuristicBot
-from ffo_env.core import hexgrid as hg
-from ffo_env.core.actions import Special
-from ffo_env.core.state import ON_MAP, State
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.core.actions import Special
+from ffo_env.ffo.core.state import ON_MAP, State
 
 
 @dataclass(frozen=True)

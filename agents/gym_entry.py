@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from agents.registry import make_agent
-from ffo_env.envs.single_agent import FFOSingleAgentEnv
+from ffo_env.ffo.single_agent import FFOSingleAgentEnv
 
 __all__ = ["make_game_env", "make_single_agent_env"]
 
@@ -19,7 +19,7 @@ def make_single_agent_env(
     """:class:`FFOSingleAgentEnv` for ``side``; a string ``opponent`` is an agent name for the other side.
 
     ``"random"`` plays from the env's own seeded generator (the fastest opponent). ``action_layout="slots"``
-    gives :class:`~ffo_env.envs.slot_env.FFOSlotEnv` (candidate slots, compact observation only);
+    gives :class:`~ffo_env.ffo.slot_env.FFOSlotEnv` (candidate slots, compact observation only);
     ``"core"`` the core's action space (one action per hex, unit and special)."""
     if action_layout not in ACTION_LAYOUTS:
         raise ValueError(f"action_layout must be one of {ACTION_LAYOUTS}, got {action_layout!r}")
@@ -27,7 +27,7 @@ def make_single_agent_env(
         other = "german" if side == "french" else "french"
         opponent = None if opponent == "random" else make_agent(opponent, other)
     if action_layout == "slots":
-        from ffo_env.envs.slot_env import FFOSlotEnv
+        from ffo_env.ffo.slot_env import FFOSlotEnv
 
         return FFOSlotEnv(side=side, opponent=opponent, **kwargs)
     return FFOSingleAgentEnv(side=side, opponent=opponent, **kwargs)

@@ -53,10 +53,10 @@ from agents.paired import wilson_interval
 from agents.policy_io import is_policy_name
 from agents.registry import agent_sides, is_agent_name
 from ffo_env.atomic import new_unique_dir
-from ffo_env.core.game import ENGINE_VERSION, SETUP_MODES
-from ffo_env.core.sides import SIDE_NAMES, Side
-from ffo_env.envs.aec import make_game
-from ffo_env.games import DEFAULT_GAME, GAME_NAMES, add_game_option, game_info, refuse_ffo_options
+from ffo_env.ffo.core.game import ENGINE_VERSION, SETUP_MODES
+from ffo_env.ffo.core.sides import SIDE_NAMES, Side
+from ffo_env.ffo.env import make_game
+from ffo_env.games import DEFAULT_GAME, GAME_NAMES, add_game_option, game_info, refuse_game_options
 
 AgentSpec = str | Callable[..., Any]
 
@@ -983,14 +983,14 @@ def run(args: argparse.Namespace) -> int:
         if args.out is not None and Path(args.out) != Path(args.resume):
             raise ValueError("--resume DIR continues the tournament in DIR; drop --out")
         _resume_args(args)
-        refuse_ffo_options(args)  # the plan's options are the game's own; a --data given now is not
+        refuse_game_options(args)  # the plan's options are the game's own; a --data given now is not
         pairings = args.pairing_list
         for f, g in pairings:
             for n in (f, g):
                 if not is_game_agent_name(n, args.game):
                     raise ValueError(f"{args.resume}/{TOURNAMENT_FILE}: unknown agent {n!r}")
     else:
-        refuse_ffo_options(args)
+        refuse_game_options(args)
         if args.html and not args.save_records and args.record_seed is None:
             # a viewer is written beside a saved record; without one --html would do nothing and say nothing
             raise ValueError(

@@ -1,6 +1,6 @@
 """Shared machinery of the scripted French and German bots.
 
-A bot answers every :class:`~ffo_env.core.state.Decision` through a handler
+A bot answers every :class:`~ffo_env.ffo.core.state.Decision` through a handler
 ``_d_<decision name>``; a handler returns an action or ``None`` ("no opinion"),
 and the bot then falls back to the first legal action. Whatever a handler
 returns is checked against ``state.legal_actions()`` (``strict=True`` raises
@@ -21,10 +21,10 @@ from itertools import combinations
 from typing import Any
 
 from agents import knowledge as kn
-from ffo_env.core import hexgrid as hg
-from ffo_env.core.actions import Special
-from ffo_env.core.combat_odds import city_die_applies, known_shifts
-from ffo_env.core.state import ON_MAP, State
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.core.actions import Special
+from ffo_env.ffo.core.combat_odds import city_die_applies, known_shifts
+from ffo_env.ffo.core.state import ON_MAP, State
 
 FRENCH, GERMAN = 0, 1
 

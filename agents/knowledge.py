@@ -20,10 +20,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from ffo_env.core import hexgrid as hg
-from ffo_env.core.combat_odds import direction  # noqa: F401 - re-exported for the bots
-from ffo_env.core.state import State
-from ffo_env.core.visibility import SeenStack, seen_stack
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.core.combat_odds import direction  # noqa: F401 - re-exported for the bots
+from ffo_env.ffo.core.state import State
+from ffo_env.ffo.core.visibility import SeenStack, seen_stack
 
 INF = 10**6
 

@@ -42,8 +42,8 @@ from typing import Any
 import numpy as np
 
 from ffo_env.atomic import atomic_write_text, new_unique_dir
-from ffo_env.core.sides import SIDE_NAMES
-from ffo_env.games import refuse_ffo_options
+from ffo_env.ffo.core.sides import SIDE_NAMES
+from ffo_env.games import refuse_game_options
 
 ELO = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
 PRIOR_SD = 1000.0 / ELO
@@ -255,7 +255,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         if args.add:
             raise ValueError("--add AGENTS joins agents to a ladder: give the ladder with --resume DIR")
-        refuse_ffo_options(args)
+        refuse_game_options(args)
         if args.agents is None:
             args.agents = GAME_DEFAULT_AGENTS.get(args.game, DEFAULT_AGENTS)
         names = _agent_names(args.agents, "--agents", args.game)

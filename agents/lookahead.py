@@ -7,7 +7,7 @@ value exceeds the policy's own choice by at least ``min_gain`` is played instead
 the policy's argmax. This is the greedy policy-improvement step of policy iteration with the critic as the
 action value: the policy proposes, its value head judges, no bot is consulted.
 
-Only what the side may see (rule 3.6, R3, R37): the copy is made by :func:`ffo_env.core.determinize.determinize`
+Only what the side may see (rule 3.6, R3, R37): the copy is made by :func:`ffo_env.ffo.core.determinize.determinize`
 from the agent's own generator, so the hidden enemy units are dealt anew and the dice are a fresh sample.
 Applying a candidate to the true position would leak both: declaring an attack reveals the defending stack
 (R3), and an action after which the core resolves combat rolls the game's own future dice.
@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ffo_env.core.phases import Decision
-from ffo_env.core.sides import Side
+from ffo_env.ffo.core.phases import Decision
+from ffo_env.ffo.core.sides import Side
 
 PREFIX = "lookahead:"
 KINDS = frozenset(d.name.lower() for d in Decision if 0 < d.value < 90)
@@ -80,7 +80,7 @@ class LookaheadAgent:
     def _inputs(self, state: Any, legal: list[int]) -> tuple[dict[str, Any], np.ndarray]:
         import torch as th
 
-        from ffo_env.encoding.observation import encoder_for
+        from ffo_env.ffo.encoding.observation import encoder_for
 
         enc = encoder_for(state.game)
         obs = enc.encode(state, self.viewer, legal=legal)
@@ -106,7 +106,7 @@ class LookaheadAgent:
     def candidate_values(self, state: Any, candidates: list[int]) -> list[float]:
         """The value after each candidate, on one determinized copy shared by all (common random numbers);
         ``-inf`` for a candidate the copy does not allow."""
-        from ffo_env.core.determinize import determinize
+        from ffo_env.ffo.core.determinize import determinize
 
         world = determinize(state, self.viewer, self.rng)  # rule 3.6, R3, R37: only what the side may see
         out = []

@@ -17,8 +17,6 @@ single-agent wrapper opponents, ``ffo play``) and ``act(observation, action_mask
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -38,7 +36,7 @@ from agents.policy_io import (
     read_weights,
     write_policy,
 )
-from ffo_env.core.sides import Side
+from ffo_env.ffo.core.sides import Side
 
 GAME = "ffo"
 FORMAT = "ffo-policy"
@@ -51,30 +49,24 @@ MAX_POLICY_BYTES = 256 * 1024 * 1024
 
 
 def observation_spec() -> dict[str, Any]:
-    """The observation layout the policy was trained on: group names, sizes and array shapes."""
-    from ffo_env.core.game import Game
-    from ffo_env.core.scenario import MAX_CF
-    from ffo_env.encoding import observation as ob
+    """The observation layout the policy was trained on: group names, sizes and array shapes (the game
+    interface's, :func:`ffo_env.ffo.interface.observation_spec`)."""
+    from ffo_env.ffo.interface import observation_spec as spec
 
-    return {
-        "planes": [[g[0], g[1]] for g in ob.PLANE_GROUPS],
-        "globals": [[g[0], g[1]] for g in ob.GLOBAL_GROUPS],
-        "units": [[g[0], g[1]] for g in ob.UNIT_GROUPS],
-        "shapes": {k: list(v) for k, v in ob.encoder_for(Game()).spec.shapes.items()},
-        "cf_scale": MAX_CF,  # unit-table CFs are divided by it: a policy trained with another scale is refused
-    }
+    return spec()
 
 
 def spec_hash(spec: dict[str, Any] | None = None) -> str:
-    text = json.dumps(spec if spec is not None else observation_spec(), sort_keys=True)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+    from ffo_env.ffo.interface import observation_spec_hash
+
+    return observation_spec_hash(spec)
 
 
 def export_policy(model: Any, path: str | Path, side: str, extra: dict[str, Any] | None = None) -> Path:
     """Write ``model.policy``'s weights and metadata next to each other (atomically,
     :func:`agents.policy_io.write_policy`); returns the ``.pt`` path."""
     from agents.policy_net import NETWORK_VERSION
-    from ffo_env.core.game import ENGINE_VERSION, Game
+    from ffo_env.ffo.core.game import ENGINE_VERSION, Game
 
     fe = model.policy.features_extractor
     spec = observation_spec()
@@ -271,7 +263,7 @@ class PolicyAgent:
 
     def probabilities(self, state: Any, legal: list[int]) -> np.ndarray:
         """The policy's probabilities of ``legal`` (in that order) at ``state``, as its side sees it."""
-        from ffo_env.encoding.observation import encoder_for
+        from ffo_env.ffo.encoding.observation import encoder_for
 
         enc = encoder_for(state.game)
         obs = enc.encode(state, int(Side.of(self.side)), legal=legal)
@@ -279,7 +271,7 @@ class PolicyAgent:
             return legal_probabilities(self.policy, obs, enc.mask(state, legal), legal)
 
     def act_state(self, state: Any) -> int:
-        from ffo_env.encoding.observation import encoder_for
+        from ffo_env.ffo.encoding.observation import encoder_for
 
         enc = encoder_for(state.game)
         viewer = int(Side.of(self.side))
@@ -298,8 +290,8 @@ def load_policy(
     from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
 
     from agents.policy_net import NETWORK_VERSION, HexFeatures, HexPolicy
-    from ffo_env.core.game import ENGINE_VERSION, Game
-    from ffo_env.envs.spaces import action_space, observation_dict_space
+    from ffo_env.ffo.core.game import ENGINE_VERSION, Game
+    from ffo_env.ffo.spaces import action_space, observation_dict_space
 
     pt, meta_path, meta = read_metadata(
         path,

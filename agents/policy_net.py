@@ -2,7 +2,7 @@
 only, a per-unit encoder, and pointer heads. Needs torch and sb3-contrib (the ``train`` extra); the scripted
 bots never import this module.
 
-Observation (see ``ffo_env.encoding.observation``): a dict of
+Observation (see ``ffo_env.ffo.encoding.observation``): a dict of
 
 - ``planes``: ``(C, 60, 26)`` uint8 planes over the offset hex grid (column x row);
 - ``globals``: ``(G,)`` float vector (phase, decision, dice, battle, ...);
@@ -66,7 +66,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from torch import nn
 from torch.distributions.utils import lazy_property
 
-from ffo_env.encoding.observation import PLANE_GROUPS, PLANE_INDEX
+from ffo_env.ffo.encoding.observation import PLANE_GROUPS, PLANE_INDEX
 
 # Version of the architecture, written into policy metadata: a file of another version is refused.
 NETWORK_VERSION = 3
@@ -75,7 +75,7 @@ POOL = 4  # side of the square of cells averaged into one coarse cell
 
 def hex_cells() -> np.ndarray:
     """Flat cell (column-1)*26 + row of every hex, in hex-index order (= hex action order)."""
-    from ffo_env.core import hexgrid as hg
+    from ffo_env.ffo.core import hexgrid as hg
 
     return ((hg.HEX_X.astype(np.int64) - 1) * 26 + hg.HEX_Y.astype(np.int64)).copy()
 
@@ -96,7 +96,7 @@ def hex_window_cells(grid: tuple[int, int]) -> np.ndarray:
     """``(cells, 7)``: each hex's cell, then the cells of its six neighbours in the direction order of
     ``hexgrid.NEIGHBORS`` (E, NE, NW, W, SW, SE), so a weight per position is a weight per direction;
     ``cells`` (one past the last cell) where there is no neighbour. A non-hex cell has only itself."""
-    from ffo_env.core import hexgrid as hg
+    from ffo_env.ffo.core import hexgrid as hg
 
     n = grid[0] * grid[1]
     out = np.full((n, WINDOW), n, dtype=np.int64)
@@ -120,8 +120,8 @@ def map_planes() -> np.ndarray:
 
 def map_template() -> np.ndarray:
     """The map planes ``(S, cells)`` as the encoder writes them into every observation."""
-    from ffo_env.core.game import Game
-    from ffo_env.encoding.observation import encoder_for
+    from ffo_env.ffo.core.game import Game
+    from ffo_env.ffo.encoding.observation import encoder_for
 
     return np.ascontiguousarray(encoder_for(Game()).template[map_planes()])
 

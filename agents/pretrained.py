@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.policy import PolicyAgent, PolicyLoadError, load_policy
-from ffo_env.core.sides import SIDE_NAMES
+from ffo_env.ffo.core.sides import SIDE_NAMES
 
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained_policies"
 

@@ -34,7 +34,7 @@ from agents.base import RandomAgent
 from agents.botconfig import available_configs
 from agents.policy_files import peek_metadata
 from agents.simple import PassAgent
-from ffo_env.core.sides import SIDE_NAMES
+from ffo_env.ffo.core.sides import SIDE_NAMES
 
 _FACTORIES: dict[str, Callable[..., Any]] = {}
 _SIDES: dict[str, tuple[str, ...]] = {}  # the sides an agent can play, by name

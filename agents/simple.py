@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ffo_env.core.actions import Special
-from ffo_env.core.state import State
+from ffo_env.ffo.core.actions import Special
+from ffo_env.ffo.core.state import State
 
 
 class PassAgent:

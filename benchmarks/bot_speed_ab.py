@@ -23,7 +23,7 @@ GAMES = """
 import hashlib, time
 from agents import make_agent
 from agents.harness import agent_seed
-from ffo_env.core.game import Game
+from ffo_env.ffo.core.game import Game
 h = hashlib.sha256()
 t = time.perf_counter()
 for fr, ge, seed in [("expert", "expert", 0), ("heuristic", "heuristic", 1), ("expert", "heuristic", 2),

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from ffo_env.core.game import Game, RulesOptions
+from ffo_env.ffo.core.game import Game, RulesOptions
 from ffo_env.games import game_info
 
 
@@ -139,7 +139,7 @@ PEERS: dict[str, Callable[[], Any]] = {"chess_v6": _chess_env, "connect_four_v3"
 def single_agent_random(seconds: float, seed: int = 0, observation_format: str = "dict") -> tuple[int, float]:
     """Learner steps of the single-agent wrapper (random learner vs random opponent; the
     opponent's decisions are extra and not counted), observations in ``observation_format``."""
-    from ffo_env.envs.single_agent import FFOSingleAgentEnv
+    from ffo_env.ffo.single_agent import FFOSingleAgentEnv
 
     env = FFOSingleAgentEnv(side="french", opponent=None, observation_format=observation_format)
     rng = np.random.default_rng(seed)

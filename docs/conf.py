@@ -77,7 +77,7 @@ suppress_warnings = ["myst.header", "ref.python"]
 def layout_spec_markdown() -> str:
     """The observation spec of ffo_env/encoding/layout.py's docstring, as MyST: its sections become headings
     of level 4 and their RST bodies (tables, notes) are kept as RST. Read with ``ast``, not imported."""
-    tree = ast.parse((ROOT / "ffo_env" / "encoding" / "layout.py").read_text(encoding="utf-8"))
+    tree = ast.parse((ROOT / "ffo_env" / "ffo" / "encoding" / "layout.py").read_text(encoding="utf-8"))
     lines = (ast.get_docstring(tree) or "").splitlines()
     heads = [i for i in range(len(lines) - 1) if lines[i].strip() and re.fullmatch(r"-{3,}", lines[i + 1])]
     out = []
@@ -91,7 +91,7 @@ def _insert_generated(app: Any, docname: str, source: list[str]) -> None:
     if "<!-- observation-spec -->" in source[0]:
         source[0] = source[0].replace("<!-- observation-spec -->", layout_spec_markdown())
         # the page is read again when the spec's module changes, also in an incremental build
-        app.env.note_dependency(str(ROOT / "ffo_env" / "encoding" / "layout.py"))
+        app.env.note_dependency(str(ROOT / "ffo_env" / "ffo" / "encoding" / "layout.py"))
 
 
 def setup(app: Any) -> None:

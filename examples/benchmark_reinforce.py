@@ -23,8 +23,8 @@ from torch import nn
 from benchmarks.protocol.algos import AlgoSpec, Context, Learner, register
 from benchmarks.protocol.envs import make_env
 from ffo_env.atomic import atomic_write_bytes
-from ffo_env.core.sides import Side
-from ffo_env.encoding.compact import compact_encoder_for
+from ffo_env.ffo.core.sides import Side
+from ffo_env.ffo.encoding.compact import compact_encoder_for
 
 # written into every result file (results.json's run_meta.hyperparameters)
 HYPERPARAMETERS: dict[str, Any] = {

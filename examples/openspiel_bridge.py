@@ -2,7 +2,7 @@
 
     python examples/openspiel_bridge.py --games 2 --simulations 20 --side french
 
-Importing :mod:`ffo_env.envs.openspiel_game` registers ``python_france_fights_on`` with pyspiel
+Importing :mod:`ffo_env.ffo.openspiel_game` registers ``python_france_fights_on`` with pyspiel
 (``pip install open_spiel``); from there every OpenSpiel tool loads it by name. MCTS here uses random
 rollouts to the end of the game, so each simulation costs a whole random game: keep the budget small.
 """
@@ -17,7 +17,7 @@ import numpy as np
 import pyspiel
 from open_spiel.python.algorithms import mcts
 
-import ffo_env.envs.openspiel_game  # noqa: F401 - registers the game
+import ffo_env.ffo.openspiel_game  # noqa: F401 - registers the game
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,6 +1,6 @@
 """ffo_env: France Fights On (World at War #39) as a reinforcement-learning environment.
 
-``ffo_env.core`` is the rules engine (pure Python + numpy). The PettingZoo
+``ffo_env.ffo.core`` is the rules engine (pure Python + numpy). The PettingZoo
 environment (``ffo_env.env``, ``ffo_env.raw_env``, ``ffo_env.parallel_env``) is imported
 lazily so that the core can be used without gymnasium or pettingzoo installed. With gymnasium
 installed, importing ``ffo_env`` registers the ids ``ffo_env/French-v0``, ``ffo_env/German-v0``,
@@ -14,8 +14,18 @@ from typing import Any
 
 __version__ = "0.1.0"
 
-_LAZY = {"env": "ffo_env.envs.aec", "raw_env": "ffo_env.envs.aec", "parallel_env": "ffo_env.envs.aec"}
+_LAZY = {"env": "ffo_env.ffo.env", "raw_env": "ffo_env.ffo.env", "parallel_env": "ffo_env.ffo.env"}
 _GAME_MODULES = ("france1940_v0",)  # the other games' PettingZoo-style modules, imported on first use
+
+
+def _install_moved_names() -> None:
+    """The old import paths of modules moved by issue 62 answer with the moved modules (:mod:`ffo_env._moved`)."""
+    from ffo_env._moved import install
+
+    install()
+
+
+_install_moved_names()
 
 
 def _register_gymnasium_ids() -> None:

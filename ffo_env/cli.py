@@ -3,25 +3,30 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from ffo_env.games import DEFAULT_GAME, add_game_option, game_info, game_of_record
 
 
-def _game_command(args: argparse.Namespace, name: str) -> int:
-    """The command ``name`` of another game of the suite: ``ffo_env.<game>.commands.<name>(args)``."""
+def _game_module(args: argparse.Namespace) -> Any:
+    """The command-line layer of the game of ``args``: ``ffo_env.<game>.commands``."""
     import importlib
 
-    return int(getattr(importlib.import_module(f"ffo_env.{args.game}.commands"), name)(args))
+    return importlib.import_module(
+        f"ffo_env.{game_info(getattr(args, 'game', DEFAULT_GAME)).package_name}.commands"
+    )
+
+
+def _game_command(args: argparse.Namespace, name: str) -> int:
+    """The command ``name`` of the game of ``args``: ``ffo_env.<game>.commands.<name>(args)``."""
+    return int(getattr(_game_module(args), name)(args))
 
 
 def _cmd_map(args: argparse.Namespace) -> int:
-    from ffo_env.render import cli_map
-
-    return cli_map.run(args)
+    return _game_command(args, "draw_map")
 
 
 def _cmd_play(args: argparse.Namespace) -> int:
@@ -33,37 +38,7 @@ def _cmd_play(args: argparse.Namespace) -> int:
         from webplay.command import run as run_web  # a person plays: the local web UI (checks its own paths)
 
         return run_web(args)
-    if args.game != DEFAULT_GAME:
-        return _game_command(args, "play")
-    if args.record:
-        from ffo_env.atomic import check_writable
-
-        check_writable(args.record)  # an unwritable path is refused before the game, not after it
-    from agents import make_agent
-    from agents.harness import agent_seed, play_out
-    from ffo_env.core.game import Game, RulesOptions
-    from ffo_env.core.record import Recorder, save_record
-
-    game = Game(options=RulesOptions(setup=args.setup))
-    state = game.new_initial_state(args.seed)
-    agents = {
-        "french": make_agent(args.french, "french", seed=agent_seed(args.seed, "french")),
-        "german": make_agent(args.german, "german", seed=agent_seed(args.seed, "german")),
-    }
-    rec = Recorder(state)
-    dt = play_out(state, agents, rec)
-    record = rec.record()
-    res = record["result"]
-    print(f"seed {args.seed}: {res['winner']} victory, French VP {res['vp']} after GT{res['turn']}")
-    for kind, vp in sorted(res["vp_breakdown"].items()):
-        print(f"  {kind:<16} {vp:+d}")
-    print(f"  {res['decisions']} decisions ({res['agent_decisions']} by agents) in {dt:.2f} s")
-    if args.record:
-        save_record(record, args.record)
-        print(f"record written to {args.record}")
-    if args.json:
-        print(json.dumps(res))
-    return 0
+    return _game_command(args, "play")
 
 
 def _cmd_replay(args: argparse.Namespace) -> int:
@@ -73,28 +48,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             f"{args.record} is a record of {game_info(recorded).title}, not of {game_info(args.game).title}: "
             f"run 'ffo replay --game {recorded} {args.record}'"
         )
-    if args.game != DEFAULT_GAME:
-        return _game_command(args, "replay")
-    from ffo_env.core.record import RecordError, load_record, replay
-
-    try:
-        record = load_record(args.record)
-        if args.html:
-            from ffo_env.render.html_viewer import write_viewer
-
-            size = write_viewer(record, args.html)  # replays the record itself, with the same checks
-            print(
-                f"viewer written to {args.html} ({size / 1e6:.1f} MB); open it in a browser (works offline)"
-            )
-            return 0
-        state = replay(record)
-    except RecordError as e:
-        print(
-            f"error: {args.record}: {e}" if str(args.record) not in str(e) else f"error: {e}", file=sys.stderr
-        )
-        return 2
-    print(state)
-    return 0
+    return _game_command(args, "replay")
 
 
 def reader_gone() -> int:
@@ -121,9 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     pm = sub.add_parser(
         "map", help="draw the map (PNG or text)", description="Draw the map as a PNG or as text."
     )
-    from ffo_env.render import cli_map
+    from ffo_env.ffo.commands import add_map_arguments
 
-    cli_map.add_arguments(pm)
+    add_map_arguments(pm)
     pm.set_defaults(func=_cmd_map)
 
     pp = sub.add_parser(
@@ -141,7 +95,7 @@ def build_parser() -> argparse.ArgumentParser:
         default="random",
         help="agent for the German side, or 'human' to play it in the browser (default: random)",
     )
-    from ffo_env.core.game import SETUP_MODES
+    from ffo_env.ffo.core.game import SETUP_MODES
 
     pp.add_argument("--seed", type=int, default=0, help="game seed (dice and random choices; default 0)")
     pp.add_argument(
@@ -202,7 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _add_data_option(parser: argparse.ArgumentParser) -> None:
-    from ffo_env.core.datasets import DATA_VERSIONS, DEFAULT_DATA
+    from ffo_env.ffo.core.datasets import DATA_VERSIONS, DEFAULT_DATA
 
     parser.add_argument(
         "--data",
@@ -218,8 +172,8 @@ def _use_data(data: str | None) -> None:
     environment). A bad name or folder raises one clear DataError."""
     import os
 
-    from ffo_env.core.datasets import DATA_ENV, DATA_VERSIONS, data_dir
-    from ffo_env.core.scenario import scenario_for
+    from ffo_env.ffo.core.datasets import DATA_ENV, DATA_VERSIONS, data_dir
+    from ffo_env.ffo.core.scenario import scenario_for
 
     if data is not None:
         scenario_for(data)  # validates the whole data set before anything runs
@@ -254,7 +208,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     args.command_line = ["ffo", *argv]  # what a run records as its command, also when called in-process
     debug = bool(getattr(args, "debug", False)) or os.environ.get("FFO_DEBUG", "") not in ("", "0")
-    from ffo_env.core.datasets import DATA_ENV
+    from ffo_env.ffo.core.datasets import DATA_ENV
 
     data_before = os.environ.get(DATA_ENV)
     try:

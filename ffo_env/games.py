@@ -78,6 +78,15 @@ def _attr(path: str) -> Any:
 
 
 @dataclass(frozen=True)
+class GameOption:
+    """A command-line option of one game's own (an argparse ``dest``), refused with any other game."""
+
+    name: str  # the option's dest on the parsed arguments (``--name`` on the command line)
+    default: Any  # its value when not given (None or this: not given)
+    refusal: str  # the error's text after ``--name VALUE: ``, with ``{title}`` the title of the game played
+
+
+@dataclass(frozen=True)
 class GameInfo:
     """One game of the suite: its name, title and where its parts live (imported lazily)."""
 
@@ -99,6 +108,19 @@ class GameInfo:
     _env_adapter: str
     gym_ids: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     _write_viewer: str = ""  # the game's HTML replay viewer: write_viewer(record, path) -> size
+    # the convention root of the game's places in every layer: ffo_env.<package>, agents.<package>,
+    # webplay.<package>, benchmarks.<package>, configs/<package>/ ("" = the game's name)
+    package: str = ""
+    options: tuple[GameOption, ...] = ()  # the game's own command-line options (refused with another game)
+    _score: str = ""  # score_columns(state) -> a finished game's own columns in a result row
+    figure: str = ""  # the figure a game's result is measured by beside its winner ("vp", "morale")
+    vector_observation: str = ""  # the env's observation_format of one flat float vector ("compact", "flat")
+    _versions: str = ""  # versions(setup) -> {"engine", "data", "observation_spec"} of a result or tournament
+
+    @property
+    def package_name(self) -> str:
+        """The game's package name in every layer (``package``, or the game's name)."""
+        return self.package or self.name
 
     def new_state(
         self, seed: int = 0, scenario: str | None = None, options: Mapping[str, Any] | None = None
@@ -148,6 +170,18 @@ class GameInfo:
         is written for one that does not replay); returns its size in bytes."""
         return int(_attr(self._write_viewer)(record, path))
 
+    def score_columns(self, state: GameState) -> dict[str, Any]:
+        """A finished game's own columns in a result row (France Fights On: VP and their breakdown;
+        Springtime for Hitler: result and final French Morale)."""
+        cols: dict[str, Any] = _attr(self._score)(state)
+        return cols
+
+    def versions(self, setup: str = "random") -> dict[str, str]:
+        """The engine, game data and observation spec hash a result or tournament of the game records
+        (``setup``: France Fights On's setup mode, whose games may play other data, R37)."""
+        out: dict[str, str] = _attr(self._versions)(setup)
+        return out
+
     def random_playout(self, seed: int, max_decisions: int = 100_000) -> GameState:
         """A game of uniform random legal play from ``seed`` (the same generator for every game)."""
         rng = np.random.default_rng(seed)
@@ -160,48 +194,6 @@ class GameInfo:
         return state
 
 
-# --- adapters: one call shape for both games' constructors and record functions --------------------
-
-
-def _ffo_new_state(seed: int, scenario: str | None, options: dict[str, Any]) -> Any:
-    from ffo_env.core.game import Game, RulesOptions
-    from ffo_env.core.scenario import default_scenario, scenario_for
-
-    sc = default_scenario() if scenario is None else scenario_for(scenario)
-    return Game(scenario=sc, options=RulesOptions.from_dict(options)).new_initial_state(seed)
-
-
-def _ffo_state_from_dict(d: object) -> Any:
-    from ffo_env.core.game import Game
-    from ffo_env.core.state import State
-
-    if not isinstance(d, dict):
-        raise ValueError(f"a saved state must be a JSON object, found {type(d).__name__}")
-    return State.from_dict(Game(), d)
-
-
-def _ffo_replay(record: object) -> Any:
-    from ffo_env.core.record import check_record_shape, replay
-
-    check_record_shape(record)
-    assert isinstance(record, dict)
-    return replay(record)
-
-
-def _springtime_new_state(seed: int, scenario: str | None, options: dict[str, Any]) -> Any:
-    from ffo_env.springtime.core.game import Game, RulesOptions
-
-    return Game(scenario=scenario or "campaign", options=RulesOptions.from_dict(options)).new_initial_state(
-        seed
-    )
-
-
-def _springtime_save_record(record: dict[str, Any], path: str | Path) -> None:
-    from ffo_env.springtime.core.record import write_record
-
-    write_record(path, record)
-
-
 GAMES: dict[str, GameInfo] = {
     "ffo": GameInfo(
         name="ffo",
@@ -210,21 +202,33 @@ GAMES: dict[str, GameInfo] = {
         n_actions=0,  # depends on the scenario's unit count: Game().num_distinct_actions
         scenarios=("v3",),
         record_format="ffo-game-record",
-        _new_state="ffo_env.games:_ffo_new_state",
-        _state_from_dict="ffo_env.games:_ffo_state_from_dict",
-        _recorder="ffo_env.core.record:Recorder",
-        _replay="ffo_env.games:_ffo_replay",
-        _load_record="ffo_env.core.record:load_record",
-        _save_record="ffo_env.core.record:save_record",
-        _aec_env="ffo_env.envs.aec:env",
-        _parallel_env="ffo_env.envs.aec:parallel_env",
-        _single_agent_env="ffo_env.envs.single_agent:FFOSingleAgentEnv",
-        _env_adapter="ffo_env.envs.ffo_adapter:make_adapter",
+        _new_state="ffo_env.ffo.interface:new_state",
+        _state_from_dict="ffo_env.ffo.interface:state_from_dict",
+        _recorder="ffo_env.ffo.core.record:Recorder",
+        _replay="ffo_env.ffo.interface:replay",
+        _load_record="ffo_env.ffo.core.record:load_record",
+        _save_record="ffo_env.ffo.core.record:save_record",
+        _aec_env="ffo_env.ffo.env:env",
+        _parallel_env="ffo_env.ffo.env:parallel_env",
+        _single_agent_env="ffo_env.ffo.single_agent:FFOSingleAgentEnv",
+        _env_adapter="ffo_env.ffo.adapter:make_adapter",
         gym_ids={
             "french": ("ffo_env/French-v0", "ffo_env/French-flat-v0", "ffo_env/French-compact-v0"),
             "german": ("ffo_env/German-v0", "ffo_env/German-flat-v0", "ffo_env/German-compact-v0"),
         },
-        _write_viewer="ffo_env.render.html_viewer:write_viewer",
+        _write_viewer="ffo_env.ffo.render.html_viewer:write_viewer",
+        package="ffo",
+        options=(
+            GameOption("setup", "random", "setup modes are France Fights On's (R2), not {title}'s"),
+            GameOption(
+                "data", None, "game data versions are France Fights On's; {title} plays its one data set"
+            ),
+            GameOption("view", "player", "the observation's view is France Fights On's, not {title}'s"),
+        ),
+        _score="ffo_env.ffo.interface:score_columns",
+        figure="vp",
+        vector_observation="compact",
+        _versions="ffo_env.ffo.interface:versions",
     ),
     "springtime": GameInfo(
         name="springtime",
@@ -233,12 +237,12 @@ GAMES: dict[str, GameInfo] = {
         n_actions=294,
         scenarios=("campaign", "plan_red"),
         record_format="springtime-game-record",
-        _new_state="ffo_env.games:_springtime_new_state",
+        _new_state="ffo_env.springtime.interface:new_state",
         _state_from_dict="ffo_env.springtime.core.state_io:state_from_dict",
         _recorder="ffo_env.springtime.core.record:Recorder",
         _replay="ffo_env.springtime.core.record:replay",
         _load_record="ffo_env.springtime.core.record:read_record",
-        _save_record="ffo_env.games:_springtime_save_record",
+        _save_record="ffo_env.springtime.interface:save_record",
         _aec_env="ffo_env.springtime.env:env",
         _parallel_env="ffo_env.springtime.env:parallel_env",
         _single_agent_env="ffo_env.springtime.env:SpringtimeSingleAgentEnv",
@@ -248,6 +252,12 @@ GAMES: dict[str, GameInfo] = {
             "german": ("ffo_env/Springtime-German-v0", "ffo_env/Springtime-German-flat-v0"),
         },
         _write_viewer="ffo_env.springtime.render.viewer:write_viewer",
+        package="springtime",
+        options=(GameOption("scenario", "campaign", "scenarios are Springtime for Hitler's, not {title}'s"),),
+        _score="ffo_env.springtime.interface:score_columns",
+        figure="morale",
+        vector_observation="flat",
+        _versions="ffo_env.springtime.interface:versions",
     ),
     # issue 63: its hooks live in its own package (ffo_env/france1940/interface.py)
     "france1940": GameInfo(
@@ -280,6 +290,11 @@ GAMES: dict[str, GameInfo] = {
             ),
         },
         _write_viewer="ffo_env.france1940.interface:write_viewer",
+        package="france1940",
+        _score="ffo_env.france1940.interface:score_columns",
+        figure="vp",
+        vector_observation="compact",
+        _versions="ffo_env.france1940.interface:versions",
     ),
 }
 GAME_NAMES = tuple(GAMES)
@@ -306,21 +321,25 @@ def game_of_record(path: str | Path) -> str | None:
     return next((g.name for g in GAMES.values() if g.record_format == fmt), None)
 
 
-def refuse_ffo_options(args: Any, game: str | None = None) -> None:
-    """France Fights On's own options given with another game (``game``, or ``args.game``) are one error naming
-    the option, not silently ignored: ``--setup`` (setup modes, R2) and ``--data`` (game data versions)."""
+def refuse_game_options(args: Any, game: str | None = None) -> None:
+    """Another game's own options (:attr:`GameInfo.options`) given with ``game`` (or ``args.game``) are one
+    error naming the option, not silently ignored: e.g. France Fights On's ``--setup`` (setup modes, R2)
+    and ``--data`` (game data versions) with Springtime for Hitler. An option counts as given when the
+    parsed arguments hold it with a value other than None and its default."""
     name = str(game or getattr(args, "game", DEFAULT_GAME))
-    if name == DEFAULT_GAME:
-        return
-    title = game_info(name).title
-    setup = getattr(args, "setup", "random")
-    if setup != "random":
-        raise ValueError(f"--setup {setup}: setup modes are France Fights On's (R2), not {title}'s")
-    data = getattr(args, "data", None)
-    if data is not None:
-        raise ValueError(
-            f"--data {data}: game data versions are France Fights On's; {title} plays its one data set"
-        )
+    played = game_info(name)
+    own = {o.name for o in played.options}
+    for other in GAMES.values():
+        if other.name == played.name:
+            continue
+        for opt in other.options:
+            value = getattr(args, opt.name, None)
+            if opt.name in own or value is None or value == opt.default:
+                continue
+            raise ValueError(f"--{opt.name} {value}: " + opt.refusal.format(title=played.title))
+
+
+refuse_ffo_options = refuse_game_options  # the name before issue 62 (one release)
 
 
 def add_game_option(parser: Any, help_suffix: str = "") -> None:

@@ -1,7 +1,7 @@
 """Shared fixtures and helpers of the rules tests.
 
 Games are cached per process (``default_game``/``plain_game``): loading the scenario
-once keeps the suite fast. Positions are built with :mod:`ffo_env.core.notation`.
+once keeps the suite fast. Positions are built with :mod:`ffo_env.ffo.core.notation`.
 Import the helpers with ``from conftest import ...``.
 """
 
@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ffo_env.core import hexgrid as hg
-from ffo_env.core.actions import Special
-from ffo_env.core.determinize import hidden_slots
-from ffo_env.core.game import Game, RulesOptions
-from ffo_env.core.notation import custom_game, default_game, position
-from ffo_env.core.state import Decision, State
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.core.actions import Special
+from ffo_env.ffo.core.determinize import hidden_slots
+from ffo_env.ffo.core.game import Game, RulesOptions
+from ffo_env.ffo.core.notation import custom_game, default_game, position
+from ffo_env.ffo.core.state import Decision, State
 
 __all__ = [
     "DIRS",

@@ -10,9 +10,9 @@ from agents.french_heuristic import FrenchParams, make_french
 from agents.german_heuristic import GermanParams, make_german
 from agents.harness import wilson_interval  # noqa: F401  (import check)
 from agents.registry import AGENT_NAMES
-from ffo_env.core import hexgrid as hg
-from ffo_env.core.game import Game, RulesOptions
-from ffo_env.core.phases import Decision
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.core.game import Game, RulesOptions
+from ffo_env.ffo.core.phases import Decision
 
 GAME = Game(options=RulesOptions(setup="random"))
 

@@ -97,9 +97,9 @@ def test_profile_writes_a_breakdown(tmp_path):
 
 
 def test_step_breakdown_restores_the_patched_functions():
-    from ffo_env.core import evacuation, masks
-    from ffo_env.core import state as st
-    from ffo_env.encoding.observation import ObservationEncoder
+    from ffo_env.ffo.core import evacuation, masks
+    from ffo_env.ffo.core import state as st
+    from ffo_env.ffo.encoding.observation import ObservationEncoder
 
     before = (st.State.apply_action, masks.flood_bits, evacuation.flood_bits, ObservationEncoder.encode)
     bench.step_breakdown(0.05)

@@ -237,8 +237,8 @@ def test_a_drawn_start_that_ends_before_the_learner_decides_is_redrawn():
     from agents import make_agent
     from benchmarks.protocol.envs import FromStates, sampler
     from benchmarks.protocol.tasks import get_task
-    from ffo_env.envs.single_agent import FFOSingleAgentEnv
     from ffo_env.envs.suite_single_agent import NoLearnerDecision
+    from ffo_env.ffo.single_agent import FFOSingleAgentEnv
 
     starts = sampler(get_task("ffo/french-endgame/v2").state_path())
     env = FFOSingleAgentEnv(side="french", opponent=make_agent("expert", "german", seed=0))
@@ -301,8 +301,8 @@ def test_endgame_v1_is_superseded_by_v2_and_no_longer_counts(capsys):
 def test_single_agent_env_starts_from_a_given_state_and_refuses_a_damaged_one():
     from benchmarks.protocol.envs import eval_start
     from benchmarks.protocol.tasks import get_task
-    from ffo_env.core.state_check import StateError
-    from ffo_env.envs.single_agent import FFOSingleAgentEnv
+    from ffo_env.ffo.core.state_check import StateError
+    from ffo_env.ffo.single_agent import FFOSingleAgentEnv
 
     start = eval_start(get_task("ffo/german-endgame/v1"), 0)
     env = FFOSingleAgentEnv(side="german", opponent=None)
@@ -638,8 +638,8 @@ def test_maskable_ppo_pretrained_starts_as_the_shipped_policy(tmp_path):
     from agents.registry import make_agent
     from benchmarks.protocol.algos import Context, get_algo
     from benchmarks.protocol.tasks import get_task
-    from ffo_env.encoding.observation import encoder_for
-    from ffo_env.envs.aec import make_game
+    from ffo_env.ffo.encoding.observation import encoder_for
+    from ffo_env.ffo.env import make_game
 
     task = get_task("ffo/german-endgame/v2")
     ctx = Context(task, "german", 3, 1_000, tmp_path, lambda r: make_agent("random", "french", seed=r))

@@ -24,7 +24,7 @@ import pytest
 
 from agents import make_agent
 from agents.harness import agent_seed
-from ffo_env.core.game import Game
+from ffo_env.ffo.core.game import Game
 
 FIXTURE = Path(__file__).parent / "fixtures" / "bot_games.json"
 FORMAT = "ffo-bot-games-1"

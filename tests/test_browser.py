@@ -12,9 +12,9 @@ from typing import Any
 
 from browser_support import TIMEOUT_MS, shot  # first: it skips this module without a browser
 
-from ffo_env.core.game import Game, RulesOptions
-from ffo_env.core.record import Recorder
-from ffo_env.render.html_viewer import write_viewer
+from ffo_env.ffo.core.game import Game, RulesOptions
+from ffo_env.ffo.core.record import Recorder
+from ffo_env.ffo.render.html_viewer import write_viewer
 from webplay.app import LocalServer
 from webplay.session import GameSession
 

@@ -1,6 +1,6 @@
 """The compact encoder's direct path (``CompactEncoder.encode``, built from the encoder's per-unit data
 without the structured observation) against its reference (``encode_reference``: the structured
-observation of ``ffo_env.encoding.observation``, fog of war included, then ``compact()``): the same bytes
+observation of ``ffo_env.ffo.encoding.observation``, fog of war included, then ``compact()``): the same bytes
 on every position of seeded random playouts, for both viewers, with and without the fog (rule 3.6, R3),
 in every setup mode (the ``decide`` setup has the setup phases' decisions and stacking limit, rule 6.3)."""
 
@@ -12,11 +12,11 @@ from functools import cache
 import numpy as np
 import pytest
 
-from ffo_env.core.game import Game, RulesOptions
-from ffo_env.core.state import State
-from ffo_env.encoding import compact as cp
-from ffo_env.encoding.layout import PLANE_INDEX
-from ffo_env.encoding.observation import encoder_for
+from ffo_env.ffo.core.game import Game, RulesOptions
+from ffo_env.ffo.core.state import State
+from ffo_env.ffo.encoding import compact as cp
+from ffo_env.ffo.encoding.layout import PLANE_INDEX
+from ffo_env.ffo.encoding.observation import encoder_for
 
 
 @cache

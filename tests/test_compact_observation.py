@@ -1,4 +1,4 @@
-"""The compact observation (ffo_env.encoding.compact): spec, values, fog of war, envs and checkers."""
+"""The compact observation (ffo_env.ffo.encoding.compact): spec, values, fog of war, envs and checkers."""
 
 from __future__ import annotations
 
@@ -16,17 +16,17 @@ from conftest import default_game
 
 import ffo_env
 from agents.registry import make_agent
-from ffo_env.core import hexgrid as hg
-from ffo_env.core.determinize import determinize, hidden_slots
-from ffo_env.core.state import State
-from ffo_env.encoding import compact as cp
-from ffo_env.encoding.layout import (
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.core.determinize import determinize, hidden_slots
+from ffo_env.ffo.core.state import State
+from ffo_env.ffo.encoding import compact as cp
+from ffo_env.ffo.encoding.layout import (
     GLOBAL_INDEX,
     PLANE_INDEX,
     UNIT_FEATURE_INDEX,
     UNIT_GROUPS,
 )
-from ffo_env.encoding.observation import encoder_for
+from ffo_env.ffo.encoding.observation import encoder_for
 
 COMPACT_IDS = ("ffo_env/French-compact-v0", "ffo_env/German-compact-v0")
 
@@ -330,7 +330,7 @@ def test_compact_ids_pass_the_gymnasium_and_sb3_checkers(env_id):
 def test_pettingzoo_api_and_parallel_api_tests_with_the_compact_format():
     from pettingzoo.test import api_test, parallel_api_test
 
-    from ffo_env.envs.aec import parallel_env
+    from ffo_env.ffo.env import parallel_env
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

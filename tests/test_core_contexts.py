@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-from ffo_env.core.game import Game, RulesOptions
-from ffo_env.core.state import Decision, State
-from ffo_env.core.state_check import StateError
-from ffo_env.core.version import ENGINE_VERSION
+from ffo_env.ffo.core.game import Game, RulesOptions
+from ffo_env.ffo.core.state import Decision, State
+from ffo_env.ffo.core.state_check import StateError
+from ffo_env.ffo.core.version import ENGINE_VERSION
 
 FIXTURES = Path(__file__).parent / "fixtures"
 GAMES = {setup: Game(options=RulesOptions(setup=setup)) for setup in ("random", "decide")}

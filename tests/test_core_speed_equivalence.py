@@ -1,6 +1,6 @@
 """Pin the game sequence of the rules core: seeded random games must replay exactly.
 
-Speed work on ``ffo_env.core`` must not change a rule, a legal-action set, a
+Speed work on ``ffo_env.ffo.core`` must not change a rule, a legal-action set, a
 movement path or the dice sequence. This test plays a handful of seeded games
 with a seeded random player and compares, step by step, a hash of every legal
 action list, chosen action, movement destination table (VP, MP, path, overrun)
@@ -26,12 +26,19 @@ from typing import Any
 
 import pytest
 
-from ffo_env.core import hexgrid as hg
-from ffo_env.core import movement
-from ffo_env.core.game import Game, RulesOptions
-from ffo_env.core.scenario import scenario_for
-from ffo_env.core.search import _reachable_labels, bits_to_mask, flood, flood_bits, mask_to_bits, reachable
-from ffo_env.core.state import Decision, State
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.core import movement
+from ffo_env.ffo.core.game import Game, RulesOptions
+from ffo_env.ffo.core.scenario import scenario_for
+from ffo_env.ffo.core.search import (
+    _reachable_labels,
+    bits_to_mask,
+    flood,
+    flood_bits,
+    mask_to_bits,
+    reachable,
+)
+from ffo_env.ffo.core.state import Decision, State
 
 FIXTURE = Path(__file__).parent / "fixtures" / "core_games.json"
 FORMAT = "ffo-core-games-1"

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from ffo_env.core import hexgrid as hg
 from ffo_env.core.errors import DataError
-from ffo_env.core.scenario import DATA_DIR, load_scenario
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.core.scenario import DATA_DIR, load_scenario
 
 
 def test_shipped_data_loads_and_its_fixed_setup_is_legal():

@@ -12,12 +12,12 @@ import pytest
 import yaml
 
 from ffo_env.cli import main
-from ffo_env.core.datasets import DATA_ENV, DATA_FILES, DATA_VERSIONS, DEFAULT_DATA, data_dir
 from ffo_env.core.errors import DataError
-from ffo_env.core.game import Game, RulesOptions
-from ffo_env.core.record import load_record, replay
-from ffo_env.core.scenario import MAX_CF, default_scenario, load_scenario, scenario_for
-from ffo_env.envs.aec import make_game, raw_env
+from ffo_env.ffo.core.datasets import DATA_ENV, DATA_FILES, DATA_VERSIONS, DEFAULT_DATA, data_dir
+from ffo_env.ffo.core.game import Game, RulesOptions
+from ffo_env.ffo.core.record import load_record, replay
+from ffo_env.ffo.core.scenario import MAX_CF, default_scenario, load_scenario, scenario_for
+from ffo_env.ffo.env import make_game, raw_env
 
 V1, V2, V3 = DATA_VERSIONS
 

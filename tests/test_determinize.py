@@ -10,11 +10,11 @@ import pytest
 from conftest import default_game
 
 from agents.registry import make_agent
-from ffo_env.core import hexgrid as hg
-from ffo_env.core.determinize import determinize, hidden_slots
-from ffo_env.core.state import State
-from ffo_env.core.state_check import check_state_dict
-from ffo_env.encoding.observation import encode
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.core.determinize import determinize, hidden_slots
+from ffo_env.ffo.core.state import State
+from ffo_env.ffo.core.state_check import check_state_dict
+from ffo_env.ffo.encoding.observation import encode
 
 
 @lru_cache(maxsize=1)

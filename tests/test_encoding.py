@@ -8,14 +8,14 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from ffo_env.core import hexgrid as hg
-from ffo_env.core.game import Game, RulesOptions
-from ffo_env.core.scenario import Side
-from ffo_env.core.state import Decision, State
-from ffo_env.encoding import encode, encoder_for, legal_mask
-from ffo_env.encoding.actions import decode_action, encode_action
-from ffo_env.encoding.observation import FLAT
-from ffo_env.encoding.observation import PLANE_INDEX as P
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.core.game import Game, RulesOptions
+from ffo_env.ffo.core.scenario import Side
+from ffo_env.ffo.core.state import Decision, State
+from ffo_env.ffo.encoding import encode, encoder_for, legal_mask
+from ffo_env.ffo.encoding.actions import decode_action, encode_action
+from ffo_env.ffo.encoding.observation import FLAT
+from ffo_env.ffo.encoding.observation import PLANE_INDEX as P
 
 
 @lru_cache(maxsize=4)
@@ -184,7 +184,7 @@ def test_6_5_stacking_planes_flag_full_and_overstacked_own_hexes():
 def test_4_3_french_cities_global_is_the_french_share_of_the_cities():
     from conftest import position
 
-    from ffo_env.encoding.observation import GLOBAL_INDEX as G
+    from ffo_env.ffo.encoding.observation import GLOBAL_INDEX as G
 
     s = position(
         "turn 3 phase FRENCH_MOVEMENT\ngerman: de-III@1618\ngerman_control: 4016 3711", game("random")
@@ -242,7 +242,7 @@ def test_r21_target_ends_game_marks_a_target_holding_every_french_unit_left():
 def test_r21_target_ends_game_is_clear_when_the_game_would_go_on_or_cities_do_not_count(why: str):
     from conftest import H
 
-    from ffo_env.core import hexgrid as hg
+    from ffo_env.ffo.core import hexgrid as hg
 
     if why == "another_unit":
         s = _ends_game_position("fr-I@4414 fr-III@3010")  # fr-III carries on (R21)

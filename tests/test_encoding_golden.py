@@ -40,10 +40,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ffo_env.core.game import ENGINE_VERSION, Game, RulesOptions
-from ffo_env.core.scenario import scenario_for
-from ffo_env.core.state import State
-from ffo_env.encoding.observation import encoder_for
+from ffo_env.ffo.core.game import ENGINE_VERSION, Game, RulesOptions
+from ffo_env.ffo.core.scenario import scenario_for
+from ffo_env.ffo.core.state import State
+from ffo_env.ffo.encoding.observation import encoder_for
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HASHES = FIXTURES / "encoding_golden.json"
@@ -198,7 +198,7 @@ def test_legal_none_equals_legal_given():
 
 
 def _spec() -> dict[str, Any]:
-    from ffo_env.encoding.observation import GLOBAL_GROUPS, PLANE_GROUPS, UNIT_GROUPS
+    from ffo_env.ffo.encoding.observation import GLOBAL_GROUPS, PLANE_GROUPS, UNIT_GROUPS
 
     return {
         "planes": [list(g[:3]) for g in PLANE_GROUPS],

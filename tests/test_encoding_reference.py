@@ -18,12 +18,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from ffo_env.core import hexgrid as hg
-from ffo_env.core.game import Game, RulesOptions
-from ffo_env.core.mapdata import ColoredRow, Terrain
-from ffo_env.core.scenario import GROUPS, MAX_CF, UNIT_TYPES, Side
-from ffo_env.core.state import DEAD, ON_MAP, RESERVE, Decision, State
-from ffo_env.encoding.observation import (
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.core.game import Game, RulesOptions
+from ffo_env.ffo.core.mapdata import ColoredRow, Terrain
+from ffo_env.ffo.core.scenario import GROUPS, MAX_CF, UNIT_TYPES, Side
+from ffo_env.ffo.core.state import DEAD, ON_MAP, RESERVE, Decision, State
+from ffo_env.ffo.encoding.observation import (
     _DYN0,
     _DYNAMIC_COLUMN,
     _FLAT_S,
@@ -51,9 +51,9 @@ from ffo_env.encoding.observation import (
     ObservationSpec,
     encoder_for,
 )
-from ffo_env.encoding.observation import GLOBAL_INDEX as G
-from ffo_env.encoding.observation import PLANE_INDEX as P
-from ffo_env.encoding.observation import UNIT_FEATURE_INDEX as F
+from ffo_env.ffo.encoding.observation import GLOBAL_INDEX as G
+from ffo_env.ffo.encoding.observation import PLANE_INDEX as P
+from ffo_env.ffo.encoding.observation import UNIT_FEATURE_INDEX as F
 
 # ------------------------------------------------------------------ frozen fog helpers
 

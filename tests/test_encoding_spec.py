@@ -1,4 +1,4 @@
-"""The layout docstring (ffo_env.encoding.layout) is the spec: its tables must match the code's layout."""
+"""The layout docstring (ffo_env.ffo.encoding.layout) is the spec: its tables must match the code's layout."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import re
 import numpy as np
 import pytest
 
-from ffo_env.encoding import layout
-from ffo_env.encoding import observation as ob
+from ffo_env.ffo.encoding import layout
+from ffo_env.ffo.encoding import observation as ob
 
 _ROW = re.compile(r"^(\d+)(?:-(\d+))?\s+([a-z_0-9]+)(?:\[(\d+)\])?\s+(\d+\s+)?")
 
@@ -56,7 +56,7 @@ def test_plane_max_column_matches_code():
 
 
 def test_encoded_shapes_match_spec():
-    from ffo_env.core.game import Game, RulesOptions
+    from ffo_env.ffo.core.game import Game, RulesOptions
 
     g = Game(options=RulesOptions(setup="random"))
     o = ob.encode(g.new_initial_state(0), 0)

@@ -16,8 +16,8 @@ from collections.abc import Callable
 import pytest
 from test_encoding_reference import _game, _reference, _same
 
-from ffo_env.core.state import DEAD, ON_MAP, RESERVE, State
-from ffo_env.encoding.observation import ObservationEncoder
+from ffo_env.ffo.core.state import DEAD, ON_MAP, RESERVE, State
+from ffo_env.ffo.encoding.observation import ObservationEncoder
 
 
 def _position(setup: str, seed: int, decisions: int) -> State:

@@ -1,4 +1,4 @@
-"""PettingZoo conformance and behaviour of france_fights_on_v0 (ffo_env.envs.aec)."""
+"""PettingZoo conformance and behaviour of france_fights_on_v0 (ffo_env.ffo.env)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import ffo_env
-from ffo_env.core.actions import IllegalActionError
-from ffo_env.envs.aec import parallel_env, raw_env
 from ffo_env.envs.wrappers import IllegalActionPenalty
+from ffo_env.ffo.core.actions import IllegalActionError
+from ffo_env.ffo.env import parallel_env, raw_env
 
 
 def test_api_test():
@@ -251,7 +251,7 @@ def test_numpy_integer_actions_are_accepted():
 
 
 def test_flat_observation_matches_the_structured_one():
-    from ffo_env.envs.flat import describe, flat_layout
+    from ffo_env.ffo.encoding.flat import describe, flat_layout
 
     d, f = raw_env(), raw_env(observation_format="flat")
     d.reset(seed=6)

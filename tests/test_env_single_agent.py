@@ -1,4 +1,4 @@
-"""The single-agent gymnasium env (ffo_env.envs.single_agent): checkers, masks, opponents, MaskablePPO."""
+"""The single-agent gymnasium env (ffo_env.ffo.single_agent): checkers, masks, opponents, MaskablePPO."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import warnings
 import numpy as np
 import pytest
 
-from ffo_env.core.actions import IllegalActionError
-from ffo_env.envs.single_agent import FFOSingleAgentEnv
+from ffo_env.ffo.core.actions import IllegalActionError
+from ffo_env.ffo.single_agent import FFOSingleAgentEnv
 
 
 class FirstLegal:
@@ -179,9 +179,9 @@ def test_shaped_reward_charges_an_overstack_to_the_move_that_makes_it_r09():
     from conftest import H, U, ua
 
     from agents.simple import PassAgent
-    from ffo_env.core.actions import Special
-    from ffo_env.core.notation import position
-    from ffo_env.core.state import DEAD, Phase
+    from ffo_env.ffo.core.actions import Special
+    from ffo_env.ffo.core.notation import position
+    from ffo_env.ffo.core.state import DEAD, Phase
 
     env = FFOSingleAgentEnv(side="german", reward="shaped", opponent=PassAgent())
     env.reset(seed=0)
@@ -205,7 +205,7 @@ def test_shaped_reward_charges_an_overstack_to_the_move_that_makes_it_r09():
 def test_potential_reward_credits_each_decision_and_sums_to_the_result(side: str) -> None:
     """Every step but the last gives the learner 0.02 x the change of the projected VP (its sign); the last
     gives back the shaping, so the episode's rewards add up to its +1 / -1 exactly, as with reward="win"."""
-    from ffo_env.envs.ffo_adapter import projected_vp
+    from ffo_env.ffo.adapter import projected_vp
 
     env = FFOSingleAgentEnv(side=side, reward="potential")
     env.reset(seed=4)
@@ -227,7 +227,7 @@ def test_potential_reward_credits_each_decision_and_sums_to_the_result(side: str
 
 def _potential_env_at(text: str) -> FFOSingleAgentEnv:
     from agents.simple import PassAgent
-    from ffo_env.core.notation import position
+    from ffo_env.ffo.core.notation import position
 
     env = FFOSingleAgentEnv(side="german", setup="decide", reward="potential", opponent=PassAgent())
     env.reset(options={"state": position(text, env.game)})
@@ -250,7 +250,7 @@ def test_potential_reward_credits_a_city_taken_at_the_move_4_3():
 def test_potential_reward_charges_an_overstack_to_the_move_that_makes_it_r09():
     from conftest import H, ua
 
-    from ffo_env.core.actions import Special
+    from ffo_env.ffo.core.actions import Special
 
     env = _potential_env_at("turn 3 phase GERMAN_MOVEMENT\ngerman: de-III@4414 de-IV@4416")
     env.step(ua("de-III"))
@@ -273,7 +273,7 @@ def test_potential_reward_illegal_action_gives_the_shaping_back():
 
 
 def test_potential_reward_truncation_keeps_the_shaping():
-    from ffo_env.envs.ffo_adapter import projected_vp
+    from ffo_env.ffo.adapter import projected_vp
 
     env = FFOSingleAgentEnv(side="german", reward="potential", max_steps=60)
     env.reset(seed=5)

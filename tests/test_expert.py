@@ -12,10 +12,10 @@ from conftest import default_game
 from agents.botconfig import BotConfigError
 from agents.expert import EXPERT_CONFIG_DIR, LEVELS, ExpertBot, expert_config_path, load_expert, make_expert
 from agents.registry import AGENT_NAMES, make_agent
-from ffo_env.core.datasets import DEFAULT_DATA
-from ffo_env.core.determinize import determinize, hidden_slots
-from ffo_env.core.state import State
-from ffo_env.envs.aec import make_game
+from ffo_env.ffo.core.datasets import DEFAULT_DATA
+from ffo_env.ffo.core.determinize import determinize, hidden_slots
+from ffo_env.ffo.core.state import State
+from ffo_env.ffo.env import make_game
 
 NAMES = ("expert", "expert:fast", "expert:strong")
 

@@ -15,10 +15,10 @@ from conftest import default_game, swap_hidden
 
 from agents.pretrained import load_pretrained
 from agents.registry import make_agent
-from ffo_env.core.determinize import hidden_slots
-from ffo_env.core.state import State
-from ffo_env.encoding.observation import encode
-from ffo_env.envs.aec import make_game
+from ffo_env.ffo.core.determinize import hidden_slots
+from ffo_env.ffo.core.state import State
+from ffo_env.ffo.encoding.observation import encode
+from ffo_env.ffo.env import make_game
 from training.expert_iteration import ExpertIterationError, load_config, main
 from training.search_teacher import PolicySearchAgent, TeacherSettings
 

@@ -10,8 +10,8 @@ import torch
 
 from agents import make_agent
 from agents.flat_policy import FlatPolicyError, load_flat_policy, save_flat_policy
-from ffo_env.core.game import Game, RulesOptions
-from ffo_env.envs.flat import flat_layout
+from ffo_env.ffo.core.game import Game, RulesOptions
+from ffo_env.ffo.encoding.flat import flat_layout
 
 OBS = flat_layout(Game()).size
 

@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from ffo_env.core.errors import DataError
-from ffo_env.core.scenario import DATA_DIR, load_scenario
+from ffo_env.ffo.core.scenario import DATA_DIR, load_scenario
 
 YAML_FILES = ("tables.yaml", "units.yaml", "setup_fixed.yaml")
 VALUES = (

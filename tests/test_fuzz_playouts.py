@@ -11,11 +11,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ffo_env.core.actions import IllegalActionError
-from ffo_env.core.game import Game, RulesOptions
-from ffo_env.core.record import Recorder, replay
-from ffo_env.core.state import State
-from ffo_env.core.state_check import check_state_dict
+from ffo_env.ffo.core.actions import IllegalActionError
+from ffo_env.ffo.core.game import Game, RulesOptions
+from ffo_env.ffo.core.record import Recorder, replay
+from ffo_env.ffo.core.state import State
+from ffo_env.ffo.core.state_check import check_state_dict
 
 GAMES = {setup: Game(options=RulesOptions(setup=setup)) for setup in ("random", "decide", "fixed")}
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ffo_env.core.game import Game
-from ffo_env.core.record import Recorder, RecordError, load_record, make_record, replay
+from ffo_env.ffo.core.game import Game
+from ffo_env.ffo.core.record import Recorder, RecordError, load_record, make_record, replay
 
 JSON_VALUES = st.recursive(
     st.none()

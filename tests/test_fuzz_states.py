@@ -11,9 +11,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ffo_env.core.game import Game
-from ffo_env.core.state import State
-from ffo_env.core.state_check import StateError, check_state_dict
+from ffo_env.ffo.core.game import Game
+from ffo_env.ffo.core.state import State
+from ffo_env.ffo.core.state_check import StateError, check_state_dict
 
 JSON_VALUES = st.recursive(
     st.none()

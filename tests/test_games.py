@@ -80,3 +80,70 @@ def test_a_record_names_its_game_and_replay_of_the_wrong_game_says_which(
         f"error: {path} is a record of Springtime for Hitler, not of France Fights On: "
         f"run 'ffo replay --game springtime {path}'"
     )
+
+
+# --- issue 62 step 1: the registry holds data only; each game's hooks live in ffo_env/<game>/interface.py
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_every_lazy_path_of_a_game_points_into_its_own_package_not_the_registry(name: str) -> None:
+    import importlib
+
+    info = game_info(name)
+    paths = [v for k, v in vars(info).items() if k.startswith("_") and isinstance(v, str) and v]
+    assert paths, name
+    for path in paths:
+        module, _, attr = path.partition(":")
+        assert module != "ffo_env.games", f"{name}: {path} is in the registry, not the game's package"
+        assert callable(getattr(importlib.import_module(module), attr)), path
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_new_fields_of_the_game_interface(name: str) -> None:
+    info = game_info(name)
+    assert info.package_name in ("ffo", "springtime", "france1940")
+    assert info.figure and info.vector_observation
+    single = info.single_agent_env(observation_format=info.vector_observation)
+    obs, _ = single.reset(seed=3)
+    assert getattr(obs, "ndim", None) == 1, f"{name}: {info.vector_observation} is not one flat vector"
+    single.close()
+
+
+def test_score_columns_of_the_interface_are_the_harness_columns() -> None:
+    from agents.harness import _score_columns
+
+    for name in GAME_NAMES:
+        info = game_info(name)
+        state = info.random_playout(5)
+        cols = info.score_columns(state)
+        assert cols == _score_columns(name, state)
+        assert info.figure in cols, f"{name}: its figure {info.figure!r} is not a column of its rows"
+
+
+def test_versions_of_the_interface_are_what_results_and_tournaments_record() -> None:
+    from agents.harness import game_versions
+    from benchmarks.protocol.results import run_meta_common
+
+    for name in GAME_NAMES:
+        v = game_info(name).versions()
+        meta = run_meta_common(["x"], game=name)
+        assert v == {k: meta[k] for k in ("engine", "data", "observation_spec")}, name
+        assert (v["engine"], v["data"]) == game_versions(name), name
+
+
+def test_refuse_game_options_names_another_games_option_and_passes_the_games_own() -> None:
+    from argparse import Namespace
+
+    from ffo_env.games import refuse_ffo_options, refuse_game_options
+
+    assert refuse_ffo_options is refuse_game_options  # the old name stays one release
+    refuse_game_options(Namespace(game="ffo", setup="historical", data="reconstruction-v1"))
+    refuse_game_options(Namespace(game="springtime", setup="random", data=None, scenario="plan_red"))
+    with pytest.raises(ValueError, match=r"--setup historical: setup modes are France Fights On's \(R2\)"):
+        refuse_game_options(Namespace(game="springtime", setup="historical"))
+    with pytest.raises(
+        ValueError, match="--data reconstruction-v1: game data versions are France Fights On's"
+    ):
+        refuse_game_options(Namespace(setup="random", data="reconstruction-v1"), "springtime")
+    with pytest.raises(ValueError, match="--scenario plan_red: scenarios are Springtime for Hitler's"):
+        refuse_game_options(Namespace(game="ffo", scenario="plan_red"))

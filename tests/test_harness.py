@@ -132,7 +132,7 @@ def test_eval_smoke_run(tmp_path, capsys) -> None:
     assert "heuristic" in out and "95% CI" in out
     rows = list(csv.DictReader(open(tmp_path / "pairings.csv")))
     assert rows[0]["french"] == "heuristic" and rows[0]["games"] == "2"
-    from ffo_env.core.record import load_record, replay
+    from ffo_env.ffo.core.record import load_record, replay
 
     rec = next((tmp_path / "records").glob("*.json"))
     assert replay(load_record(rec)).is_terminal()

@@ -7,7 +7,7 @@ from collections import deque
 import numpy as np
 import pytest
 
-from ffo_env.core import hexgrid as hg
+from ffo_env.ffo.core import hexgrid as hg
 
 E, NE, NW, W, SW, SE = range(6)
 

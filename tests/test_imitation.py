@@ -9,8 +9,8 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
-from ffo_env.core.actions import Special  # noqa: E402
-from ffo_env.core.game import Game  # noqa: E402
+from ffo_env.ffo.core.actions import Special  # noqa: E402
+from ffo_env.ffo.core.game import Game  # noqa: E402
 from training.config import TrainConfig  # noqa: E402
 from training.imitation import CollectJob, Dataset, agreement, collect, fit  # noqa: E402
 

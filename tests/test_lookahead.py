@@ -11,11 +11,11 @@ import pytest
 from agents.lookahead import LookaheadAgent, LookaheadSettings
 from agents.pretrained import load_pretrained
 from agents.registry import is_agent_name, make_agent
-from ffo_env.core.determinize import determinize, hidden_slots
 from ffo_env.core.dice import Dice
-from ffo_env.core.state import State
-from ffo_env.encoding.observation import encode
-from ffo_env.envs.aec import make_game
+from ffo_env.ffo.core.determinize import determinize, hidden_slots
+from ffo_env.ffo.core.state import State
+from ffo_env.ffo.encoding.observation import encode
+from ffo_env.ffo.env import make_game
 
 KINDS = ("move_dest", "attack_target", "attack_add")
 

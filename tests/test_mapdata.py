@@ -1,4 +1,4 @@
-"""The committed map (ffo_env/data/map.csv): components.md §6 checks, load/save, validation."""
+"""The committed map (ffo_env/ffo/data/map.csv): components.md §6 checks, load/save, validation."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from ffo_env.core import hexgrid as hg
-from ffo_env.core.datasets import DATA_VERSIONS, DEFAULT_DATA, data_dir
 from ffo_env.core.errors import DataError
-from ffo_env.core.mapdata import ColoredRow, MapData, Terrain
-from ffo_env.core.mapfile import MAP_VERSION, default_map_path, dumps_map, load_map, map_version, save_map
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.core.datasets import DATA_VERSIONS, DEFAULT_DATA, data_dir
+from ffo_env.ffo.core.mapdata import ColoredRow, MapData, Terrain
+from ffo_env.ffo.core.mapfile import MAP_VERSION, default_map_path, dumps_map, load_map, map_version, save_map
 
 ROOT = Path(__file__).resolve().parent.parent
 CITIES = (
@@ -172,7 +172,7 @@ def test_builder_projection_anchor() -> None:
     spec.loader.exec_module(mod)
     import yaml
 
-    geo = yaml.safe_load((ROOT / "ffo_env" / "data" / "geography.yaml").read_text(encoding="utf-8"))
+    geo = yaml.safe_load((ROOT / "ffo_env" / "ffo" / "data" / "geography.yaml").read_text(encoding="utf-8"))
     proj = mod.make_projection(geo)
     assert int(mod.hexes_by_distance(proj.xy(47.322, 5.041))[0]) == hg.hex_index(5625)
     # 100 km along grid north (bearing 340) is 100 / 11.15 columns north of Dijon

@@ -1,4 +1,4 @@
-"""The compact position notation (ffo_env.core.notation)."""
+"""The compact position notation (ffo_env.ffo.core.notation)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import doctest
 
 import pytest
 
-from ffo_env.core import notation
-from ffo_env.core.notation import dice_with, position, to_notation
+from ffo_env.ffo.core import notation
+from ffo_env.ffo.core.notation import dice_with, position, to_notation
 
 
 def test_docstring_examples():

@@ -1,4 +1,4 @@
-"""The OpenSpiel bridge (ffo_env.envs.openspiel_game): the core's legality, dice and results, seen through
+"""The OpenSpiel bridge (ffo_env.ffo.openspiel_game): the core's legality, dice and results, seen through
 pyspiel, and OpenSpiel's own random-simulation test."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ pyspiel = pytest.importorskip(
     "pyspiel", reason="open_spiel is not installed (pip install 'ffo_env[openspiel]')"
 )
 
-import ffo_env.envs.openspiel_game  # noqa: E402, F401
-from ffo_env.core.game import Game, RulesOptions  # noqa: E402
+import ffo_env.ffo.openspiel_game  # noqa: E402, F401
+from ffo_env.ffo.core.game import Game, RulesOptions  # noqa: E402
 
 
 def test_random_sim_test_passes():

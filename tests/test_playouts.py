@@ -14,8 +14,8 @@ import random
 
 import pytest
 
-from ffo_env.core.game import Game, RulesOptions
-from ffo_env.core.state import DEAD, EVACUATED, ON_MAP, RESERVE, Phase, State
+from ffo_env.ffo.core.game import Game, RulesOptions
+from ffo_env.ffo.core.state import DEAD, EVACUATED, ON_MAP, RESERVE, Phase, State
 
 GAMES = {mode: Game(options=RulesOptions(setup=mode)) for mode in ("random", "fixed", "decide")}
 MODES = ("random", "fixed", "decide")

@@ -20,7 +20,7 @@ from agents.policy_net import (  # noqa: E402
     hex_cells,
     hex_window_cells,
 )
-from ffo_env.core import hexgrid as hg  # noqa: E402
+from ffo_env.ffo.core import hexgrid as hg  # noqa: E402
 from training.config import TrainConfig  # noqa: E402
 
 
@@ -159,7 +159,7 @@ def test_a_hex_logit_sees_its_window_and_the_context_of_its_block(model: object)
 
 def _prior_shift(policy: object, s: object, k: int) -> th.Tensor:
     """Hex logits of ``s`` for the German with prior ``k`` as trained minus with prior ``k`` at 0."""
-    from ffo_env.encoding.observation import encoder_for
+    from ffo_env.ffo.encoding.observation import encoder_for
 
     fe = policy.features_extractor  # type: ignore[attr-defined]
     enc = encoder_for(s.game)  # type: ignore[attr-defined]
@@ -181,7 +181,7 @@ def test_r9_overstack_prior_lowers_only_destinations_that_overstack(model: objec
     from conftest import H, act, position, ua
 
     from agents.policy_net import PRIOR_INIT, PRIOR_PLANES
-    from ffo_env.core.game import Game, RulesOptions
+    from ffo_env.ffo.core.game import Game, RulesOptions
 
     policy = model.policy  # type: ignore[attr-defined]
     k = PRIOR_PLANES.index(PLANE_INDEX["dest_overstacks"])
@@ -200,7 +200,7 @@ def test_r21_end_game_prior_lowers_only_the_target_holding_the_last_french_units
     from conftest import H, position
 
     from agents.policy_net import PRIOR_INIT, PRIOR_PLANES
-    from ffo_env.core.game import Game, RulesOptions
+    from ffo_env.ffo.core.game import Game, RulesOptions
 
     policy = model.policy  # type: ignore[attr-defined]
     k = PRIOR_PLANES.index(PLANE_INDEX["target_ends_game"])

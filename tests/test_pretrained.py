@@ -133,7 +133,7 @@ def test_policy_inference_runs_on_its_threads_and_restores_the_process_setting(t
     """A policy agent's forward pass runs on ``threads`` torch threads; the process's setting is back after."""
     import torch
 
-    from ffo_env.envs.aec import make_game
+    from ffo_env.ffo.env import make_game
 
     agent = load_pretrained("german", threads=threads)
     seen: list[int] = []
@@ -168,8 +168,8 @@ def test_policy_agent_plays_what_sb3s_predict_plays() -> None:
     """``PolicyAgent.act`` is ``predict(deterministic=True)`` without its per-call overhead (agents/policy.py):
     the same action at every position of a heuristic game, for both sides."""
     from agents.registry import make_agent
-    from ffo_env.encoding.observation import encoder_for
-    from ffo_env.envs.aec import make_game
+    from ffo_env.ffo.encoding.observation import encoder_for
+    from ffo_env.ffo.env import make_game
 
     agents = {s: load_pretrained(s) for s in ("french", "german")}
     bots = {s: make_agent("heuristic", s, seed=2) for s in ("french", "german")}

@@ -9,8 +9,8 @@ import os
 import pytest
 
 from ffo_env.cli import main
-from ffo_env.core.game import Game, RulesOptions
-from ffo_env.core.record import Recorder, RecordError, load_record, make_record, replay, save_record
+from ffo_env.ffo.core.game import Game, RulesOptions
+from ffo_env.ffo.core.record import Recorder, RecordError, load_record, make_record, replay, save_record
 
 
 @pytest.fixture(scope="module")

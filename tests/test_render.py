@@ -11,12 +11,12 @@ import pytest
 pytest.importorskip("PIL")  # Pillow is the optional 'render' extra
 from PIL import Image  # noqa: E402
 
-from ffo_env.core import hexgrid as hg
-from ffo_env.core.mapdata import MapData, Terrain
-from ffo_env.core.mapfile import load_map
-from ffo_env.render import Counter, Marker, cli_map
-from ffo_env.render.mapimage import RIVER_RGB, TERRAIN_RGB, MapLayout, render_map, to_array
-from ffo_env.render.maptext import render_map_text
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.core.mapdata import MapData, Terrain
+from ffo_env.ffo.core.mapfile import load_map
+from ffo_env.ffo.render import Counter, Marker, cli_map
+from ffo_env.ffo.render.mapimage import RIVER_RGB, TERRAIN_RGB, MapLayout, render_map, to_array
+from ffo_env.ffo.render.maptext import render_map_text
 
 SCALE = 0.35  # small images keep the tests fast
 

@@ -11,7 +11,7 @@ import pytest
 pytest.importorskip("ray.rllib", reason="the rllib extra is not installed (pip install 'ffo_env[rllib]')")
 
 from agents import make_agent  # noqa: E402
-from ffo_env.core.game import Game, RulesOptions  # noqa: E402
+from ffo_env.ffo.core.game import Game, RulesOptions  # noqa: E402
 from training.rllib_env import FFOMultiAgentEnv  # noqa: E402
 from training.rllib_train import RllibConfigError, load_config, main  # noqa: E402
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 from conftest import H, U, custom_game, fight, plain_game, position, texts, ua
 
-from ffo_env.core.actions import Special
-from ffo_env.core.game import RulesOptions
-from ffo_env.core.state import Decision
+from ffo_env.ffo.core.actions import Special
+from ffo_env.ffo.core.game import RulesOptions
+from ffo_env.ffo.core.state import Decision
 
 pytestmark = pytest.mark.usefixtures("rules_data")  # conftest.RULES_DATA: figures of reconstruction-v1
 

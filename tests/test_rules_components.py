@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 import yaml
 
-from ffo_env.core import hexgrid as hg
 from ffo_env.core.dice import Dice
-from ffo_env.core.game import Game, RulesOptions
-from ffo_env.core.mapdata import Terrain
-from ffo_env.core.scenario import Side, default_scenario
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.core.game import Game, RulesOptions
+from ffo_env.ffo.core.mapdata import Terrain
+from ffo_env.ffo.core.scenario import Side, default_scenario
 
-DATA = Path(__file__).resolve().parents[1] / "ffo_env" / "data"
+DATA = Path(__file__).resolve().parents[1] / "ffo_env" / "ffo" / "data"
 
 MECH = {"panzer", "motorized", "cavalry", "armor"}
 NON_MECH = {"infantry", "colonial", "adhoc", "fortress", "mountain"}

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from ffo_env.core.actions import IllegalActionError
-from ffo_env.core.game import Game, RulesOptions
+from ffo_env.ffo.core.actions import IllegalActionError
+from ffo_env.ffo.core.game import Game, RulesOptions
 
 pytestmark = pytest.mark.usefixtures("rules_data")  # conftest.RULES_DATA: figures of reconstruction-v1
 
@@ -113,6 +113,6 @@ def test_rules_options_accept_their_defaults_and_valid_values():
 
 
 def test_rules_options_every_option_is_type_checked():
-    from ffo_env.core.game import _OPTION_TYPES
+    from ffo_env.ffo.core.game import _OPTION_TYPES
 
     assert set(_OPTION_TYPES) == set(RulesOptions.__dataclass_fields__)

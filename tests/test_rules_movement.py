@@ -10,10 +10,10 @@ from __future__ import annotations
 import pytest
 from conftest import H, U, act, custom_game, hexes, nb, plain_game, position, ua
 
-from ffo_env.core import hexgrid as hg
-from ffo_env.core.actions import Special
-from ffo_env.core.game import RulesOptions
-from ffo_env.core.state import DEAD, EVACUATED, ON_MAP, Decision
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.core.actions import Special
+from ffo_env.ffo.core.game import RulesOptions
+from ffo_env.ffo.core.state import DEAD, EVACUATED, ON_MAP, Decision
 
 pytestmark = pytest.mark.usefixtures("rules_data")  # conftest.RULES_DATA: figures of reconstruction-v1
 
@@ -353,7 +353,7 @@ def test_r17_rail_route_is_a_shortest_chain_of_rail_hexes_avoiding_enemies():
 
 
 def test_r17_r13_rail_route_ties_go_through_the_lowest_index_predecessor():
-    from ffo_env.core.search import rail_route
+    from ffo_env.ffo.core.search import rail_route
 
     a = H("4414")
     goal = H(nb(nb("4414", "E"), "NE"))  # two hexes away, reached through 4415 (E) or 4514 (NE)

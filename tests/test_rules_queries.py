@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from conftest import RULES_DATA, H, U, act, plain_game, position, ua
 
-from ffo_env.core.combat_odds import SHIFT_RULES
-from ffo_env.core.game import Game, RulesOptions
-from ffo_env.core.scenario import Side, scenario_for
-from ffo_env.core.state import ON_MAP, Decision
-from ffo_env.core.visibility import unit_visible
-from ffo_env.encoding.fog import stack_view, visible_units
+from ffo_env.ffo.core.combat_odds import SHIFT_RULES
+from ffo_env.ffo.core.game import Game, RulesOptions
+from ffo_env.ffo.core.scenario import Side, scenario_for
+from ffo_env.ffo.core.state import ON_MAP, Decision
+from ffo_env.ffo.core.visibility import unit_visible
+from ffo_env.ffo.encoding.fog import stack_view, visible_units
 
 pytestmark = pytest.mark.usefixtures("rules_data")  # conftest.RULES_DATA: figures of reconstruction-v1
 

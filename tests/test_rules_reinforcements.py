@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from conftest import H, U, act, default_game, fight, plain_game, position, ua
 
-from ffo_env.core import hexgrid as hg
-from ffo_env.core.actions import Special
-from ffo_env.core.state import DEAD, ON_MAP, RESERVE, Decision, Phase
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.core.actions import Special
+from ffo_env.ffo.core.state import DEAD, ON_MAP, RESERVE, Decision, Phase
 
 pytestmark = pytest.mark.usefixtures("rules_data")  # conftest.RULES_DATA: figures of reconstruction-v1
 
@@ -25,7 +25,7 @@ def test_8_1_no_replacement_on_game_turn_1():
 def test_8_2_replacement_candidates_and_effects():
     from conftest import custom_game
 
-    from ffo_env.core.game import RulesOptions
+    from ffo_env.ffo.core.game import RulesOptions
 
     g = custom_game(plain=True, terrain={"4616": "mountain"}, options=RulesOptions(skip_forced=False))
     s = position(

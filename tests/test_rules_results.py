@@ -9,9 +9,9 @@ from __future__ import annotations
 import pytest
 from conftest import H, U, act, custom_game, fight, hexes, plain_game, position, texts, ua
 
-from ffo_env.core.actions import Special
-from ffo_env.core.game import RulesOptions
-from ffo_env.core.state import DEAD, ON_MAP, Decision
+from ffo_env.ffo.core.actions import Special
+from ffo_env.ffo.core.game import RulesOptions
+from ffo_env.ffo.core.state import DEAD, ON_MAP, Decision
 
 pytestmark = pytest.mark.usefixtures("rules_data")  # conftest.RULES_DATA: figures of reconstruction-v1
 
@@ -116,7 +116,7 @@ def test_13_6_r15_no_retreat_across_blocked_hexside_or_to_sea():
 
 def test_13_6_no_retreat_out_to_sea():
     mt = P.tables
-    from ffo_env.core import hexgrid as hg
+    from ffo_env.ffo.core import hexgrid as hg
 
     c = next(
         h

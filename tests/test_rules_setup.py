@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from conftest import H, U, act, custom_game, default_game, fight, hexes, plain_game, position, ua
 
-from ffo_env.core import hexgrid as hg
-from ffo_env.core import movement
-from ffo_env.core.actions import Special
-from ffo_env.core.game import Game, RulesOptions
-from ffo_env.core.mapdata import ColoredRow
-from ffo_env.core.scenario import Side
-from ffo_env.core.state import DEAD, ON_MAP, RESERVE, Decision, Phase
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.core import movement
+from ffo_env.ffo.core.actions import Special
+from ffo_env.ffo.core.game import Game, RulesOptions
+from ffo_env.ffo.core.mapdata import ColoredRow
+from ffo_env.ffo.core.scenario import Side
+from ffo_env.ffo.core.state import DEAD, ON_MAP, RESERVE, Decision, Phase
 
 pytestmark = pytest.mark.usefixtures("rules_data")  # conftest.RULES_DATA: figures of reconstruction-v1
 
@@ -272,7 +272,7 @@ def test_9_5_no_return_search_never_re_enters_yellow():
 
 
 def test_9_2_9_5_search_never_comes_back_into_a_region_it_left():
-    from ffo_env.core.search import reachable
+    from ffo_env.ffo.core.search import reachable
 
     g = custom_game(plain=True, terrain={"4415": "mountain"})
     region = bytearray(hg.N_HEX)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from conftest import H, U, act, plain_game, position, ua
 
-from ffo_env.core.actions import Special
-from ffo_env.core.state import DEAD, ON_MAP, Decision
+from ffo_env.ffo.core.actions import Special
+from ffo_env.ffo.core.state import DEAD, ON_MAP, Decision
 
 pytestmark = pytest.mark.usefixtures("rules_data")  # conftest.RULES_DATA: figures of reconstruction-v1
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from conftest import H, U, act, custom_game, plain_game, position, ua
 
-from ffo_env.core import hexgrid as hg
-from ffo_env.core.game import RulesOptions
-from ffo_env.core.scenario import Side
-from ffo_env.core.state import ON_MAP, Decision
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.core.game import RulesOptions
+from ffo_env.ffo.core.scenario import Side
+from ffo_env.ffo.core.state import ON_MAP, Decision
 
 pytestmark = pytest.mark.usefixtures("rules_data")  # conftest.RULES_DATA: figures of reconstruction-v1
 
@@ -185,8 +185,8 @@ def test_r10_supply_floods_kept_across_games_are_the_floods_themselves():
     written through a state's mask, and no more than FLOODS_KEPT are kept."""
     import random
 
-    from ffo_env.core import masks
-    from ffo_env.core.search import bits_to_mask, flood_bits
+    from ffo_env.ffo.core import masks
+    from ffo_env.ffo.core.search import bits_to_mask, flood_bits
 
     game = plain_game()
     rng = random.Random(7)

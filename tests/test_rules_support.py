@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 from conftest import H, U, act, custom_game, fight, hexes, plain_game, position, ua
 
-from ffo_env.core import hexgrid as hg
-from ffo_env.core.actions import Special
-from ffo_env.core.game import RulesOptions
-from ffo_env.core.state import DEAD, Decision, Phase
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.core.actions import Special
+from ffo_env.ffo.core.game import RulesOptions
+from ffo_env.ffo.core.state import DEAD, Decision, Phase
 
 pytestmark = pytest.mark.usefixtures("rules_data")  # conftest.RULES_DATA: figures of reconstruction-v1
 

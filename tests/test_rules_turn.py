@@ -7,9 +7,9 @@ import random
 import pytest
 from conftest import U, act, plain_game, position, ua
 
-from ffo_env.core.actions import Special
-from ffo_env.core.game import Game, RulesOptions
-from ffo_env.core.state import Decision, Phase
+from ffo_env.ffo.core.actions import Special
+from ffo_env.ffo.core.game import Game, RulesOptions
+from ffo_env.ffo.core.state import Decision, Phase
 
 pytestmark = pytest.mark.usefixtures("rules_data")  # conftest.RULES_DATA: figures of reconstruction-v1
 

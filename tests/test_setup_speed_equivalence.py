@@ -36,16 +36,16 @@ import numpy as np
 import pytest
 
 import ffo_env  # noqa: F401 - registers the gymnasium ids
-from ffo_env.core import hexgrid as hg
-from ffo_env.core import setup_phase
 from ffo_env.core.dice import Dice
-from ffo_env.core.game import Game, RulesOptions
-from ffo_env.core.mapdata import ColoredRow
-from ffo_env.core.scenario import scenario_for
-from ffo_env.core.setup_rules import setup_candidates, setup_hexes
-from ffo_env.core.sides import Side
-from ffo_env.core.state import _PHASE_NAMES, Phase, State
-from ffo_env.envs.single_agent import FFOSingleAgentEnv
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.core import setup_phase
+from ffo_env.ffo.core.game import Game, RulesOptions
+from ffo_env.ffo.core.mapdata import ColoredRow
+from ffo_env.ffo.core.scenario import scenario_for
+from ffo_env.ffo.core.setup_rules import setup_candidates, setup_hexes
+from ffo_env.ffo.core.sides import Side
+from ffo_env.ffo.core.state import _PHASE_NAMES, Phase, State
+from ffo_env.ffo.single_agent import FFOSingleAgentEnv
 
 FIXTURE = Path(__file__).parent / "fixtures" / "initial_states.json"
 FORMAT = "ffo-initial-states-1"

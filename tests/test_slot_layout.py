@@ -1,5 +1,5 @@
-"""The candidate-slot action layout of the compact ids (issue 60, ``ffo_env/encoding/slots.py``,
-``ffo_env/envs/slot_env.py``): spaces, reachability of every legal action, masks = core legality, the slot
+"""The candidate-slot action layout of the compact ids (issue 60, ``ffo_env/ffo/encoding/slots.py``,
+``ffo_env/ffo/slot_env.py``): spaces, reachability of every legal action, masks = core legality, the slot
 features against the core, gymnasium's checker."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 
 import ffo_env  # noqa: F401 - registers the ids
-from ffo_env.core import hexgrid as hg
-from ffo_env.core.phases import Decision
-from ffo_env.core.scenario import Side
-from ffo_env.core.stacking import counted
-from ffo_env.encoding.slots import N_FEATURES, N_SLOTS, SLOT_FEATURES, split_candidates
-from ffo_env.envs.slot_env import FFOSlotEnv
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.core.phases import Decision
+from ffo_env.ffo.core.scenario import Side
+from ffo_env.ffo.core.stacking import counted
+from ffo_env.ffo.encoding.slots import N_FEATURES, N_SLOTS, SLOT_FEATURES, split_candidates
+from ffo_env.ffo.slot_env import FFOSlotEnv
 
 F = {name: i for i, (name, _m) in enumerate(SLOT_FEATURES)}
 

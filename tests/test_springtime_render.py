@@ -196,7 +196,7 @@ def test_the_renderer_depends_on_the_core_only() -> None:
         "import ffo_env.springtime.render.viewer, ffo_env.springtime.render.svg;"
         "print(json.dumps(sorted(m for m in set(sys.modules) - base if m.split('.')[0] in"
         " ('agents', 'gymnasium', 'pettingzoo', 'PIL', 'flask', 'webplay', 'torch', 'ffo_env')"
-        " and not m.startswith(('ffo_env.springtime.render', 'ffo_env.springtime.core', 'ffo_env.core',"
+        " and not m.startswith(('ffo_env.springtime.render', 'ffo_env.springtime.core', 'ffo_env.ffo.core',"
         " 'ffo_env.atomic')))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

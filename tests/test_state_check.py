@@ -9,10 +9,10 @@ import random
 
 import pytest
 
-from ffo_env.core import hexgrid as hg
-from ffo_env.core.game import Game
-from ffo_env.core.state import State
-from ffo_env.core.state_check import StateError, check_state_dict
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.core.game import Game
+from ffo_env.ffo.core.state import State
+from ffo_env.ffo.core.state_check import StateError, check_state_dict
 
 
 @pytest.fixture(scope="module")
@@ -166,9 +166,9 @@ def test_from_dict_and_from_json_run_the_checker() -> None:
 
     import pytest
 
-    from ffo_env.core.game import Game, RulesOptions
-    from ffo_env.core.state import State
-    from ffo_env.core.state_check import StateError
+    from ffo_env.ffo.core.game import Game, RulesOptions
+    from ffo_env.ffo.core.state import State
+    from ffo_env.ffo.core.state_check import StateError
 
     game = Game(options=RulesOptions(setup="random"))
     s = game.new_initial_state(3)

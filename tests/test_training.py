@@ -166,7 +166,7 @@ def test_policy_agent_in_the_aec_loop(run_dir: Path) -> None:
 
 
 def test_policy_plays_as_single_agent_opponent(run_dir: Path) -> None:
-    from ffo_env.envs.single_agent import FFOSingleAgentEnv
+    from ffo_env.ffo.single_agent import FFOSingleAgentEnv
 
     env = FFOSingleAgentEnv(side="french", opponent=load_policy(run_dir / "policies" / "german.pt"))
     assert play_single(env, seed=0, max_steps=400) > 1

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 
 from ffo_env.cli import main
-from ffo_env.core.game import Game, RulesOptions
-from ffo_env.core.record import Recorder, RecordError, replay, save_record
-from ffo_env.core.state import STATUS_NAMES
-from ffo_env.render.frames import HIDDEN, replay_frames, snapshot, viewer_data
-from ffo_env.render.html_viewer import build_viewer_html
+from ffo_env.ffo.core.game import Game, RulesOptions
+from ffo_env.ffo.core.record import Recorder, RecordError, replay, save_record
+from ffo_env.ffo.core.state import STATUS_NAMES
+from ffo_env.ffo.render.frames import HIDDEN, replay_frames, snapshot, viewer_data
+from ffo_env.ffo.render.html_viewer import build_viewer_html
 
 
 def _record(seed: int = 5, french: str = "random", german: str = "random") -> dict[str, Any]:
@@ -188,11 +188,11 @@ def test_the_viewer_depends_on_the_core_only() -> None:
     import sys
 
     code = (
-        "import sys, json; import ffo_env.core.record, ffo_env.core.scenario; base = set(sys.modules);"
-        "import ffo_env.render.html_viewer, ffo_env.render.frames, ffo_env.render.svgboard;"
+        "import sys, json; import ffo_env.ffo.core.record, ffo_env.ffo.core.scenario; base = set(sys.modules);"
+        "import ffo_env.ffo.render.html_viewer, ffo_env.ffo.render.frames, ffo_env.ffo.render.svgboard;"
         "print(json.dumps(sorted(m for m in set(sys.modules) - base if m.split('.')[0] in"
         " ('agents', 'gymnasium', 'pettingzoo', 'PIL', 'flask', 'webplay', 'torch', 'ffo_env')"
-        " and not m.startswith(('ffo_env.render', 'ffo_env.core', 'ffo_env.atomic')))))"
+        " and not m.startswith(('ffo_env.ffo.render', 'ffo_env.ffo.core', 'ffo_env.atomic')))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert json.loads(out) == []

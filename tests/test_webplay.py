@@ -10,8 +10,8 @@ import pytest
 pytest.importorskip("flask")
 
 from ffo_env.cli import main  # noqa: E402
-from ffo_env.core.record import load_record, replay  # noqa: E402
-from ffo_env.render.frames import HIDDEN  # noqa: E402
+from ffo_env.ffo.core.record import load_record, replay  # noqa: E402
+from ffo_env.ffo.render.frames import HIDDEN  # noqa: E402
 from webplay.app import create_app  # noqa: E402
 from webplay.session import GameSession, PlayError  # noqa: E402
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Build ``ffo_env/data/map.csv`` from ``ffo_env/data/geography.yaml``.
+"""Build ``ffo_env/ffo/data/map.csv`` from ``ffo_env/ffo/data/geography.yaml``.
 
 Projects real southern France onto the hex grid as components.md §2 says:
 grid "north" (increasing column XX) is true bearing 340 deg, grid "east"
@@ -40,13 +40,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # let the script run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 
-from ffo_env.core import hexgrid as hg  # noqa: E402
-from ffo_env.core.mapdata import ColoredRow, MapData, Terrain  # noqa: E402
-from ffo_env.core.mapfile import MAP_VERSION, expected_rows, save_map  # noqa: E402
+from ffo_env.ffo.core import hexgrid as hg  # noqa: E402
+from ffo_env.ffo.core.mapdata import ColoredRow, MapData, Terrain  # noqa: E402
+from ffo_env.ffo.core.mapfile import MAP_VERSION, expected_rows, save_map  # noqa: E402
 
 EARTH_KM = 6371.0
-DEFAULT_GEO = ROOT / "ffo_env" / "data" / "geography.yaml"
-DEFAULT_OUT = ROOT / "ffo_env" / "data" / "reconstruction-v1" / "map.csv"  # the map geography.yaml describes
+DEFAULT_GEO = ROOT / "ffo_env" / "ffo" / "data" / "geography.yaml"
+DEFAULT_OUT = (
+    ROOT / "ffo_env" / "ffo" / "data" / "reconstruction-v1" / "map.csv"
+)  # the map geography.yaml describes
 Point = tuple[float, float]
 
 

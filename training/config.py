@@ -16,8 +16,8 @@ import yaml
 
 from agents.policy import MAX_LAYERS, MAX_WIDTH, SIZE_LOWER, are_layer_widths, is_size
 from agents.registry import is_agent_name
-from ffo_env.core.game import SETUP_MODES
-from ffo_env.core.sides import SIDE_NAMES
+from ffo_env.ffo.core.game import SETUP_MODES
+from ffo_env.ffo.core.sides import SIDE_NAMES
 
 # the run file of `ffo train` without --config
 DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "train_quick.yaml"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ffo_env.core.sides import Side
+from ffo_env.ffo.core.sides import Side
 from training.config import TrainConfig
 
 
@@ -19,7 +19,7 @@ def make_env_fn(cfg: TrainConfig, side: str, pool: Any, rank: int) -> Any:
     """A picklable factory of one training environment (used by SubprocVecEnv)."""
 
     def _init() -> Any:
-        from ffo_env.envs.single_agent import FFOSingleAgentEnv
+        from ffo_env.ffo.single_agent import FFOSingleAgentEnv
 
         pool.reseed(cfg.seed * 1000 + rank)
         env: Any = FFOSingleAgentEnv(

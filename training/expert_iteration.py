@@ -110,9 +110,9 @@ def play(job: PlayJob) -> dict[str, Any]:
     import torch
 
     from agents.registry import make_agent
-    from ffo_env.core.sides import Side
-    from ffo_env.encoding.observation import encoder_for
-    from ffo_env.envs.aec import make_game
+    from ffo_env.ffo.core.sides import Side
+    from ffo_env.ffo.encoding.observation import encoder_for
+    from ffo_env.ffo.env import make_game
     from training.search_teacher import PolicySearchAgent
 
     torch.set_num_threads(1)  # one worker per core

@@ -72,7 +72,7 @@ def collect(job: CollectJob) -> dict[str, Any]:
     import torch
 
     from agents import make_agent
-    from ffo_env.envs.single_agent import FFOSingleAgentEnv
+    from ffo_env.ffo.single_agent import FFOSingleAgentEnv
     from training.envs import other_side
     from training.opponents import OpponentPool
 

@@ -35,7 +35,7 @@ def agent_weights(w: Any) -> bool:
 
 
 def _setup_modes() -> tuple[str, ...]:
-    from ffo_env.core.game import SETUP_MODES
+    from ffo_env.ffo.core.game import SETUP_MODES
 
     return tuple(SETUP_MODES)
 

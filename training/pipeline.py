@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
-from ffo_env.core.sides import SIDE_NAMES
+from ffo_env.ffo.core.sides import SIDE_NAMES
 from training.config import TrainConfig
 
 # small per-sample arrays of a rollout slot besides the observations: name -> dtype
@@ -252,7 +252,7 @@ class PipelinedVecEnv(VecEnv):
         weights and torch RNG state, which comes back with it, so a run equals the in-process loop's exactly."""
         from gymnasium import spaces
 
-        from ffo_env.envs.single_agent import FFOSingleAgentEnv
+        from ffo_env.ffo.single_agent import FFOSingleAgentEnv
 
         probe = FFOSingleAgentEnv(side=side, setup=cfg.setup, reward=cfg.reward, max_steps=cfg.max_steps)
         obs_space, action_space = probe.observation_space, probe.action_space

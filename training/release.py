@@ -22,7 +22,7 @@ from typing import Any
 import yaml
 
 from ffo_env.atomic import atomic_write_bytes, atomic_write_text
-from ffo_env.core.sides import SIDE_NAMES
+from ffo_env.ffo.core.sides import SIDE_NAMES
 from training.envs import other_side
 from training.run_folder import RunFolder, RunFolderError
 

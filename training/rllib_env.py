@@ -1,7 +1,7 @@
 """France Fights On as an RLlib ``MultiAgentEnv`` (turn-based), for ``ffo train --backend rllib``.
 
 Each agent (``"french"``, ``"german"``) observes ``{"observations": flat, "action_mask": mask}``: the flat
-observation of :mod:`ffo_env.envs.flat` and the legal actions as 0/1 floats, the form RLlib's action-masking
+observation of :mod:`ffo_env.ffo.encoding.flat` and the legal actions as 0/1 floats, the form RLlib's action-masking
 RLModule reads. Only the agent to act receives an observation at each step (the decider of every decision
 is named by the core); rewards are zero-sum (+1/-1 at the end, or the AEC env's shaped reward), and both
 agents get their final reward when the game ends. Illegal actions cannot occur under the mask; if one is
@@ -16,13 +16,13 @@ import gymnasium as gym
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
-from ffo_env.envs.aec import AGENTS, raw_env
+from ffo_env.ffo.env import AGENTS, raw_env
 
 __all__ = ["FFOMultiAgentEnv"]
 
 
 class FFOMultiAgentEnv(MultiAgentEnv):
-    """``config``: the keyword arguments of :class:`ffo_env.envs.aec.raw_env` (``setup``, ``reward``, ...)."""
+    """``config``: the keyword arguments of :class:`ffo_env.ffo.env.raw_env` (``setup``, ``reward``, ...)."""
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
         super().__init__()

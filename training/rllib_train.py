@@ -5,7 +5,7 @@
 
 RLlib's current API stack (RLModule + Learner, EnvRunners): every side is its own policy
 (``"french"``, ``"german"``: self-play, each learning against the other) over the flat observation
-(:mod:`ffo_env.envs.flat`), an MLP whose action logits are masked to the legal actions
+(:mod:`ffo_env.ffo.encoding.flat`), an MLP whose action logits are masked to the legal actions
 (``ActionMaskingTorchRLModule``). Episodes come from ``--num-env-runners`` EnvRunner actors, which Ray
 places on any node of the cluster.
 
@@ -43,8 +43,8 @@ from typing import Any
 import yaml
 
 from ffo_env.atomic import atomic_write_bytes, atomic_write_text
-from ffo_env.core.game import SETUP_MODES
-from ffo_env.core.sides import SIDE_NAMES, Side
+from ffo_env.ffo.core.game import SETUP_MODES
+from ffo_env.ffo.core.sides import SIDE_NAMES, Side
 from training.config import REWARDS, one_of
 from training.run_folder import RunFolder
 
@@ -236,7 +236,7 @@ def export_side(algo: Any, cfg: RllibConfig, side: str, run_dir: Path, extra: di
 def _evaluate(run_dir: Path, games: int, seed: int) -> dict[str, Any]:
     from agents.base import RandomAgent
     from agents.flat_policy import load_flat_policy
-    from ffo_env.core.game import Game, RulesOptions
+    from ffo_env.ffo.core.game import Game, RulesOptions
 
     game = Game(options=RulesOptions(setup="random"))
     out: dict[str, Any] = {}

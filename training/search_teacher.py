@@ -9,7 +9,7 @@ labels comes from its own candidates, not from a bot's choice.
 One search (:func:`agents.expert_search.score_candidates`, the expert bots' rollout search):
 
 * the position as the searching side sees it is resampled ``determinizations`` times
-  (:func:`ffo_env.core.determinize.determinize`: hidden enemy units dealt anew, fresh dice; rule 3.6, R3,
+  (:func:`ffo_env.ffo.core.determinize.determinize`: hidden enemy units dealt anew, fresh dice; rule 3.6, R3,
   R37), from a generator seeded by the agent's own generator, never from the true hidden state;
 * every candidate is applied in each sample (common random numbers) and both sides play on for
   ``horizon_turns`` game turns (at least the rest of the game with 20), and the position is scored in French
@@ -37,9 +37,9 @@ import numpy as np
 
 from agents.expert_search import SearchSettings, paired_gain, score_candidates
 from agents.heuristic_base import HeuristicBot
-from ffo_env.core.phases import Decision
-from ffo_env.core.sides import Side
-from ffo_env.core.state import State
+from ffo_env.ffo.core.phases import Decision
+from ffo_env.ffo.core.sides import Side
+from ffo_env.ffo.core.state import State
 
 DECISION_NAMES = frozenset(d.name.lower() for d in Decision if 0 < d.value < 90)
 ROLLOUTS = ("bots", "policy")
@@ -210,7 +210,7 @@ class PolicySearchAgent:
         the side of each candidate in each determinization (None where it is not legal in that sample)."""
         from agents.expert_search import french_value
         from agents.registry import make_agent
-        from ffo_env.core.determinize import determinize
+        from ffo_env.ffo.core.determinize import determinize
 
         s = self.search_settings
         values: list[list[float | None]] = [[] for _ in cands]

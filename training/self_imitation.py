@@ -8,7 +8,7 @@ than usual and to drop those of the games that went worse. Each iteration, for e
    ``setup`` mode (``random`` by default, as ``ffo eval`` and ``ffo compare``). At each of its decisions with
    more than one legal action the masked policy distribution is computed once; where the margin between its
    two most probable legal actions is below ``explore_margin`` and the decision kind (the core's pending
-   :class:`ffo_env.core.phases.Decision`, as the census of ``docs/experiments/2026-11-26-rl.md`` counted
+   :class:`ffo_env.ffo.core.phases.Decision`, as the census of ``docs/experiments/2026-11-26-rl.md`` counted
    them) is in ``explore_kinds`` (empty: every kind), the move is sampled from the policy's ``top_k``
    legal actions renormalised at ``temperature``; everywhere else it is the argmax. A decision where the
    sample differs from the argmax is a *deviation*;
@@ -218,9 +218,9 @@ def play(job: PlayJob) -> dict[str, Any]:
 
     from agents.policy import legal_probabilities
     from agents.registry import make_agent
-    from ffo_env.core.sides import Side
-    from ffo_env.encoding.observation import encoder_for
-    from ffo_env.envs.aec import make_game
+    from ffo_env.ffo.core.sides import Side
+    from ffo_env.ffo.encoding.observation import encoder_for
+    from ffo_env.ffo.env import make_game
 
     torch.set_num_threads(1)  # one worker per core
     rng = random.Random(job.seed)

@@ -39,7 +39,7 @@ from typing import Any
 import yaml
 
 from ffo_env.atomic import atomic_write_text
-from ffo_env.core.sides import Side
+from ffo_env.ffo.core.sides import Side
 from training.checkpoint import (
     CheckpointError,
     load_checkpoint,

@@ -18,8 +18,8 @@ from typing import Any
 from flask import Flask, Response, jsonify, request
 from werkzeug.serving import BaseWSGIServer, make_server
 
-from ffo_env.render.html_viewer import board_payload, static_text
-from ffo_env.render.svgboard import map_key_html
+from ffo_env.ffo.render.html_viewer import board_payload, static_text
+from ffo_env.ffo.render.svgboard import map_key_html
 from webplay.session import PlayError, hex_names
 
 __all__ = ["create_app", "LocalServer"]

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from ffo_env.atomic import check_writable
-from ffo_env.games import refuse_ffo_options
+from ffo_env.games import refuse_game_options
 from webplay.session import HUMAN, GameSession
 
 
@@ -25,7 +25,7 @@ def run(args: argparse.Namespace) -> int:
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port {args.port} is not a TCP port (0..65535; 0 = any free port)")
     game = getattr(args, "game", "ffo")
-    refuse_ffo_options(
+    refuse_game_options(
         args
     )  # France Fights On's --setup / --data with another game: before anything is written
     record = Path(args.record) if args.record else default_record_path(args.seed)

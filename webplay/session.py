@@ -2,7 +2,7 @@
 
 Every choice offered to a human is one of ``State.legal_actions()`` with ``State.action_to_string`` (the
 same legal actions and masks the agents use); anything else is refused and changes nothing. What a human
-sees of the enemy follows the fog of war an agent gets (rule 3.6, R3, ``ffo_env.encoding.fog``).
+sees of the enemy follows the fog of war an agent gets (rule 3.6, R3, ``ffo_env.ffo.encoding.fog``).
 """
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ffo_env.core import hexgrid as hg
-from ffo_env.encoding.fog import revealed_hex_mask
-from ffo_env.render.frames import BattleTracker, snapshot, unit_table
+from ffo_env.ffo.core import hexgrid as hg
+from ffo_env.ffo.encoding.fog import revealed_hex_mask
+from ffo_env.ffo.render.frames import BattleTracker, snapshot, unit_table
 from webplay.game_session import HUMAN, SIDES, PlayError, PlaySession
 
 

@@ -45,7 +45,7 @@ FORMAT = "compact"
 
 
 def _check_compact() -> None:
-    from ffo_env.envs.aec import OBSERVATION_FORMATS
+    from ffo_env.ffo.env import OBSERVATION_FORMATS
 
     if FORMAT not in OBSERVATION_FORMATS:
         raise AlgoError(
@@ -163,8 +163,8 @@ class CleanRLLearner(Learner):
             from benchmarks.protocol import springtime
 
             return springtime.encode(state, self.ctx.side)
-        from ffo_env.core.sides import Side
-        from ffo_env.encoding.compact import compact_encoder_for
+        from ffo_env.ffo.core.sides import Side
+        from ffo_env.ffo.encoding.compact import compact_encoder_for
 
         return np.asarray(
             compact_encoder_for(state.game).encode(state, int(Side.of(self.ctx.side))), np.float32

@@ -36,8 +36,8 @@ def eval_start(task: Task, i: int) -> Any:
     task state ``i mod n`` of its evaluation set (``n`` states; version 2: a set training never starts from)
     with dice seeded from that seed: the games are spread evenly over the saved states and every algorithm
     plays the same ones. A Springtime task: a new campaign with that seed."""
-    from ffo_env.core.state import State
-    from ffo_env.envs.aec import make_game
+    from ffo_env.ffo.core.state import State
+    from ffo_env.ffo.env import make_game
 
     seed = EVAL_SEED_BASE + i
     if task.game == "springtime":
@@ -91,7 +91,7 @@ def make_env(
     Endgame tasks start every episode from a drawn saved state (``reset(options={"state": ...})``).
     Springtime tasks: :func:`benchmarks.protocol.springtime.make_env`, whose ``reward`` may be ``"shaped"``
     (a learner's training choice; France Fights On's training envs have the win reward only)."""
-    from ffo_env.envs.single_agent import FFOSingleAgentEnv
+    from ffo_env.ffo.single_agent import FFOSingleAgentEnv
 
     if task.game == "springtime":
         from benchmarks.protocol import springtime

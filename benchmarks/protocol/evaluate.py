@@ -36,7 +36,7 @@ def play(state: Any, agents: dict[str, Any], game: str = "ffo") -> tuple[str | N
                 return springtime.winner(state), springtime.final_figure(state)
             state.apply_action(int(agents[SIDES[state.current_player]].act_state(state)))
         return None, springtime.final_figure(state)
-    from ffo_env.core.sides import SIDE_NAMES
+    from ffo_env.ffo.core.sides import SIDE_NAMES
 
     for _ in range(MAX_DECISIONS):
         if state.is_terminal():

@@ -71,8 +71,8 @@ def library_versions() -> dict[str, str]:
 def run_meta_common(command: list[str], game: str = "ffo") -> dict[str, Any]:
     """The machine, the libraries and the game's versions (engine, data, observation layout) of a run."""
     from agents.policy import spec_hash
-    from ffo_env.core.version import ENGINE_VERSION
-    from ffo_env.envs.aec import make_game
+    from ffo_env.ffo.core.version import ENGINE_VERSION
+    from ffo_env.ffo.env import make_game
 
     if game == "springtime":
         from benchmarks.protocol import springtime

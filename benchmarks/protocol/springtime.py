@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 from functools import lru_cache, partial
 from pathlib import Path
 from typing import Any
@@ -73,17 +72,11 @@ def _data_hash() -> dict[str, str]:
 
 
 def observation_spec_hash() -> str:
-    """A hash of the observation layout: block names and sizes, and the feature names of each table."""
-    from ffo_env.springtime import encoding as E
+    """A hash of the observation layout (the game interface's,
+    :func:`ffo_env.springtime.interface.observation_spec_hash`)."""
+    from ffo_env.springtime.interface import observation_spec_hash as spec_hash
 
-    spec = {
-        "layout": list(E.LAYOUT),
-        "size": E.OBS_SIZE,
-        "areas": list(E.AREA_FEATURES),
-        "units": list(E.UNIT_FEATURES),
-        "tracks": list(E.TRACK_FEATURES),
-    }
-    return hashlib.sha256(json.dumps(spec, sort_keys=True).encode()).hexdigest()[:16]
+    return spec_hash()
 
 
 @lru_cache(maxsize=32)

@@ -8,7 +8,7 @@ A state set is a gzipped JSON file in ``benchmarks/protocol/data/``::
 
 Each state is the first position of game turn ``turn`` in a game between the two sides' ``expert`` bots
 (random setup, game seed ``seeds[i]``, each bot seeded as ``ffo play`` seeds it). Loading checks every
-state with the core (``State.from_dict``: ``ffo_env/core/state_check.py``), so a damaged file is one clear
+state with the core (``State.from_dict``: ``ffo_env/ffo/core/state_check.py``), so a damaged file is one clear
 error. Regenerate with (deterministic: the same command writes the same bytes)::
 
     python -m benchmarks.protocol.states --turn 13 --games 32 --first-seed 0 \\
@@ -41,7 +41,7 @@ def play_to_turn(game_seed: int, turn: int, data: str | None = None) -> dict[str
     or None if that game ended before it."""
     from agents import make_agent
     from agents.harness import agent_seed
-    from ffo_env.envs.aec import make_game
+    from ffo_env.ffo.env import make_game
 
     game = make_game("random", None, data)
     state = game.new_initial_state(game_seed)
@@ -54,8 +54,8 @@ def play_to_turn(game_seed: int, turn: int, data: str | None = None) -> dict[str
 
 
 def make_state_set(turn: int, seeds: list[int], command: str, data: str | None = None) -> dict[str, Any]:
-    from ffo_env.core.version import ENGINE_VERSION
-    from ffo_env.envs.aec import make_game
+    from ffo_env.ffo.core.version import ENGINE_VERSION
+    from ffo_env.ffo.env import make_game
 
     states, used = [], []
     for s in seeds:
@@ -100,9 +100,9 @@ def load_state_set(path: Path) -> dict[str, Any]:
 
 def start_states(path: Path, data: str | None = None) -> list[Any]:
     """The core States of a state set, each checked by the core (``State.from_dict``)."""
-    from ffo_env.core.state import State
-    from ffo_env.core.state_check import StateError
-    from ffo_env.envs.aec import make_game
+    from ffo_env.ffo.core.state import State
+    from ffo_env.ffo.core.state_check import StateError
+    from ffo_env.ffo.env import make_game
 
     doc = load_state_set(path)
     game = make_game("random", None, data)

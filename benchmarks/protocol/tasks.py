@@ -318,8 +318,8 @@ def get_task(task_id: str) -> Task:
 
 
 def _data_hash() -> dict[str, str]:
-    from ffo_env.core.datasets import data_dir
-    from ffo_env.envs.aec import make_game
+    from ffo_env.ffo.core.datasets import data_dir
+    from ffo_env.ffo.env import make_game
 
     folder = data_dir(None)
     h = hashlib.sha256()
@@ -334,7 +334,7 @@ def bot_probe(name: str, probe_decisions: int = 300) -> str:
     """A hash of ``name``'s decisions on both sides over the first ``probe_decisions`` decisions of a fixed
     game (seed 0, random setup), the bot playing both sides: any change to the bot's play there changes it."""
     from agents import make_agent
-    from ffo_env.envs.aec import make_game
+    from ffo_env.ffo.env import make_game
 
     state = make_game("random").new_initial_state(0)
     bots = {side: make_agent(name, side, seed=1) for side in ("french", "german")}
@@ -354,7 +354,7 @@ def fingerprint_inputs(task: Task) -> dict[str, Any]:
 
         return springtime.fingerprint_inputs(task)
     from agents.policy import spec_hash
-    from ffo_env.core.version import ENGINE_VERSION
+    from ffo_env.ffo.core.version import ENGINE_VERSION
 
     path = task.state_path()
     inputs = {

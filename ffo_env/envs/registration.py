@@ -7,15 +7,15 @@ id                             environment
                                structured observation ``Dict(planes, globals, units)``
 ``ffo_env/German-v0``          the same for Germany
 ``ffo_env/French-flat-v0``     France, ``observation_space`` = the 1-D float32 ``Box`` of
-                               :mod:`ffo_env.envs.flat`; the mask from ``action_masks()`` and
+                               :mod:`ffo_env.ffo.encoding.flat`; the mask from ``action_masks()`` and
                                ``info["action_mask"]``
 ``ffo_env/German-flat-v0``     the same for Germany
 ``ffo_env/French-compact-v0``  France, ``observation_space`` = the 1-D float32 ``Box`` of 4,490 floats of
-                               :mod:`ffo_env.encoding.compact` (for stock MLP scripts); the mask as
+                               :mod:`ffo_env.ffo.encoding.compact` (for stock MLP scripts); the mask as
                                for the flat ids
 ``ffo_env/German-compact-v0``  the same for Germany, with the candidate-slot action layout
                                (``action_layout="slots"``: ``Discrete(79)``, observation ``Box(1506,)``,
-                               :mod:`ffo_env.envs.slot_env`) and ``reward="potential"`` by default
+                               :mod:`ffo_env.ffo.slot_env`) and ``reward="potential"`` by default
                                (issue 60); ``action_layout="core", reward="win"`` gives the layout and
                                reward of the French id
 =============================  ======================================================================
@@ -31,7 +31,7 @@ France, 1940 (issue 63, :mod:`ffo_env.france1940.env`): ``ffo_env/France1940-Fre
 ``action_masks()`` and ``info["action_mask"]``; the armies (``allied_obac``, ``german_obac``),
 ``bef_variant`` and ``rules`` as keyword arguments.
 
-Keyword arguments of ``gymnasium.make`` go to :class:`~ffo_env.envs.single_agent.FFOSingleAgentEnv`:
+Keyword arguments of ``gymnasium.make`` go to :class:`~ffo_env.ffo.single_agent.FFOSingleAgentEnv`:
 ``opponent`` (any agent name of :func:`agents.make_agent`, e.g. ``"heuristic"``, ``"policy:PATH"``,
 or an agent object), ``action_layout`` (``"core"`` or ``"slots"``, compact ids), ``observation_format``, ``reward``, ``setup``, ``rules``, ``illegal_action``,
 ``max_steps``, ``render_mode`` (``"rgb_array"`` gives the map image). The ids carry a version that is

@@ -1,7 +1,7 @@
 """The PettingZoo AEC environment of every game of the suite: :class:`SuiteAECEnv`, and its wrapped and
 turn-based parallel forms (:func:`wrapped`, :func:`parallel`).
 
-A game's env (``ffo_env.envs.aec.raw_env``, ``ffo_env.springtime.env.raw_env``) is a thin subclass that
+A game's env (``ffo_env.ffo.env.raw_env``, ``ffo_env.springtime.env.raw_env``) is a thin subclass that
 builds its :class:`~ffo_env.envs.adapter.GameAdapter` from the game's options; the contract below is
 the same for all (each game's module docstring is its spec):
 

@@ -1,7 +1,7 @@
 """One side of any game of the suite against a fixed opponent, as a Gymnasium ``Env``:
 :class:`SuiteSingleAgentEnv`.
 
-A game's env (``ffo_env.envs.single_agent.FFOSingleAgentEnv``,
+A game's env (``ffo_env.ffo.single_agent.FFOSingleAgentEnv``,
 ``ffo_env.springtime.env.SpringtimeSingleAgentEnv``) is a thin subclass that builds its
 :class:`~ffo_env.envs.adapter.GameAdapter` and says what the learner observes (:meth:`_obs`, the
 ``observation_space``). The contract is the same for all:

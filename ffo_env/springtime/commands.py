@@ -14,17 +14,17 @@ import sys
 GAME = "springtime"
 
 
-def refuse_ffo_options(args: argparse.Namespace) -> None:
-    """France Fights On's setup modes (R2) and game data versions (``--data``) have no meaning here: either
-    given is one error naming the option (:func:`ffo_env.games.refuse_ffo_options`)."""
-    from ffo_env.games import refuse_ffo_options as refuse
+def refuse_game_options(args: argparse.Namespace) -> None:
+    """Another game's own options (France Fights On's setup modes, R2, and game data versions, ``--data``)
+    have no meaning here: any given is one error naming it (:func:`ffo_env.games.refuse_game_options`)."""
+    from ffo_env.games import refuse_game_options as refuse
 
     refuse(args, GAME)
 
 
 def play(args: argparse.Namespace) -> int:
     """Play one game between two Springtime agents; print the result; write the record if asked."""
-    refuse_ffo_options(args)
+    refuse_game_options(args)
     if args.record:
         from ffo_env.atomic import check_writable
 
@@ -73,7 +73,7 @@ def replay(args: argparse.Namespace) -> int:
     from ffo_env.springtime.core.record import RecordError, read_record
     from ffo_env.springtime.core.record import replay as verify
 
-    refuse_ffo_options(args)
+    refuse_game_options(args)
     try:
         record = read_record(args.record)
         if args.html:
