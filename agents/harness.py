@@ -206,10 +206,9 @@ def _score_columns(game: str, state: Any) -> dict[str, Any]:
     if game == DEFAULT_GAME:
         bd = state.vp_breakdown()
         return {"vp": state.vp, **{f"vp_{k}": bd.get(k, 0) for k in VP_KINDS}}
-    cols: dict[str, Any] = {"result": getattr(state, "result", ""), "morale": getattr(state, "morale", None)}
     if game == "france1940":  # no Morale: the VP of each side and the margin of the 3:1 victory ratio
-        cols.update(vp_allied=state.vp[0], vp_german=state.vp[1], vp_margin=3 * state.vp[0] - state.vp[1])
-    return cols
+        return game_info(game).score_columns(state)
+    return {"result": getattr(state, "result", ""), "morale": getattr(state, "morale", None)}
 
 
 def _sides(g: GameSpec) -> tuple[tuple[str, AgentSpec], tuple[str, AgentSpec]]:

@@ -292,7 +292,7 @@ GAMES: dict[str, GameInfo] = {
         _write_viewer="ffo_env.france1940.interface:write_viewer",
         package="france1940",
         _score="ffo_env.france1940.interface:score_columns",
-        figure="vp",
+        figure="vp_margin",
         vector_observation="compact",
         _versions="ffo_env.france1940.interface:versions",
     ),

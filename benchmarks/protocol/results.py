@@ -70,20 +70,13 @@ def library_versions() -> dict[str, str]:
 
 def run_meta_common(command: list[str], game: str = "ffo") -> dict[str, Any]:
     """The machine, the libraries and the game's versions (engine, data, observation layout) of a run."""
-    from agents.policy import spec_hash
-    from ffo_env.ffo.core.version import ENGINE_VERSION
-    from ffo_env.ffo.env import make_game
+    from ffo_env.games import DEFAULT_GAME, game_info
 
-    if game == "springtime":
-        from benchmarks.protocol import springtime
-
-        versions = springtime.run_meta()
-    else:
-        versions = {
-            "engine": ENGINE_VERSION,
-            "data": make_game("random").scenario.version,
-            "observation_spec": spec_hash(),
-        }
+    # every game's versions through the registry (issue 62: the same values as the games' former branches here,
+    # tests/test_games.py); a result of a game other than the default names it, as Springtime's always did
+    versions = game_info(game).versions()
+    if game != DEFAULT_GAME:
+        versions = {"game": game, **versions}
     return {
         "created": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
         "command": command,

@@ -124,13 +124,13 @@ def write_viewer(record: dict[str, Any], path: str | Path) -> int:
 
 
 def score_columns(state: Any) -> dict[str, Any]:
-    """A finished game's columns in a tournament row: VP of each side, the result, the armies played."""
+    """A finished game's columns in a tournament row: the result, each side's VP and the margin of the 3:1
+    victory ratio (``3 * Allied VP - German VP``, the paired score of ``ffo compare``)."""
     return {
+        "result": str(state.result),
         "vp_allied": int(state.vp[0]),
         "vp_german": int(state.vp[1]),
-        "result": str(state.result),
-        "allied_obac": str(state.columns[0]),
-        "german_obac": str(state.columns[1]),
+        "vp_margin": 3 * int(state.vp[0]) - int(state.vp[1]),
     }
 
 
