@@ -142,7 +142,13 @@ def main(argv: list[str] | None = None) -> int:
         },
     }
     if args.save:
-        torch.save(model.policy.state_dict(), args.save)
+        import io
+
+        from ffo_env.atomic import atomic_write_bytes
+
+        buf = io.BytesIO()
+        torch.save(model.policy.state_dict(), buf)  # weights only; written whole or not at all
+        atomic_write_bytes(args.save, buf.getvalue())
     text = json.dumps(result)
     print(text)
     if args.out:

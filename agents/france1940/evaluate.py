@@ -87,12 +87,17 @@ def run(jobs: list[Job], out: str | None, workers: int) -> list[dict[str, Any]]:
     if out and Path(out).exists():
         done = {}
         for line in Path(out).read_text(encoding="utf-8").splitlines():
-            if line.strip():
+            try:
                 r = json.loads(line)
-                done[_key(r)] = r
+            except ValueError:  # a blank line, or the last line of a run killed while writing it
+                continue
+            done[_key(r)] = r
         rows = [done[j] for j in jobs if j in done]
         jobs = [j for j in jobs if j not in done]
-    fh = open(out, "a", encoding="utf-8") if out else None  # noqa: SIM115 - appended to as games finish
+    from agents.harness import _GameLog
+
+    # the harness's journal: one line a finished game, flushed and fsynced before the next counts
+    fh = _GameLog(Path(out)) if out else None
     try:
         it: Iterable[dict[str, Any]]
         if workers > 1:
@@ -104,8 +109,7 @@ def run(jobs: list[Job], out: str | None, workers: int) -> list[dict[str, Any]]:
         for row in it:
             rows.append(row)
             if fh:
-                fh.write(json.dumps(row) + "\n")
-                fh.flush()
+                fh.append(row)
             if len(rows) % 10 == 0:
                 print(f"{len(rows)}/{len(jobs)} games", file=sys.stderr, flush=True)
         if pool is not None:
