@@ -96,6 +96,8 @@ def run(jobs: list[Job], out: str | None, workers: int) -> list[dict[str, Any]]:
         jobs = [j for j in jobs if j not in done]
     from agents.harness import _GameLog
 
+    total = len(rows) + len(jobs)  # a resumed run counts the games it read back
+
     # the harness's journal: one line a finished game, flushed and fsynced before the next counts
     fh = _GameLog(Path(out)) if out else None
     try:
@@ -111,7 +113,7 @@ def run(jobs: list[Job], out: str | None, workers: int) -> list[dict[str, Any]]:
             if fh:
                 fh.append(row)
             if len(rows) % 10 == 0:
-                print(f"{len(rows)}/{len(jobs)} games", file=sys.stderr, flush=True)
+                print(f"{len(rows)}/{total} games", file=sys.stderr, flush=True)
         if pool is not None:
             pool.close()
             pool.join()
