@@ -96,6 +96,7 @@
       b.classList.toggle("here", here.some((x) => String(x.a) === b.dataset.a)); });
   });
   $("ids").onchange = () => F40Map.showIds($("ids").checked);
+  if (new URLSearchParams(location.search).has("fast")) $("fast").checked = true;  // /?fast: bots 20 ms apart
   $("title").textContent = SIDES.map((s) => s + ": " + (D.players[s] === "human" ? "you" : D.players[s])).join(", ");
   (async function start() {
     setBusy(true);
