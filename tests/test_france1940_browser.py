@@ -62,6 +62,7 @@ def test_viewer_steps_forward_and_back_and_scrubs_to_the_final_position(page: An
     assert not page.locator("#hexids").is_visible()
     page.check("#ids")
     assert page.locator("#hexids").is_visible()
+    page.uncheck("#ids")
     start = Game().new_initial_state(3)
     assert len(_drawn_units(page)) == sum(len(start.on_map(s)) for s in (0, 1))
     page.click("#next")
