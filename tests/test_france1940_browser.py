@@ -124,7 +124,11 @@ def test_play_human_decisions_against_random_in_the_browser(page: Any, tmp_path:
             target = unit or single
             n = len(session.recorder.decisions)
             if unit is not None:
-                page.locator(f"#map g.unit.pickable[data-unit='{unit['unit']}']").first.click(force=True)
+                here = [c for c in choices if "unit" in c and c.get("hex") == unit["hex"]]
+                if len(here) == 1:  # the stack's top counter: its one pickable unit is picked, on top or not
+                    page.locator(f"#L-h{unit['hex']} g.unit").last.click(force=True)
+                else:
+                    page.locator(f"#map g.unit.pickable[data-unit='{unit['unit']}']").first.click(force=True)
                 on_map += 1
             elif single is not None:
                 page.locator(f"#picks polygon.pick[data-hex='{single['hex']}']").click(force=True)
@@ -141,6 +145,22 @@ def test_play_human_decisions_against_random_in_the_browser(page: Any, tmp_path:
                 break
         assert on_map >= 6
         assert page.get_attribute("body", "data-decisions") == str(len(session.recorder.decisions))
+        # on to the first decision that picks a unit on the map (the German Initial Movement), then by a click
+        for _ in range(3000):
+            if any("unit" in c and "hex" in c for c in session.choices()) or session.state.is_terminal():
+                break
+            if session.human_to_move():
+                session.act(session.state.legal_actions()[-1])  # "done" is the first: place, do not pass
+            else:
+                session.bot_step()
+        page.goto(server.url + "?fast")  # a fresh page on the same game
+        page.wait_for_selector("body[data-ready='1'][data-busy='0'][data-human='1']", timeout=TIMEOUT_MS)
+        unit = next(c for c in session.choices() if "unit" in c and "hex" in c)
+        assert page.locator("#map g.unit.pickable").count() >= 1
+        n = len(session.recorder.decisions)
+        page.locator(f"#map g.unit.pickable[data-unit='{unit['unit']}']").first.click(force=True)
+        page.wait_for_selector("body[data-busy='0']", timeout=TIMEOUT_MS)
+        assert session.recorder.decisions[n]["action"] == unit["a"]
         st = session.state
         assert _drawn_units(page) == {st.game.unit_ids[u]: st.hex[u] for s in (0, 1) for u in st.on_map(s)}
         shot(page, "france1940_play.png")

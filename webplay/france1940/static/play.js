@@ -88,6 +88,11 @@
   $("map").addEventListener("click", (e) => {
     const u = e.target.closest("g.unit.pickable");
     if (u) { const c = choices.find((x) => x.unit === u.dataset.unit); if (c) { act(c.a); return; } }
+    const stack = e.target.closest("g.stack");  // a stack whose one pickable unit lies under another counter
+    if (stack) {
+      const ps = stack.querySelectorAll("g.unit.pickable");
+      if (ps.length === 1) { const c = choices.find((x) => x.unit === ps[0].dataset.unit); if (c) { act(c.a); return; } }
+    }
     const p = e.target.closest("polygon.pick");
     if (!p) return;
     const here = choices.filter((x) => String(x.hex) === p.dataset.hex && !x.unit);
