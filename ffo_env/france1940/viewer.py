@@ -4,7 +4,7 @@ one side's)."""
 
 from __future__ import annotations
 
-from ffo_env.france1940.render.svg import hex_centre
+from ffo_env.france1940.render.hexmap import hex_centre
 from ffo_env.france1940.render.viewer import build_viewer_html, viewer_data, write_viewer
 
 __all__ = ["build_viewer_html", "hex_centre", "viewer_data", "write_viewer"]

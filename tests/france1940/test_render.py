@@ -19,17 +19,8 @@ from ffo_env.france1940.core.hexgrid import N_HEXES, NEIGHBOURS, adjacent
 from ffo_env.france1940.core.options import RulesOptions
 from ffo_env.france1940.core.record import Recorder
 from ffo_env.france1940.core.state import MAP, OUT, State
-from ffo_env.france1940.render.svg import (
-    COUNTRY,
-    TERRAIN,
-    R,
-    base_svg,
-    hex_centre,
-    hexside,
-    layers,
-    occupancy,
-    position_svg,
-)
+from ffo_env.france1940.render.hexmap import COUNTRY, TERRAIN, R, base_svg, hex_centre, hexside
+from ffo_env.france1940.render.svg import layers, occupancy, position_svg
 from ffo_env.france1940.render.view import PUBLIC, UNKNOWN, seen
 from ffo_env.france1940.render.viewer import build_viewer_html, viewer_data
 

@@ -8,7 +8,7 @@ from importlib import resources
 from typing import Any
 
 from ffo_env.france1940.core.hexgrid import N_HEXES
-from ffo_env.france1940.render.svg import R, hex_centre
+from ffo_env.france1940.render.hexmap import R, hex_centre
 from ffo_env.france1940.render.viewer import map_svg, static_text
 
 __all__ = ["page"]

@@ -30,7 +30,8 @@ from ffo_env.france1940.core.options import RulesOptions
 from ffo_env.france1940.core.record import Recorder, RecordError, replay
 from ffo_env.france1940.core.state import State
 from ffo_env.france1940.core.state_io import state_to_dict
-from ffo_env.france1940.render.svg import FIXED_LAYERS, base_svg, layers, svg_open
+from ffo_env.france1940.render.hexmap import base_svg, svg_open
+from ffo_env.france1940.render.svg import FIXED_LAYERS, layers
 from ffo_env.france1940.render.view import PUBLIC, seen
 
 __all__ = ["build_viewer_html", "replay_frames", "static_text", "viewer_data", "write_viewer"]
