@@ -32,6 +32,10 @@ def _page(session: Any) -> str:
         from webplay.springtime_page import page as springtime_page
 
         return springtime_page(session)
+    if getattr(session, "game", "ffo") == "france1940":
+        from webplay.france1940.page import page as france1940_page
+
+        return france1940_page(session)
     svg, extra = board_payload(session.state.game.scenario.version)
     data = json.loads(extra)
     data.update(
@@ -45,8 +49,9 @@ def _page(session: Any) -> str:
 
 
 def create_app(session: Any) -> Flask:
-    """The app of one game: a France Fights On :class:`GameSession` or a
-    :class:`~webplay.springtime_session.SpringtimeSession` (same routes)."""
+    """The app of one game: a France Fights On :class:`GameSession`, a
+    :class:`~webplay.springtime_session.SpringtimeSession` or a
+    :class:`~webplay.france1940.session.France1940Session` (same routes)."""
     app = Flask("webplay")
     page = _page(session)
 

@@ -1,5 +1,5 @@
 """``ffo play`` with ``human`` on one or both sides: serve the game on 127.0.0.1 and play it in the browser
-(France Fights On, or Springtime for Hitler with ``--game springtime``)."""
+(France Fights On, Springtime for Hitler with ``--game springtime``, France 1940 with ``--game france1940``)."""
 
 from __future__ import annotations
 
@@ -36,14 +36,16 @@ def run(args: argparse.Namespace) -> int:
         from webplay.springtime_session import SpringtimeSession
 
         session = SpringtimeSession(args.french, args.german, seed=args.seed, record_path=record)
+    elif game == "france1940":
+        from webplay.france1940.session import France1940Session
+
+        session = France1940Session(args.french, args.german, seed=args.seed, record_path=record)
     else:
         session = GameSession(args.french, args.german, seed=args.seed, setup=args.setup, record_path=record)
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request on the console
     server = LocalServer(session, port=args.port)
     sides = ", ".join(f"{s}: {'you' if p == HUMAN else p}" for s, p in session.players.items())
-    print(
-        f"{'Springtime for Hitler' if game == 'springtime' else 'France Fights On'}, seed {args.seed} ({sides})"
-    )
+    print(f"{session.info.title}, seed {args.seed} ({sides})")
     print(f"open {server.url} in a browser; Ctrl+C stops the server")
     print(f"the game record will be written to {record} (and a viewer to {record.with_suffix('.html')})")
     if args.open_browser:

@@ -56,12 +56,12 @@ def test_the_viewer_shows_every_agent_decision_and_refuses_a_forged_record(
     rec = load_record(record_path)
     data = viewer_data(rec)
     assert len(data["frames"]) == sum(1 for d in rec["decisions"] if not d["auto"])
-    final = list(data["start"])
+    layers = dict(data["first"])
     for frame in data["frames"]:
-        for u, h in frame[0]:
-            final[u] = h
+        layers.update(frame["layers"])
+    drawn = {k for k, i in layers.items() if k.startswith("h") and data["pool"][i]}
     state = rec["final_state"]["state"]
-    assert final == [h if st == 1 else 0 for h, st in zip(state["hex"], state["status"], strict=True)]
+    assert drawn == {f"h{h}" for h, st in zip(state["hex"], state["status"], strict=True) if st == 1}
     html = tmp_path / "game.html"
     assert main(["replay", "--game", "france1940", str(record_path), "--html", str(html)]) == 0
     assert html.stat().st_size > 50_000 and "France, 1940" in html.read_text(encoding="utf-8")
