@@ -224,3 +224,20 @@ def test_the_encoder_reads_the_view_not_the_state() -> None:
     assert E.encode(s, 1, None)["units"][waiting[0], E.UNIT_FEATURES.index("arrives")] == pytest.approx(
         9 / 12
     )
+
+
+def test_fog_p4_an_unplaced_unit_of_the_hidden_column_is_not_named_to_the_other_side() -> None:
+    """P3, P4: the "unplaced" event of a unit that found no setup hex names it; with ``hidden_obac`` the
+    other side's view drops it (it would tell which column was drawn), the owner's view keeps it, and with
+    open columns (F60) everyone sees it."""
+    from ffo_env.france1940.core.visibility import view
+
+    for hidden in (True, False):
+        s = _played(14, 0, hidden_obac=hidden)
+        allied, german = s.game.side_units[0][0], s.game.side_units[1][0]
+        s.log.append(["unplaced", s.uid(allied), "no legal setup hex"])
+        s.log.append(["unplaced", s.uid(german), "no legal setup hex"])
+        for viewer, own, enemy in ((0, allied, german), (1, german, allied)):
+            names = {e[1] for e in view(s, viewer)["log"] if e and e[0] == "unplaced"}
+            assert s.uid(own) in names
+            assert (s.uid(enemy) in names) == (not hidden)

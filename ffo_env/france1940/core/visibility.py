@@ -44,4 +44,9 @@ def view(s: State, player: int) -> dict[str, Any]:
             UNKNOWN if s.side_of(u) == enemy and s.status[u] == OUT else a for u, a in enumerate(s.arrive)
         ]
         out["rolls"] = [r for r in s.rolls if r[0] not in ("allied_obac", "german_obac")]
+        # P4: a unit of the hidden column that found no setup hex never reaches the map; its "unplaced" event
+        # names it, which would tell the other side which column was drawn (P3)
+        ids = s.game.unit_ids
+        enemy_ids = {ids[u] for u in s.game.side_units[enemy]}
+        out["log"] = [e for e in s.log if not (e and e[0] == "unplaced" and e[1] in enemy_ids)]
     return out
