@@ -50,8 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.paired import wilson_interval
-from agents.policy_io import is_policy_name
-from agents.registry import agent_sides, is_agent_name
+from agents.registry import agent_names, agent_sides, is_agent_name
 from ffo_env.atomic import new_unique_dir
 from ffo_env.ffo.core.game import ENGINE_VERSION, SETUP_MODES
 from ffo_env.ffo.core.sides import SIDE_NAMES, Side
@@ -85,35 +84,18 @@ def _make(spec: AgentSpec, side: str, seed: int, game: str = DEFAULT_GAME) -> An
     if isinstance(spec, str):
         from agents.registry import make_agent
 
-        if game != DEFAULT_GAME:
-            return make_agent(spec, side, seed=seed, game=game)
-        return make_agent(spec, side, seed=seed)
+        return make_agent(spec, side, seed=seed, game=game)
     return spec(side, seed)
 
 
 def game_agent_names(game: str) -> tuple[str, ...]:
-    """The agent names of ``game`` (France Fights On's: the registry's; another game's: its own package's)."""
-    if game == DEFAULT_GAME:
-        from agents.registry import AGENT_NAMES
-
-        return tuple(AGENT_NAMES)
-    game_info(game)  # an unknown game is one clear error
-    if game == "france1940":
-        from agents.france1940 import AGENT_NAMES as FRANCE1940_AGENTS
-
-        return tuple(FRANCE1940_AGENTS)
-    from agents.springtime import AGENT_NAMES as SPRINGTIME_AGENTS
-
-    return tuple(SPRINGTIME_AGENTS)
+    """The agent names of ``game`` (its package's, :func:`agents.registry.agent_names`)."""
+    return agent_names(game)
 
 
 def is_game_agent_name(name: object, game: str = DEFAULT_GAME) -> bool:
     """A name an agent of ``game`` has, or ``policy:PATH`` (whether PATH loads is checked when it is made)."""
-    if game == DEFAULT_GAME:
-        return is_agent_name(name)
-    if not isinstance(name, str):
-        return False
-    return name in game_agent_names(game) or is_policy_name(name)
+    return is_agent_name(name, game)
 
 
 def unknown_agent(name: str, game: str) -> ValueError:

@@ -35,7 +35,7 @@ SHIPPED = {
 
 def _loader(game: str):  # noqa: ANN202 - the game's load_policy
     if game == "ffo":
-        from agents.policy import load_policy
+        from agents.ffo.policy import load_policy
 
         return load_policy
     from agents.springtime.policy import load_policy as load_springtime
