@@ -183,14 +183,10 @@ def play_out(state: Any, agents: Mapping[str, Any], recorder: Any = None) -> flo
 
 
 def _score_columns(game: str, state: Any) -> dict[str, Any]:
-    """A game row's own columns: France Fights On's VP and their breakdown; a game without VP (Springtime for
-    Hitler) its result and final French Morale."""
-    if game == DEFAULT_GAME:
-        bd = state.vp_breakdown()
-        return {"vp": state.vp, **{f"vp_{k}": bd.get(k, 0) for k in VP_KINDS}}
-    if game == "france1940":  # no Morale: the VP of each side and the margin of the 3:1 victory ratio
-        return game_info(game).score_columns(state)
-    return {"result": getattr(state, "result", ""), "morale": getattr(state, "morale", None)}
+    """A game row's own columns, the game's to say (:meth:`ffo_env.games.GameInfo.score_columns`): France
+    Fights On's VP and their breakdown, Springtime for Hitler's result and final French Morale, France 1940's
+    result, each side's VP and the margin of its 3:1 victory ratio."""
+    return game_info(game).score_columns(state)
 
 
 def _sides(g: GameSpec) -> tuple[tuple[str, AgentSpec], tuple[str, AgentSpec]]:
@@ -716,6 +712,14 @@ F40_PAIRING_COLUMNS = tuple(c.replace("morale", "vp_margin") for c in SUITE_PAIR
 F40_GAME_COLUMNS = (*GAME_COLUMNS_FIRST, "result", "vp_allied", "vp_german", "vp_margin", *GAME_COLUMNS_LAST)
 
 
+def games_csv_columns(game: str) -> list[str]:
+    """The columns of a tournament's ``games.csv`` for ``game``: every game's around the game's own
+    (:func:`_score_columns`; a row's column missing here would be dropped from the file)."""
+    if game == DEFAULT_GAME:
+        return [*GAME_COLUMNS_FIRST, "vp", *(f"vp_{k}" for k in VP_KINDS), *GAME_COLUMNS_LAST]
+    return list(F40_GAME_COLUMNS if game == "france1940" else SUITE_GAME_COLUMNS)
+
+
 def _is_suite(summary: dict[str, Any]) -> bool:
     return summary["config"].get("game", DEFAULT_GAME) != DEFAULT_GAME
 
@@ -760,11 +764,7 @@ def write_outputs(out: Path, summary: dict[str, Any], rows: list[dict[str, Any]]
         for p in summary["pairings"]:
             w.writerow(suite_pairing_row(p) if suite else pairing_row(p))
 
-    game_cols = (
-        list(F40_GAME_COLUMNS if summary["config"].get("game") == "france1940" else SUITE_GAME_COLUMNS)
-        if suite
-        else [*GAME_COLUMNS_FIRST, "vp", *(f"vp_{k}" for k in VP_KINDS), *GAME_COLUMNS_LAST]
-    )
+    game_cols = games_csv_columns(summary["config"].get("game", DEFAULT_GAME))
 
     def games_csv(f: Any) -> None:
         w = csv.DictWriter(f, fieldnames=game_cols, extrasaction="ignore")
