@@ -28,7 +28,7 @@ from agents.policy_io import (  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = {
-    "ffo": ROOT / "agents" / "pretrained_policies",
+    "ffo": ROOT / "agents" / "ffo" / "pretrained_policies",
     "springtime": ROOT / "agents" / "springtime" / "pretrained_policies",
 }
 

@@ -66,7 +66,7 @@ def test_loading_a_policy_leaves_torchs_random_stream_and_plays_as_built() -> No
     with pytest.raises(AttributeError, match="has no optimizer"):
         agent.policy.optimizer.step()
     # the weights are the file's, every one (the network built for inference has the file's keys exactly)
-    saved = torch.load(ROOT / "agents" / "pretrained_policies" / "german.pt", weights_only=True)
+    saved = torch.load(ROOT / "agents" / "ffo" / "pretrained_policies" / "german.pt", weights_only=True)
     mine = agent.policy.state_dict()
     assert set(mine) == set(saved) and all(torch.equal(mine[k], saved[k]) for k in saved)
 
@@ -75,7 +75,7 @@ def test_metadata_asking_for_a_huge_network_is_refused_before_it_is_allocated(tm
     pytest.importorskip("sb3_contrib")
     from agents.ffo.policy import PolicyLoadError, load_policy
 
-    src = ROOT / "agents" / "pretrained_policies"
+    src = ROOT / "agents" / "ffo" / "pretrained_policies"
     shutil.copy(src / "french.pt", tmp_path / "p.pt")
     meta = json.loads((src / "french.json").read_text())
     meta["network"]["cnn_dim"] = meta["network"]["channels"] = 4096  # in range, ~4e9 parameters
