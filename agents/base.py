@@ -1,7 +1,7 @@
 """The agent interface shared by scripted bots, trained policies and the harness.
 
-Every agent implements ``act_state(state) -> int``: a choice made directly on the core
-:class:`~ffo_env.ffo.core.state.State` (the fast path used by scripted bots, the evaluation
+Every agent implements ``act_state(state) -> int``: a choice made directly on the game's core state (a
+:class:`~ffo_env.games.GameState` of any game of the suite: the fast path used by scripted bots, the evaluation
 harness and the environments' opponent loops). Scripted bots only read what their side
 may see (rule 3.6).
 
@@ -18,14 +18,12 @@ from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ffo_env.ffo.core.state import State
-
 
 @runtime_checkable
 class Agent(Protocol):
     name: str
 
-    def act_state(self, state: State) -> int: ...
+    def act_state(self, state: Any) -> int: ...
 
     def reset(self, seed: int | None = None) -> None: ...
 
@@ -36,7 +34,7 @@ class ObservationAgent(Agent, Protocol):
 
 
 class RandomAgent:
-    """Uniform over the legal actions, from its own seeded generator."""
+    """Uniform over the legal actions, from its own seeded generator (every game's ``random``)."""
 
     name = "random"
 
@@ -53,6 +51,7 @@ class RandomAgent:
             raise ValueError("RandomAgent.act: the action mask has no legal action")
         return int(legal[self.rng.randrange(legal.size)])
 
-    def act_state(self, state: State) -> int:
-        legal = state.legal_actions()
+    def act_state(self, state: Any) -> int:
+        """A uniform choice among ``state.legal_actions()`` (any game's :class:`~ffo_env.games.GameState`)."""
+        legal: list[int] = state.legal_actions()
         return legal[self.rng.randrange(len(legal))]

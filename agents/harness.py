@@ -50,8 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.paired import wilson_interval
-from agents.policy_io import is_policy_name
-from agents.registry import agent_sides, is_agent_name
+from agents.registry import agent_names, agent_sides, is_agent_name
 from ffo_env.atomic import new_unique_dir
 from ffo_env.ffo.core.game import ENGINE_VERSION, SETUP_MODES
 from ffo_env.ffo.core.sides import SIDE_NAMES, Side
@@ -85,35 +84,18 @@ def _make(spec: AgentSpec, side: str, seed: int, game: str = DEFAULT_GAME) -> An
     if isinstance(spec, str):
         from agents.registry import make_agent
 
-        if game != DEFAULT_GAME:
-            return make_agent(spec, side, seed=seed, game=game)
-        return make_agent(spec, side, seed=seed)
+        return make_agent(spec, side, seed=seed, game=game)
     return spec(side, seed)
 
 
 def game_agent_names(game: str) -> tuple[str, ...]:
-    """The agent names of ``game`` (France Fights On's: the registry's; another game's: its own package's)."""
-    if game == DEFAULT_GAME:
-        from agents.registry import AGENT_NAMES
-
-        return tuple(AGENT_NAMES)
-    game_info(game)  # an unknown game is one clear error
-    if game == "france1940":
-        from agents.france1940 import AGENT_NAMES as FRANCE1940_AGENTS
-
-        return tuple(FRANCE1940_AGENTS)
-    from agents.springtime import AGENT_NAMES as SPRINGTIME_AGENTS
-
-    return tuple(SPRINGTIME_AGENTS)
+    """The agent names of ``game`` (its package's, :func:`agents.registry.agent_names`)."""
+    return agent_names(game)
 
 
 def is_game_agent_name(name: object, game: str = DEFAULT_GAME) -> bool:
     """A name an agent of ``game`` has, or ``policy:PATH`` (whether PATH loads is checked when it is made)."""
-    if game == DEFAULT_GAME:
-        return is_agent_name(name)
-    if not isinstance(name, str):
-        return False
-    return name in game_agent_names(game) or is_policy_name(name)
+    return is_agent_name(name, game)
 
 
 def unknown_agent(name: str, game: str) -> ValueError:
@@ -201,14 +183,10 @@ def play_out(state: Any, agents: Mapping[str, Any], recorder: Any = None) -> flo
 
 
 def _score_columns(game: str, state: Any) -> dict[str, Any]:
-    """A game row's own columns: France Fights On's VP and their breakdown; a game without VP (Springtime for
-    Hitler) its result and final French Morale."""
-    if game == DEFAULT_GAME:
-        bd = state.vp_breakdown()
-        return {"vp": state.vp, **{f"vp_{k}": bd.get(k, 0) for k in VP_KINDS}}
-    if game == "france1940":  # no Morale: the VP of each side and the margin of the 3:1 victory ratio
-        return game_info(game).score_columns(state)
-    return {"result": getattr(state, "result", ""), "morale": getattr(state, "morale", None)}
+    """A game row's own columns, the game's to say (:meth:`ffo_env.games.GameInfo.score_columns`): France
+    Fights On's VP and their breakdown, Springtime for Hitler's result and final French Morale, France 1940's
+    result, each side's VP and the margin of its 3:1 victory ratio."""
+    return game_info(game).score_columns(state)
 
 
 def _sides(g: GameSpec) -> tuple[tuple[str, AgentSpec], tuple[str, AgentSpec]]:
@@ -734,6 +712,14 @@ F40_PAIRING_COLUMNS = tuple(c.replace("morale", "vp_margin") for c in SUITE_PAIR
 F40_GAME_COLUMNS = (*GAME_COLUMNS_FIRST, "result", "vp_allied", "vp_german", "vp_margin", *GAME_COLUMNS_LAST)
 
 
+def games_csv_columns(game: str) -> list[str]:
+    """The columns of a tournament's ``games.csv`` for ``game``: every game's around the game's own
+    (:func:`_score_columns`; a row's column missing here would be dropped from the file)."""
+    if game == DEFAULT_GAME:
+        return [*GAME_COLUMNS_FIRST, "vp", *(f"vp_{k}" for k in VP_KINDS), *GAME_COLUMNS_LAST]
+    return list(F40_GAME_COLUMNS if game == "france1940" else SUITE_GAME_COLUMNS)
+
+
 def _is_suite(summary: dict[str, Any]) -> bool:
     return summary["config"].get("game", DEFAULT_GAME) != DEFAULT_GAME
 
@@ -778,11 +764,7 @@ def write_outputs(out: Path, summary: dict[str, Any], rows: list[dict[str, Any]]
         for p in summary["pairings"]:
             w.writerow(suite_pairing_row(p) if suite else pairing_row(p))
 
-    game_cols = (
-        list(F40_GAME_COLUMNS if summary["config"].get("game") == "france1940" else SUITE_GAME_COLUMNS)
-        if suite
-        else [*GAME_COLUMNS_FIRST, "vp", *(f"vp_{k}" for k in VP_KINDS), *GAME_COLUMNS_LAST]
-    )
+    game_cols = games_csv_columns(summary["config"].get("game", DEFAULT_GAME))
 
     def games_csv(f: Any) -> None:
         w = csv.DictWriter(f, fieldnames=game_cols, extrasaction="ignore")

@@ -1,7 +1,7 @@
 """Where a trained policy's two files are, and what its metadata says before anything is loaded.
 
 A policy is ``<name>.pt`` (weights) beside ``<name>.json`` (metadata); a user may name either file or the
-common stem. The loaders (``agents.policy``, ``agents.flat_policy``) and the registry (which side a
+common stem. The loaders (``agents.ffo.policy``, ``agents.ffo.flat_policy``) and the registry (which side a
 ``policy:PATH`` agent plays) resolve the pair the same way here.
 """
 

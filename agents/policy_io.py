@@ -1,5 +1,5 @@
 """Policy files of every game of the suite: weights-only reading and writing, the metadata checks, and the
-``policy:PATH`` agent, shared by France Fights On's loader (:mod:`agents.policy`) and Springtime for
+``policy:PATH`` agent, shared by France Fights On's loader (:mod:`agents.ffo.policy`) and Springtime for
 Hitler's (:mod:`agents.springtime.policy`).
 
 A policy is ``<name>.pt`` (a ``{parameter name: tensor}`` mapping, written with ``torch.save`` into memory and

@@ -1,184 +1,84 @@
-"""Agents by name, for the command line and the evaluation harness.
+"""Agents by name, for every game of the suite: the command line, the evaluation harness and training.
 
-Names (``make_agent(name, side, seed)``):
+``make_agent(name, side, seed, game=...)`` builds the agent called ``name`` of the game ``game`` (default
+:data:`ffo_env.games.DEFAULT_GAME`). The registry names no game: each game's agents live in its own package of
+this layer, ``agents.<package>`` (:attr:`ffo_env.games.GameInfo.package_name`: ``agents.ffo``,
+``agents.springtime``, ``agents.france1940``), which offers what :class:`GameAgents` lists; the registry
+imports it when first asked. A new game adds ``agents/<game>/`` and its registry entry in
+:mod:`ffo_env.games`, and edits nothing here.
 
-=================================  ============================================================
-``random``                         uniform over the legal actions (either side)
-``pass``                           PASS whenever legal, else the first legal action (either side)
-``heuristic``                      the scripted bot of the side asked for
-``heuristic:<level>``              the same with ``configs/bots/<side>_heuristic_<level>.yaml``
-                                   (levels shipped: ``cautious``, ``aggressive``)
-``pretrained``                     the trained policy shipped with the package for the side asked for
-                                   (``agents/pretrained_policies/``; see :mod:`agents.pretrained`)
-``policy:PATH``                    a trained policy file (``ffo train`` writes them)
-``lookahead:pretrained``,          that policy with a one-step lookahead on its own value head at its
-``lookahead:policy:PATH``          uncertain choices (:mod:`agents.lookahead`)
-``french_heuristic[_<level>]``     the scripted French bot (French side only)
-``german_heuristic[_<level>]``     the scripted German bot (German side only)
-``expert``                         the side's expert bot: tuned scripted bot, lookahead where it pays
-                                   (:mod:`agents.expert`, ``configs/bots/expert/``)
-``expert:<level>``                 the same at another level (``fast``, ``strong``)
-``french_expert``, ``german_expert`` the expert of one side (that side only)
-=================================  ============================================================
+What each game's package offers:
 
-Every ``configs/bots/<side>_heuristic*.yaml`` file is registered under its file name.
-``make_agent(..., config=PATH)`` gives a heuristic bot an explicit parameter file.
+- ``AGENT_NAMES``: its agents' names (``policy:PATH`` apart: a trained policy file of that game);
+- ``make_agent(name, side, seed=None, **kwargs)``: the agent, or one ``ValueError`` naming the known names;
+- optionally ``is_agent_name(name)`` (names built from parts, e.g. France Fights On's ``lookahead:policy:PATH``;
+  default: one of ``AGENT_NAMES`` or ``policy:PATH``) and ``agent_sides(name)`` (the sides an agent can play;
+  default: both).
+
+France Fights On's names (``random``, ``pass``, ``heuristic``, ``expert``, ``pretrained``, ``policy:PATH``,
+``lookahead:...``, each side's bots and parameter files) are listed in :mod:`agents.ffo`, Springtime for
+Hitler's in :mod:`agents.springtime`, France 1940's in :mod:`agents.france1940`. ``AGENT_NAMES`` and
+``register`` of this module are the default game's (the names before issue 62 moved them, kept one release).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+import importlib
+from collections.abc import Sequence
+from types import ModuleType
+from typing import Any, Protocol
 
-from agents.base import RandomAgent
-from agents.botconfig import available_configs
-from agents.policy_files import peek_metadata
-from agents.simple import PassAgent
-from ffo_env.ffo.core.sides import SIDE_NAMES
+from agents.policy_io import is_policy_name
+from ffo_env.games import DEFAULT_GAME, SIDES, game_info
 
-_FACTORIES: dict[str, Callable[..., Any]] = {}
-_SIDES: dict[str, tuple[str, ...]] = {}  # the sides an agent can play, by name
-AGENT_NAMES: list[str] = []
+__all__ = ["GameAgents", "agent_names", "agent_sides", "game_agents", "is_agent_name", "make_agent"]
 
 
-def is_agent_name(name: object) -> bool:
-    """A registered name, or ``policy:PATH`` (whether PATH loads is checked when the agent is made)."""
-    if not isinstance(name, str):
-        return False
-    if name.startswith("lookahead:"):
-        inner = name.removeprefix("lookahead:")
-        return inner == "pretrained" or (inner.startswith("policy:") and len(inner) > len("policy:"))
-    return name in AGENT_NAMES or (name.startswith("policy:") and len(name) > len("policy:"))
+class GameAgents(Protocol):
+    """What a game's package of agents (``agents.<package>``) offers the registry."""
+
+    AGENT_NAMES: Sequence[str]
+
+    def make_agent(self, name: str, side: str, seed: int | None = None, **kwargs: Any) -> Any: ...
 
 
-def register(name: str, factory: Callable[..., Any], sides: tuple[str, ...] = SIDE_NAMES) -> None:
-    """Register ``factory(side, seed=None, **kwargs) -> agent`` under ``name``, an agent that plays ``sides``."""
-    _FACTORIES[name] = factory
-    _SIDES[name] = sides
-    if name not in AGENT_NAMES:
-        AGENT_NAMES.append(name)
-        AGENT_NAMES.sort()
+def game_agents(game: str = DEFAULT_GAME) -> ModuleType:
+    """The package of ``game``'s agents, ``agents.<package>`` (an unknown game is one clear error)."""
+    return importlib.import_module(f"agents.{game_info(game).package_name}")
 
 
-def agent_sides(name: str) -> tuple[str, ...]:
-    """The sides the agent called ``name`` can play: a ``policy:PATH`` the side its metadata names (both if the
-    metadata cannot be read: making the agent then says what is wrong), a registered name the sides it was
-    registered with."""
-    if name.startswith("policy:"):
-        meta = peek_metadata(name.split(":", 1)[1])
-        side = meta.get("side") if meta is not None else None
-        return (side,) if side in SIDE_NAMES else SIDE_NAMES
-    return _SIDES.get(name, SIDE_NAMES)
+def agent_names(game: str = DEFAULT_GAME) -> tuple[str, ...]:
+    """The agent names of ``game`` (``policy:PATH`` apart)."""
+    return tuple(game_agents(game).AGENT_NAMES)
 
 
-def _heuristic(side: str, level: str | None, seed: int | None, **kw: Any) -> Any:
-    if side == "french":
-        from agents.french_heuristic import make_french
-
-        return make_french(level, seed=seed, **kw)
-    from agents.german_heuristic import make_german
-
-    return make_german(level, seed=seed, **kw)
-
-
-def _pretrained(side: str, seed: int | None) -> Any:
-    from agents.pretrained import load_pretrained
-
-    agent = load_pretrained(side)
-    agent.reset(seed)
-    return agent
+def is_agent_name(name: object, game: str = DEFAULT_GAME) -> bool:
+    """A name an agent of ``game`` has, or ``policy:PATH`` (whether PATH loads is checked when it is made)."""
+    module = game_agents(game)
+    own = getattr(module, "is_agent_name", None)
+    if own is not None:
+        return bool(own(name))
+    return isinstance(name, str) and (name in module.AGENT_NAMES or is_policy_name(name))
 
 
-def _expert(side: str, level: str | None, seed: int | None, only: str | None = None, **kw: Any) -> Any:
-    from agents.expert import make_expert
-
-    if only is not None and side != only:
-        raise ValueError(
-            f"agent {only}_expert plays the {only} side only, not {side!r}; use 'expert' to pick the side's bot"
-        )
-    return make_expert(side, level, seed=seed, **kw)
-
-
-def _side_bot(bot_side: str, level: str | None) -> Callable[..., Any]:
-    def factory(side: str, seed: int | None = None, **kw: Any) -> Any:
-        if side != bot_side:
-            raise ValueError(
-                f"agent {bot_side}_heuristic{'_' + level if level else ''} plays the {bot_side} side only,"
-                f" not {side!r}; use 'heuristic' to pick the side's bot"
-            )
-        return _heuristic(side, level, seed, **kw)
-
-    return factory
-
-
-def _level_of(cfg: str, side: str) -> str | None:
-    rest = cfg[len(f"{side}_heuristic") :]
-    return rest[1:] if rest.startswith("_") else None
-
-
-register("random", lambda side, seed=None, **kw: RandomAgent(seed=seed))
-register("pass", lambda side, seed=None, **kw: PassAgent(seed=seed))
-register("pretrained", lambda side, seed=None, **kw: _pretrained(side, seed))
-register("heuristic", lambda side, seed=None, **kw: _heuristic(side, None, seed, **kw))
-register("expert", lambda side, seed=None, **kw: _expert(side, None, seed, **kw))
-for _elvl in ("fast", "strong"):
-    register(f"expert:{_elvl}", lambda side, seed=None, _l=_elvl, **kw: _expert(side, _l, seed, **kw))
-for _eside in SIDE_NAMES:
-    register(
-        f"{_eside}_expert",
-        lambda side, seed=None, _s=_eside, **kw: _expert(side, None, seed, _s, **kw),
-        (_eside,),
-    )
-for _cfg in available_configs():
-    for _side in SIDE_NAMES:
-        if _cfg == f"{_side}_heuristic" or _cfg.startswith(f"{_side}_heuristic_"):
-            _lvl = _level_of(_cfg, _side)
-            register(_cfg, _side_bot(_side, _lvl), (_side,))
-            if _lvl:
-                register(
-                    f"heuristic:{_lvl}",
-                    lambda side, seed=None, _l=_lvl, **kw: _heuristic(side, _l, seed, **kw),
-                )
+def agent_sides(name: str, game: str = DEFAULT_GAME) -> tuple[str, ...]:
+    """The sides the agent called ``name`` of ``game`` can play (both, unless the game's package says)."""
+    own = getattr(game_agents(game), "agent_sides", None)
+    return tuple(own(name)) if own is not None else SIDES
 
 
 def make_agent(name: str, side: str, seed: int | None = None, **kwargs: Any) -> Any:
-    """Build the agent called ``name`` to play ``side`` (``"french"`` or ``"german"``).
-
-    ``policy:PATH`` loads a trained policy (``agents.policy.load_policy``). ``game="springtime"`` builds a
-    bot of Springtime for Hitler instead (:func:`agents.springtime.make_agent`), ``game="france1940"`` one of
-    France 1940 (:func:`agents.france1940.make_agent`)."""
-    if side not in SIDE_NAMES:
+    """Build the agent called ``name`` to play ``side`` (``"french"`` or ``"german"``) of the game ``game=``
+    (keyword, default France Fights On); the other keywords go to the game's own ``make_agent`` (France Fights
+    On's heuristic bots take ``config=PATH``)."""
+    game = kwargs.pop("game", DEFAULT_GAME)
+    if side not in SIDES:
         raise ValueError(f"side must be 'french' or 'german', got {side!r}")
-    game = kwargs.pop("game", "ffo")
-    if game == "springtime":  # issue 41: the bots of the second game
-        from agents.springtime import make_agent as make_springtime_agent
+    return game_agents(game).make_agent(name, side, seed, **kwargs)
 
-        return make_springtime_agent(name, side, seed)
-    if game == "france1940":  # issue 63: the bots of the third game
-        from agents.france1940 import make_agent as make_france1940_agent
 
-        return make_france1940_agent(name, side, seed)
-    if name.startswith("lookahead:"):
-        from agents.lookahead import LookaheadAgent
-
-        inner = name.removeprefix("lookahead:")
-        if not (inner == "pretrained" or inner.startswith("policy:")):
-            raise ValueError(f"{name}: expected lookahead:pretrained or lookahead:policy:PATH")
-        return LookaheadAgent(make_agent(inner, side, seed=seed), seed=seed)
-    if name.startswith("policy:"):
-        # a trained policy file: "policy:runs/<run>/policies/french.pt"
-        from agents.flat_policy import is_flat_policy, load_flat_policy
-        from agents.policy_io import make_policy_agent
-
-        path = name.split(":", 1)[1]
-        if (peek_metadata(path) or {}).get("game") == "springtime":  # issue 41: the other game's file
-            raise ValueError(f"{name}: a Springtime for Hitler policy; play it with --game springtime")
-        if is_flat_policy(path):  # an MLP over the flat observation (ffo train --backend rllib)
-            return make_policy_agent(name, side, seed, load_flat_policy)
-        from agents.policy import load_policy
-
-        return make_policy_agent(name, side, seed, load_policy)
-    factory = _FACTORIES.get(name)
-    if factory is None:
-        raise ValueError(f"unknown agent {name!r}; known agents: {', '.join(AGENT_NAMES)}")
-    return factory(side, seed=seed, **kwargs)
+def __getattr__(name: str) -> Any:
+    """``AGENT_NAMES`` and ``register``: the default game's (their home before issue 62, kept one release)."""
+    if name in ("AGENT_NAMES", "register"):
+        return getattr(game_agents(DEFAULT_GAME), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

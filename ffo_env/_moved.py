@@ -35,6 +35,11 @@ _FFO_CORE = (
     "replacement scenario search setup_phase setup_rules sides stacking state state_check state_io "
     "turn_sequence version victory visibility"
 ).split()
+# France Fights On's bots and policy modules moved under their own names (agents.policy_net is renamed)
+_FFO_AGENTS = (
+    "bot_tuning botconfig expert expert_search flat_policy french_heuristic german_heuristic heuristic_base "
+    "knowledge lookahead policy pretrained simple"
+).split()
 MOVED: dict[str, str] = {
     # step 3: France Fights On's rules core, encoding, rendering and env modules into ffo_env/ffo/
     **{f"ffo_env.core.{m}": f"ffo_env.ffo.core.{m}" for m in _FFO_CORE},
@@ -47,6 +52,10 @@ MOVED: dict[str, str] = {
     "ffo_env.envs.flat": "ffo_env.ffo.encoding.flat",
     "ffo_env.envs.render": "ffo_env.ffo.render.env_frames",
     "ffo_env.envs.openspiel_game": "ffo_env.ffo.openspiel_game",
+    # step 4: France Fights On's bots, policy files, network and search teacher into agents/ffo/
+    **{f"agents.{m}": f"agents.ffo.{m}" for m in _FFO_AGENTS},
+    "agents.policy_net": "agents.ffo.network",
+    "training.search_teacher": "agents.ffo.search",
 }
 
 

@@ -17,8 +17,8 @@ What differs between games lives in the game's own package and is reached throug
   each decision with its text, ``.record()`` the game record; ``replay(record)`` (verifies every decision, die and field a viewer shows and
   raises ``ValueError`` naming the first divergence), ``load_record(path)`` / ``save_record(rec, path)``;
 - ``aec_env(**kw)`` / ``parallel_env(**kw)``: the PettingZoo environments; ``single_agent_env(**kw)`` the
-  one-side Gymnasium env (``side``, ``opponent``, ...); ``gym_ids[side]`` the Gymnasium ids (structured and
-  ``-flat``);
+  one-side Gymnasium env (``side``, ``opponent``, ...); ``gym_ids[side]`` the Gymnasium ids (structured,
+  ``-flat`` and ``-compact``), ``gym_defaults[id]`` an id's own keyword defaults;
 - ``env_adapter(**kw)``: what the suite's shared environments (:mod:`ffo_env.envs.suite_aec`,
   :mod:`ffo_env.envs.suite_single_agent`) ask of the game, with the game's env options
   (:class:`ffo_env.envs.adapter.GameAdapter`: a new state, a start state, the observation, the shaping
@@ -116,6 +116,8 @@ class GameInfo:
     figure: str = ""  # the figure a game's result is measured by beside its winner ("vp", "morale")
     vector_observation: str = ""  # the env's observation_format of one flat float vector ("compact", "flat")
     _versions: str = ""  # versions(setup) -> {"engine", "data", "observation_spec"} of a result or tournament
+    # keyword defaults of some Gymnasium ids beyond side, observation format and opponent (id -> kwargs)
+    gym_defaults: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
     def package_name(self) -> str:
@@ -210,12 +212,14 @@ GAMES: dict[str, GameInfo] = {
         _save_record="ffo_env.ffo.core.record:save_record",
         _aec_env="ffo_env.ffo.env:env",
         _parallel_env="ffo_env.ffo.env:parallel_env",
-        _single_agent_env="ffo_env.ffo.single_agent:FFOSingleAgentEnv",
+        _single_agent_env="ffo_env.ffo.interface:single_agent_env",
         _env_adapter="ffo_env.ffo.adapter:make_adapter",
         gym_ids={
             "french": ("ffo_env/French-v0", "ffo_env/French-flat-v0", "ffo_env/French-compact-v0"),
             "german": ("ffo_env/German-v0", "ffo_env/German-flat-v0", "ffo_env/German-compact-v0"),
         },
+        # issue 60: candidate slots and the VP potential, from which a stock MLP learns (the environment card)
+        gym_defaults={"ffo_env/German-compact-v0": {"action_layout": "slots", "reward": "potential"}},
         _write_viewer="ffo_env.ffo.render.html_viewer:write_viewer",
         package="ffo",
         options=(

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from agents import make_agent
-from agents.botconfig import BotConfigError, available_configs, load_params
-from agents.french_heuristic import FrenchParams, make_french
-from agents.german_heuristic import GermanParams, make_german
+from agents.ffo.botconfig import BotConfigError, available_configs, load_params
+from agents.ffo.french_heuristic import FrenchParams, make_french
+from agents.ffo.german_heuristic import GermanParams, make_german
 from agents.harness import wilson_interval  # noqa: F401  (import check)
 from agents.registry import AGENT_NAMES
 from ffo_env.ffo.core import hexgrid as hg
@@ -176,7 +176,7 @@ def test_11_7_rail_stage_sends_a_far_french_unit_to_a_city_a_rail_move_reaches_a
     which a rail move (rule 11.7, R17) reaches an open port, rather than all the way; without, it walks on."""
     from conftest import U, act, plain_game, position, ua
 
-    from agents.french_heuristic import FrenchHeuristic
+    from agents.ffo.french_heuristic import FrenchHeuristic
 
     game = plain_game()
     text = "turn 3 phase FRENCH_MOVEMENT\nfrench: fr-I@5515"

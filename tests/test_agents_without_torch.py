@@ -1,4 +1,4 @@
-"""The scripted bots need neither torch nor the policy network (agents/policy_net.py is for the train extra)."""
+"""The scripted bots need neither torch nor the policy network (agents/ffo/network.py is for the train extra)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import sys
 sys.modules["torch"] = None  # any import of torch now raises ImportError
 import agents
 from agents import make_agent
-from agents.policy import PolicyLoadError, spec_hash
+from agents.ffo.policy import PolicyLoadError, spec_hash
 
 bot = make_agent("heuristic", "german", seed=0)
 assert spec_hash() and PolicyLoadError
-assert "agents.policy_net" not in sys.modules
+assert "agents.ffo.network" not in sys.modules
 print("ok")
 """
 

@@ -634,7 +634,7 @@ def test_resume_refuses_a_damaged_progress_file_and_changes_nothing(reference_ru
 
 def test_maskable_ppo_pretrained_starts_as_the_shipped_policy(tmp_path):
     """Its first evaluation point is the shipped policy: the same network and the same choices."""
-    from agents.pretrained import load_pretrained
+    from agents.ffo.pretrained import load_pretrained
     from agents.registry import make_agent
     from benchmarks.protocol.algos import Context, get_algo
     from benchmarks.protocol.tasks import get_task
@@ -697,7 +697,7 @@ def test_pretrained_row_is_a_reference_row_naming_its_weights(reference_runs, tm
     and the report keeps it out of the learners (no from-start change, no 'fewer than 3 runs' mark)."""
     import hashlib
 
-    from agents.pretrained import pretrained_path
+    from agents.ffo.pretrained import pretrained_path
 
     out = tmp_path / "pretrained"
     assert main(["benchmark", "run", "--task", "ffo/german-endgame/v2", "--algo", "pretrained", "--seeds", "1",

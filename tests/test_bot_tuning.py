@@ -1,4 +1,4 @@
-"""agents.bot_tuning: the cross-entropy tuner of the scripted bots' parameters (tiny runs)."""
+"""agents.ffo.bot_tuning: the cross-entropy tuner of the scripted bots' parameters (tiny runs)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agents import bot_tuning as bt
-from agents.botconfig import load_params
-from agents.german_heuristic import GermanParams
+from agents.ffo import bot_tuning as bt
+from agents.ffo.botconfig import load_params
+from agents.ffo.german_heuristic import GermanParams
 
 
 def test_search_space_uses_the_validated_ranges() -> None:

@@ -101,7 +101,7 @@ def test_teacher_labels_in_the_buffer_are_the_teachers_moves_at_the_observations
 
 
 def test_teacher_loss_is_the_cross_entropy_on_the_labelled_rows() -> None:
-    from agents.policy_net import LegalCategorical
+    from agents.ffo.network import LegalCategorical
     from training.teacher_labels import teacher_loss
 
     logits = th.tensor([[0.0, 1.0, 2.0], [1.0, 0.0, 0.0], [3.0, 0.0, 0.0]])

@@ -22,7 +22,7 @@ pytest.importorskip("sb3_contrib")
 
 from conftest import tiny_train_args  # noqa: E402
 
-from agents.policy import load_policy  # noqa: E402
+from agents.ffo.policy import load_policy  # noqa: E402
 from ffo_env.cli import main as ffo  # noqa: E402
 from training.checkpoint import CheckpointError, load_checkpoint, save_checkpoint  # noqa: E402
 from training.config import TrainConfig  # noqa: E402

@@ -12,7 +12,10 @@ import numpy as np
 import pytest
 
 import ffo_env  # noqa: F401 - registers the ids
-from ffo_env.envs.registration import ENV_IDS
+from ffo_env.games import GAMES, game_info
+
+# France Fights On's ids, from its registry entry (issue 62: every game's ids come from the registry)
+ENV_IDS = tuple(env_id for ids in game_info("ffo").gym_ids.values() for env_id in ids)
 
 
 @pytest.mark.parametrize("env_id", ENV_IDS)
@@ -73,10 +76,8 @@ CARD = Path(__file__).resolve().parents[1] / "docs" / "environments" / "france_f
 def _card_defaults(env_id: str) -> dict[str, str]:
     """The environment card's table of the ids' defaults (after ``<!-- id-defaults -->``): argument -> the
     cell of ``env_id`` (the German compact id has its own column, issue 60)."""
-    from ffo_env.envs.registration import GERMAN_SLOT_IDS
-
     text = CARD.read_text(encoding="utf-8").split("<!-- id-defaults -->", 1)[1]
-    column = 2 if env_id in GERMAN_SLOT_IDS else 1
+    column = 2 if env_id in game_info("ffo").gym_defaults else 1
     rows: dict[str, str] = {}
     for line in text.strip().splitlines()[2:]:
         if not line.startswith("|"):
@@ -109,3 +110,28 @@ def test_registered_defaults_are_the_environment_cards(env_id):
     assert ("omniscient" if env.omniscient else "player") == card["view"].strip('"')
     assert env.illegal_action == card["illegal_action"].strip('"')
     assert card["max_steps"] == "none" and env.max_steps is None
+
+
+def test_every_games_ids_have_the_one_entry_point_and_the_old_entry_names_build_the_same_env():
+    """Issue 62 step 4: one entry point (agents.gym_entry.make_game_env) for the ids of every game; the names of
+    the entry points before it (France Fights On's and Springtime's) build the same envs."""
+    from agents.gym_entry import make_game_env, make_single_agent_env
+    from agents.springtime.gym_entry import make_springtime_env
+
+    for info in GAMES.values():
+        for side, ids in info.gym_ids.items():
+            for env_id in ids:
+                spec = gym.spec(env_id)
+                assert spec.entry_point == "agents.gym_entry:make_game_env", env_id
+                assert spec.kwargs["game"] == info.name and spec.kwargs["side"] == side
+    for old, game in ((make_single_agent_env, "ffo"), (make_springtime_env, "springtime")):
+        a = old(side="german", opponent="heuristic", observation_format="flat")
+        b = make_game_env(game, side="german", opponent="heuristic", observation_format="flat")
+        assert type(a) is type(b) and type(a.opponent) is type(b.opponent)
+        oa, _ = a.reset(seed=3)
+        ob, _ = b.reset(seed=3)
+        assert np.array_equal(oa, ob)
+    slots = make_single_agent_env(side="german", action_layout="slots", observation_format="compact")
+    assert slots.action_layout == "slots"
+    with pytest.raises(ValueError, match="action_layout must be one of"):
+        make_single_agent_env(action_layout="hex")

@@ -178,7 +178,7 @@ def test_shaped_reward_charges_an_overstack_to_the_move_that_makes_it_r09():
     """Potential-based shaping: the German pays at the move, not at the removal (rule 6.5, R9)."""
     from conftest import H, U, ua
 
-    from agents.simple import PassAgent
+    from agents.ffo.simple import PassAgent
     from ffo_env.ffo.core.actions import Special
     from ffo_env.ffo.core.notation import position
     from ffo_env.ffo.core.state import DEAD, Phase
@@ -226,7 +226,7 @@ def test_potential_reward_credits_each_decision_and_sums_to_the_result(side: str
 
 
 def _potential_env_at(text: str) -> FFOSingleAgentEnv:
-    from agents.simple import PassAgent
+    from agents.ffo.simple import PassAgent
     from ffo_env.ffo.core.notation import position
 
     env = FFOSingleAgentEnv(side="german", setup="decide", reward="potential", opponent=PassAgent())

@@ -1,4 +1,4 @@
-"""agents.expert: the expert bots (issue 17). Small search budgets, no time limits."""
+"""agents.ffo.expert: the expert bots (issue 17). Small search budgets, no time limits."""
 
 from __future__ import annotations
 
@@ -9,8 +9,15 @@ from pathlib import Path
 import pytest
 from conftest import default_game
 
-from agents.botconfig import BotConfigError
-from agents.expert import EXPERT_CONFIG_DIR, LEVELS, ExpertBot, expert_config_path, load_expert, make_expert
+from agents.ffo.botconfig import BotConfigError
+from agents.ffo.expert import (
+    EXPERT_CONFIG_DIR,
+    LEVELS,
+    ExpertBot,
+    expert_config_path,
+    load_expert,
+    make_expert,
+)
 from agents.registry import AGENT_NAMES, make_agent
 from ffo_env.ffo.core.datasets import DEFAULT_DATA
 from ffo_env.ffo.core.determinize import determinize, hidden_slots
@@ -172,7 +179,7 @@ def test_3_6_expert_choice_ignores_what_it_cannot_see() -> None:
 def test_time_budget_stops_new_determinizations_but_plays_one() -> None:
     """``time_budget``: no determinization starts once the budget is spent; the first always runs, and every
     candidate is scored on the same samples (paired)."""
-    from agents.expert_search import score_candidates
+    from agents.ffo.expert_search import score_candidates
 
     st = default_game().new_initial_state(7)
     bots = {s: make_agent("heuristic", s, seed=9) for s in ("french", "german")}

@@ -1,4 +1,4 @@
-"""training.search_teacher and training.expert_iteration: the search operator and its loop (issue 39).
+"""agents.ffo.search and training.expert_iteration: the search operator and its loop (issue 39).
 
 Small search budgets (horizon 0 or 1, one or two samples), so the module runs in seconds."""
 
@@ -13,14 +13,14 @@ import numpy as np
 import pytest
 from conftest import default_game, swap_hidden
 
-from agents.pretrained import load_pretrained
+from agents.ffo.pretrained import load_pretrained
+from agents.ffo.search import PolicySearchAgent, TeacherSettings
 from agents.registry import make_agent
 from ffo_env.ffo.core.determinize import hidden_slots
 from ffo_env.ffo.core.state import State
 from ffo_env.ffo.encoding.observation import encode
 from ffo_env.ffo.env import make_game
 from training.expert_iteration import ExpertIterationError, load_config, main
-from training.search_teacher import PolicySearchAgent, TeacherSettings
 
 SEARCHED = ("attack_target", "evacuate", "german_order")
 
@@ -176,7 +176,7 @@ def test_expert_iteration_config_errors_name_the_key(
 def test_expert_iteration_smoke_through_ffo_train_resumes_and_loads(tmp_path: Path) -> None:
     """`ffo train` with `method: expert_iteration`: one game against the German expert, one iteration; a
     student that loads; `ffo train --resume` does not replay the finished iteration."""
-    from agents.policy import load_policy
+    from agents.ffo.policy import load_policy
     from ffo_env.cli import main as ffo
 
     cfg = _write(

@@ -1,4 +1,4 @@
-"""Flat-MLP policy files (agents.flat_policy): round trip, and every damaged or mismatched file refused
+"""Flat-MLP policy files (agents.ffo.flat_policy): round trip, and every damaged or mismatched file refused
 with one clear error before anything large is allocated."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from agents import make_agent
-from agents.flat_policy import FlatPolicyError, load_flat_policy, save_flat_policy
+from agents.ffo.flat_policy import FlatPolicyError, load_flat_policy, save_flat_policy
 from ffo_env.ffo.core.game import Game, RulesOptions
 from ffo_env.ffo.encoding.flat import flat_layout
 

@@ -110,13 +110,17 @@ def test_new_fields_of_the_game_interface(name: str) -> None:
 
 
 def test_score_columns_of_the_interface_are_the_harness_columns() -> None:
-    from agents.harness import _score_columns
+    """A finished game's own columns (the interface's ``score_columns``, which the harness's rows hold) are,
+    in order, the game's columns of the tournament's games.csv: one missing there is dropped from the file."""
+    from agents.harness import GAME_COLUMNS_FIRST, GAME_COLUMNS_LAST, _score_columns, games_csv_columns
 
     for name in GAME_NAMES:
         info = game_info(name)
         state = info.random_playout(5)
         cols = info.score_columns(state)
-        assert cols == _score_columns(name, state)
+        assert _score_columns(name, state) == cols
+        assert [*GAME_COLUMNS_FIRST, *cols, *GAME_COLUMNS_LAST] == games_csv_columns(name), name
+        assert not set(cols) & {*GAME_COLUMNS_FIRST, *GAME_COLUMNS_LAST}, name
         assert info.figure in cols, f"{name}: its figure {info.figure!r} is not a column of its rows"
 
 

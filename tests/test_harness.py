@@ -85,7 +85,7 @@ def test_round_robin() -> None:
 
 
 def test_a_round_robin_plays_each_agent_on_the_sides_it_can_play(tmp_path) -> None:
-    from agents.pretrained import pretrained_path
+    from agents.ffo.pretrained import pretrained_path
     from agents.registry import agent_sides
 
     french = f"policy:{pretrained_path('french')}"

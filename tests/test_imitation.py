@@ -78,7 +78,7 @@ def test_collect_keep_fraction_spreads_the_budget_over_more_games() -> None:
 
 
 def test_dagger_plays_the_students_moves_and_keeps_the_teachers_labels(tmp_path: Path) -> None:
-    from agents.policy import export_policy
+    from agents.ffo.policy import export_policy
 
     pass_action = Game().layout.special(Special.PASS)
     student = export_policy(_model(tmp_path), tmp_path / "student.pt", side="german")

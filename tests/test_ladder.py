@@ -161,7 +161,7 @@ def test_bad_ladder_command_lines_are_one_error(argv: list[str], capsys: pytest.
 def test_a_one_side_agent_plays_only_its_side_in_a_ladder(tmp_path: Path) -> None:
     """A policy file and a one-side bot join a ladder on their own side only (a ladder once asked the French
     policy to play German and stopped), with no rating for the side they do not play; resume and --add work."""
-    from agents.pretrained import pretrained_path
+    from agents.ffo.pretrained import pretrained_path
 
     german = f"policy:{pretrained_path('german')}"
     out = tmp_path / "ladder"

@@ -1,4 +1,4 @@
-"""agents.lookahead: a policy with a one-step lookahead on its own value head (issue 39)."""
+"""agents.ffo.lookahead: a policy with a one-step lookahead on its own value head (issue 39)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from agents.lookahead import LookaheadAgent, LookaheadSettings
-from agents.pretrained import load_pretrained
+from agents.ffo.lookahead import LookaheadAgent, LookaheadSettings
+from agents.ffo.pretrained import load_pretrained
 from agents.registry import is_agent_name, make_agent
 from ffo_env.core.dice import Dice
 from ffo_env.ffo.core.determinize import determinize, hidden_slots
@@ -150,7 +150,7 @@ def test_lookahead_names_and_settings() -> None:
 
 
 def test_policy_probabilities_are_a_distribution_over_legal_actions_whose_argmax_the_agent_plays() -> None:
-    """agents.policy.PolicyAgent.probabilities, which the lookahead, the search teacher and self-imitation read."""
+    """agents.ffo.policy.PolicyAgent.probabilities, which the lookahead, the search teacher and self-imitation read."""
     policies = {s: load_pretrained(s) for s in ("french", "german")}
     for st in _positions():
         legal = st.legal_actions()

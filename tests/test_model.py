@@ -216,7 +216,7 @@ def test_anchor_kl_holds_the_policy_near_where_it_started(tmp_path: Path) -> Non
     model.set_anchor()  # type: ignore[attr-defined]
 
     def kl_to_anchor() -> float:
-        from agents.policy_net import LegalCategorical
+        from agents.ffo.network import LegalCategorical
 
         total, n = 0.0, 0
         with th.no_grad():

@@ -149,3 +149,54 @@ def test_the_rewrite_tool_rewrites_old_names_and_paths_once_and_leaves_lookalike
         'y = "ffo_env/French-flat-v0 ffo_env.renderer ffo_env.ffo.render.svgboard ffo_env/ffo/env.py"\n'
     )
     assert tool.rewrite(new) == new
+
+
+def test_the_rewrite_tool_rewrites_the_bots_moved_in_step_4() -> None:
+    """Step 4 moved France Fights On's bots to agents/ffo/ (agents.policy_net renamed agents.ffo.network) and
+    training.search_teacher to agents.ffo.search; names of shared modules that look alike stay."""
+    import importlib.util
+
+    root = Path(__file__).resolve().parents[1]
+    spec = importlib.util.spec_from_file_location(
+        "rewrite_moved_imports", root / "tools/rewrite_moved_imports.py"
+    )
+    assert spec is not None and spec.loader is not None
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    old = (
+        "from agents import knowledge as kn\nfrom agents import harness, policy\nfrom agents import policy_io\n"
+        "from agents.policy_net import HexPolicy\nimport training.search_teacher\n"
+        'x = "agents/pretrained_policies/german.pt agents.policy_io agents/springtime/pretrained_policies"\n'
+        'y = "self.agents.expert agents/expert.py agents.simple:PassAgent"\n'
+    )
+    new = tool.rewrite(old)
+    assert new == (
+        "from agents.ffo import knowledge as kn\nfrom agents import harness, policy\nfrom agents import policy_io\n"
+        "from agents.ffo.network import HexPolicy\nimport agents.ffo.search\n"
+        'x = "agents/ffo/pretrained_policies/german.pt agents.policy_io agents/springtime/pretrained_policies"\n'
+        'y = "self.agents.expert agents/ffo/expert.py agents.ffo.simple:PassAgent"\n'
+    )
+    assert tool.rewrite(new) == new
+
+
+def test_a_pickle_naming_the_old_network_module_loads_the_network_class() -> None:
+    """What an SB3 ``.zip`` checkpoint loaded with ``--trust-pickle`` holds: a class named by its module path of
+    before step 4 (``agents.policy_net.HexPolicy``)."""
+    pytest.importorskip("torch")
+    from agents.ffo.network import HexPolicy
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        importlib.import_module("agents.policy_net")  # the old name, for the pickler's lookup below
+    for protocol in (0, 2, pickle.HIGHEST_PROTOCOL):
+        HexPolicy.__module__ = "agents.policy_net"  # pickled by reference under the old module path
+        try:
+            data = pickle.dumps(HexPolicy, protocol=protocol)
+        finally:
+            HexPolicy.__module__ = "agents.ffo.network"
+        assert b"agents.policy_net" in data and b"agents.ffo.network" not in data
+        for name in [m for m in sys.modules if m == "agents.policy_net"]:
+            del sys.modules[name]  # a fresh process: the old name is not imported yet
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            assert pickle.loads(data) is HexPolicy

@@ -1,6 +1,7 @@
-"""No import cycle inside ``training/``, ``agents/`` or ``benchmarks/`` (issue 39): each package's import graph
-is read from the source with :mod:`ast` by the rules core's own checker (``tests/test_core_layout.py``), lazy
-imports inside functions included, so a module can be read, tested and changed without its importers."""
+"""No import cycle inside ``training/``, ``agents/`` or ``benchmarks/`` (issue 39), nor inside a game's package of
+agents (``agents/<game>/``, issue 62): each package's import graph is read from the source with :mod:`ast` by
+the rules core's own checker (``tests/test_core_layout.py``), lazy imports inside functions included, so a
+module can be read, tested and changed without its importers."""
 
 from __future__ import annotations
 
@@ -10,12 +11,13 @@ import pytest
 from test_core_layout import core_imports, find_cycle
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("training", "agents", "benchmarks")
+PACKAGES = ("training", "agents", "benchmarks", "agents/ffo", "agents/springtime", "agents/france1940")
 
 
 def package_graph(package: str) -> dict[str, set[str]]:
     mods = {p.stem: p for p in sorted((ROOT / package).glob("*.py")) if p.stem != "__init__"}
-    return {name: core_imports(path, set(mods), package) for name, path in mods.items()}
+    dotted = package.replace("/", ".")
+    return {name: core_imports(path, set(mods), dotted) for name, path in mods.items()}
 
 
 @pytest.mark.parametrize("package", PACKAGES)

@@ -16,7 +16,7 @@ pytest.importorskip("sb3_contrib")
 import torch  # noqa: E402
 from conftest import tiny_train_args  # noqa: E402
 
-from agents.policy import PolicyLoadError  # noqa: E402
+from agents.ffo.policy import PolicyLoadError  # noqa: E402
 from ffo_env.cli import main as ffo  # noqa: E402
 from training.config import ConfigError, TrainConfig, load_config  # noqa: E402
 from training.model import build_model, build_vec_env  # noqa: E402

@@ -28,14 +28,14 @@ from agents.policy_io import (  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 SHIPPED = {
-    "ffo": ROOT / "agents" / "pretrained_policies",
+    "ffo": ROOT / "agents" / "ffo" / "pretrained_policies",
     "springtime": ROOT / "agents" / "springtime" / "pretrained_policies",
 }
 
 
 def _loader(game: str):  # noqa: ANN202 - the game's load_policy
     if game == "ffo":
-        from agents.policy import load_policy
+        from agents.ffo.policy import load_policy
 
         return load_policy
     from agents.springtime.policy import load_policy as load_springtime

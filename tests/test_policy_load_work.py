@@ -39,12 +39,12 @@ def test_help_and_a_game_between_bots_import_no_torch() -> None:
 def test_loading_a_policy_builds_its_network_once_without_dynamo() -> None:
     pytest.importorskip("sb3_contrib")
     code = (
-        "import agents.policy_net as pn\n"
+        "import agents.ffo.network as pn\n"
         "built = []\n"
         "init = pn.HexPolicy.__init__\n"
         "def counted(self, *a, **k):\n    built.append(1)\n    init(self, *a, **k)\n"
         "pn.HexPolicy.__init__ = counted\n"
-        "from agents.pretrained import load_pretrained\n"
+        "from agents.ffo.pretrained import load_pretrained\n"
         "agent = load_pretrained('french')\n"
         "assert len(built) == 1, built\n"
         "assert not hasattr(agent.policy, 'action_net') or type(agent.policy.action_net).__name__ == 'HexActionHead'"
@@ -56,7 +56,7 @@ def test_loading_a_policy_builds_its_network_once_without_dynamo() -> None:
 def test_loading_a_policy_leaves_torchs_random_stream_and_plays_as_built() -> None:
     torch = pytest.importorskip("torch")
     pytest.importorskip("sb3_contrib")
-    from agents.pretrained import load_pretrained
+    from agents.ffo.pretrained import load_pretrained
 
     torch.manual_seed(3)
     expected = torch.rand(4)
@@ -66,16 +66,16 @@ def test_loading_a_policy_leaves_torchs_random_stream_and_plays_as_built() -> No
     with pytest.raises(AttributeError, match="has no optimizer"):
         agent.policy.optimizer.step()
     # the weights are the file's, every one (the network built for inference has the file's keys exactly)
-    saved = torch.load(ROOT / "agents" / "pretrained_policies" / "german.pt", weights_only=True)
+    saved = torch.load(ROOT / "agents" / "ffo" / "pretrained_policies" / "german.pt", weights_only=True)
     mine = agent.policy.state_dict()
     assert set(mine) == set(saved) and all(torch.equal(mine[k], saved[k]) for k in saved)
 
 
 def test_metadata_asking_for_a_huge_network_is_refused_before_it_is_allocated(tmp_path: Path) -> None:
     pytest.importorskip("sb3_contrib")
-    from agents.policy import PolicyLoadError, load_policy
+    from agents.ffo.policy import PolicyLoadError, load_policy
 
-    src = ROOT / "agents" / "pretrained_policies"
+    src = ROOT / "agents" / "ffo" / "pretrained_policies"
     shutil.copy(src / "french.pt", tmp_path / "p.pt")
     meta = json.loads((src / "french.json").read_text())
     meta["network"]["cnn_dim"] = meta["network"]["channels"] = 4096  # in range, ~4e9 parameters

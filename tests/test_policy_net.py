@@ -11,7 +11,7 @@ pytest.importorskip("sb3_contrib")
 
 import torch as th  # noqa: E402
 
-from agents.policy_net import (  # noqa: E402
+from agents.ffo.network import (  # noqa: E402
     PLANE_INDEX,
     UNIT_DIM,
     HexActionHead,
@@ -180,7 +180,7 @@ def _prior_shift(policy: object, s: object, k: int) -> th.Tensor:
 def test_r9_overstack_prior_lowers_only_destinations_that_overstack(model: object) -> None:
     from conftest import H, act, position, ua
 
-    from agents.policy_net import PRIOR_INIT, PRIOR_PLANES
+    from agents.ffo.network import PRIOR_INIT, PRIOR_PLANES
     from ffo_env.ffo.core.game import Game, RulesOptions
 
     policy = model.policy  # type: ignore[attr-defined]
@@ -199,7 +199,7 @@ def test_r9_overstack_prior_lowers_only_destinations_that_overstack(model: objec
 def test_r21_end_game_prior_lowers_only_the_target_holding_the_last_french_units(model: object) -> None:
     from conftest import H, position
 
-    from agents.policy_net import PRIOR_INIT, PRIOR_PLANES
+    from agents.ffo.network import PRIOR_INIT, PRIOR_PLANES
     from ffo_env.ffo.core.game import Game, RulesOptions
 
     policy = model.policy  # type: ignore[attr-defined]
@@ -237,7 +237,7 @@ def test_values_from_the_summary_alone_are_sb3s_values(model: object) -> None:
     values of SB3's path through every feature, on dense planes and on their entries."""
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-    from agents.policy_net import PLANE_ENTRIES
+    from agents.ffo.network import PLANE_ENTRIES
 
     policy = model.policy  # type: ignore[attr-defined]
     obs = _obs_batch(model, 3)
@@ -314,7 +314,7 @@ def test_a_map_that_is_not_the_games_is_refused_with_a_clear_error(model: object
 def test_plane_entries_give_the_features_of_the_planes(model: object) -> None:
     """A batch that carries its planes' entries (found once per rollout) in place of the planes gets the same
     features, bit for bit."""
-    from agents.policy_net import PLANE_ENTRIES
+    from agents.ffo.network import PLANE_ENTRIES
 
     fe = model.policy.features_extractor  # type: ignore[attr-defined]
     obs = _obs_batch(model, 3)
@@ -329,7 +329,7 @@ def test_ppo_minibatches_carry_the_plane_entries_of_their_own_samples(tmp_path: 
     gets exactly the features that its dense planes give."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    from agents.policy_net import PLANE_ENTRIES
+    from agents.ffo.network import PLANE_ENTRIES
     from training.envs import make_env_fn
     from training.model import build_model
     from training.opponents import OpponentPool
@@ -366,7 +366,7 @@ def test_ppo_minibatches_carry_the_plane_entries_of_their_own_samples(tmp_path: 
 def test_inverse_cdf_sampling_draws_each_action_with_its_probability() -> None:
     """The rollout's sampler: frequencies match the masked probabilities (chi-square), a masked action is never
     drawn, not even the last one or when only one action is legal."""
-    from agents.policy_net import InverseCdfCategorical
+    from agents.ffo.network import InverseCdfCategorical
 
     th.manual_seed(0)
     logits = th.tensor([[0.0, 1.0, 2.0, 0.5, -1.0, 3.0], [0.0, 0.0, 0.0, 0.0, 0.0, 5.0]])
@@ -414,7 +414,7 @@ def test_legal_categorical_matches_sb3_contrib_masked_categorical() -> None:
     masked action, a row with one legal action, and the dense fallback: no mask, a row without any)."""
     from sb3_contrib.common.maskable.distributions import MaskableCategoricalDistribution
 
-    from agents.policy_net import InverseCdfCategorical, LegalCategorical
+    from agents.ffo.network import InverseCdfCategorical, LegalCategorical
 
     gen = th.Generator().manual_seed(1)
     b, n = 64, 300
@@ -459,7 +459,7 @@ def test_legal_categorical_matches_sb3_contrib_masked_categorical() -> None:
 def test_grid_pool_is_the_adaptive_average_pool() -> None:
     """The board summary's pooling: the same averages and input gradients as ``nn.AdaptiveAvgPool2d``, on the
     policy's 15x7 -> 8x4 context and on grids whose bins overlap differently."""
-    from agents.policy_net import GridPool
+    from agents.ffo.network import GridPool
 
     gen = th.Generator().manual_seed(3)
     for inp, out in (((15, 7), (8, 4)), ((5, 9), (3, 4)), ((4, 4), (4, 4)), ((7, 3), (1, 1))):

@@ -1,4 +1,4 @@
-"""The pretrained policies shipped in agents/pretrained_policies/: agent name ``pretrained``."""
+"""The pretrained policies shipped in agents/ffo/pretrained_policies/: agent name ``pretrained``."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ pytest.importorskip("sb3_contrib")
 from conftest import play_aec, play_single  # noqa: E402
 
 from agents import make_agent  # noqa: E402
-from agents.policy import PolicyAgent, PolicyLoadError  # noqa: E402
-from agents.pretrained import PRETRAINED_DIR, load_pretrained, pretrained_metadata  # noqa: E402
+from agents.ffo.policy import PolicyAgent, PolicyLoadError  # noqa: E402
+from agents.ffo.pretrained import PRETRAINED_DIR, load_pretrained, pretrained_metadata  # noqa: E402
 from ffo_env.cli import main as ffo  # noqa: E402
 
 SIDES = ("french", "german")
@@ -165,7 +165,7 @@ def test_a_bad_thread_count_is_refused(threads: object) -> None:
 
 
 def test_policy_agent_plays_what_sb3s_predict_plays() -> None:
-    """``PolicyAgent.act`` is ``predict(deterministic=True)`` without its per-call overhead (agents/policy.py):
+    """``PolicyAgent.act`` is ``predict(deterministic=True)`` without its per-call overhead (agents/ffo/policy.py):
     the same action at every position of a heuristic game, for both sides."""
     from agents.registry import make_agent
     from ffo_env.ffo.encoding.observation import encoder_for

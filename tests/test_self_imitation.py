@@ -171,7 +171,7 @@ def test_self_imitation_through_ffo_train_writes_loads_resumes_and_replays(tmp_p
     """`ffo train` with `method: self_imitation`: one iteration of two games; the layout, a policy that loads
     with its method recorded; `ffo train --resume` does not replay the iteration; a second run from the same
     seed plays the same games and keeps the same labels."""
-    from agents.policy import load_policy
+    from agents.ffo.policy import load_policy
     from ffo_env.cli import main as ffo
 
     cfg = _write(

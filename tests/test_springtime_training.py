@@ -110,7 +110,7 @@ def test_a_policy_of_the_wrong_side_is_refused(run_dir: Path) -> None:
 
 def test_a_policy_of_the_other_game_is_one_clear_error(run_dir: Path) -> None:
     from agents import make_agent as make_ffo_agent
-    from agents.pretrained import pretrained_path
+    from agents.ffo.pretrained import pretrained_path
 
     with pytest.raises(ValueError, match="a Springtime for Hitler policy; play it with --game springtime"):
         make_ffo_agent(f"policy:{RunFolder(run_dir).policy('french')}", "french")

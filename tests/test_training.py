@@ -12,8 +12,8 @@ pytest.importorskip("sb3_contrib")
 from conftest import TINY_TRAIN, play_aec, play_single, tiny_train_args  # noqa: E402
 
 from agents import make_agent  # noqa: E402
-from agents.policy import PolicyLoadError, load_policy  # noqa: E402
-from agents.policy_net import NETWORK_VERSION  # noqa: E402
+from agents.ffo.network import NETWORK_VERSION  # noqa: E402
+from agents.ffo.policy import PolicyLoadError, load_policy  # noqa: E402
 from ffo_env.cli import main as ffo  # noqa: E402
 from training.config import ConfigError, load_config  # noqa: E402
 
@@ -317,7 +317,7 @@ def test_no_load_path_unpickles() -> None:
 
 
 def test_release_installs_a_runs_policies_with_their_evaluation(run_dir: Path, tmp_path: Path) -> None:
-    from agents.pretrained import load_pretrained, pretrained_metadata
+    from agents.ffo.pretrained import load_pretrained, pretrained_metadata
 
     assert ffo(["release", str(run_dir), "--to", str(tmp_path)]) == 0
     for side in ("french", "german"):
@@ -427,7 +427,7 @@ def test_init_policy_starts_ppo_from_the_shipped_policy(tmp_path: Path) -> None:
     snapshot; the run's policy has moved from them."""
     import torch
 
-    from agents.pretrained import pretrained_path
+    from agents.ffo.pretrained import pretrained_path
 
     args = tiny_train_args({**INIT_SETTINGS, "init_policy": "{french: pretrained}"})
     assert ffo(["train", "--config", str(QUICK), "--out", str(tmp_path), *args, "--no-eval"]) == 0

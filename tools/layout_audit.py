@@ -80,7 +80,6 @@ GAMES: tuple[GamePlaces, ...] = (
         places=_places("ffo"),
         packages=(
             *_places("ffo"),
-            "agents/pretrained_policies/",
             "configs/bots/",
             "configs/train_*.yaml",
         ),

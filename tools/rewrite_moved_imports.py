@@ -30,8 +30,10 @@ SUFFIXES = {".py", ".md", ".toml", ".yaml", ".yml", ".txt", ".cfg", ".ini", ".js
 SKIP_DIRS = {".venv", ".git", "build", "dist", "__pycache__", "_build", "node_modules"}
 # files that name the old paths on purpose: the table itself, this tool, and the hook's test
 SKIP_FILES = {"ffo_env/_moved.py", "tools/rewrite_moved_imports.py", "tests/test_moved_names.py"}
-_DOTTED = re.compile(r"(?<![\w.])ffo_env(?:\.[A-Za-z_]\w*)+")
-_PATH = re.compile(r"(?<![\w./])ffo_env(?:/[A-Za-z_][\w-]*)+(?:\.py)?/?")
+# the top-level packages that hold moved modules (ffo_env: step 3; agents, training: step 4)
+_ROOTS = "|".join(sorted({old.split(".")[0] for old in MOVED}))
+_DOTTED = re.compile(rf"(?<![\w.])(?:{_ROOTS})(?:\.[A-Za-z_]\w*)+")
+_PATH = re.compile(rf"(?<![\w./])(?:{_ROOTS})(?:/[A-Za-z_][\w-]*)+(?:\.py)?/?")
 
 
 def moved_paths(moved: Mapping[str, str]) -> dict[str, str]:
@@ -43,7 +45,7 @@ def moved_paths(moved: Mapping[str, str]) -> dict[str, str]:
     return out
 
 
-_FROM_IMPORT = re.compile(r"\bfrom (ffo_env(?:\.\w+)*) import ([\w, ]+?)(?=\s*(?:#|$|\)))", re.M)
+_FROM_IMPORT = re.compile(rf"\bfrom ((?:{_ROOTS})(?:\.\w+)*) import ([\w, ]+?)(?=\s*(?:#|$|\)))", re.M)
 
 
 def _from_import(m: re.Match[str], moved: Mapping[str, str]) -> str:
@@ -88,7 +90,11 @@ def rewrite_paths(text: str, moved: Mapping[str, str] = MOVED, extra: Mapping[st
     return _PATH.sub(one, text)
 
 
-DATA_FOLDERS = {"ffo_env/data": "ffo_env/ffo/data"}  # folders without modules that moved with the game
+# folders without modules that moved with the game
+DATA_FOLDERS = {
+    "ffo_env/data": "ffo_env/ffo/data",
+    "agents/pretrained_policies": "agents/ffo/pretrained_policies",
+}
 
 
 def rewrite(text: str, moved: Mapping[str, str] = MOVED) -> str:

@@ -3,8 +3,8 @@
 The file pair, its atomic writing and its checked reading are the suite's (:mod:`training.checkpoint_io`):
 ``<run>/checkpoints/<side>-<timesteps>.pt`` (tensors only, read with ``torch.load(weights_only=True)``) and
 ``<side>.json`` (manifest). What is France Fights On's here: the format name ``ffo-checkpoint`` and what a
-resume must find unchanged, the observation spec hash (:func:`agents.policy.spec_hash`) and the network
-(:data:`agents.policy_net.NETWORK_VERSION`, policy class, sizes).
+resume must find unchanged, the observation spec hash (:func:`agents.ffo.policy.spec_hash`) and the network
+(:data:`agents.ffo.network.NETWORK_VERSION`, policy class, sizes).
 
 SB3's own ``.zip`` checkpoints (``MaskablePPO.save``) are cloudpickle archives: loading one can run code
 from the file. Runs written before this format are refused unless the user opts in (``--trust-pickle``).
@@ -52,7 +52,7 @@ def has_checkpoint(ckpt_dir: Path, side: str) -> bool:
 
 
 def _network_meta(model: Any) -> dict[str, Any]:
-    from agents.policy_net import NETWORK_VERSION
+    from agents.ffo.network import NETWORK_VERSION
 
     fe = model.policy.features_extractor
     net_arch = model.policy.net_arch
@@ -73,7 +73,7 @@ def _network_meta(model: Any) -> dict[str, Any]:
 
 def save_checkpoint(model: Any, ckpt_dir: Path, side: str) -> Path:
     """Write ``model``'s learner state for ``side``; returns the manifest path."""
-    from agents.policy import spec_hash
+    from agents.ffo.policy import spec_hash
 
     checks = {"observation_spec_hash": spec_hash(), "network": _network_meta(model)}
     return write_checkpoint(model, ckpt_dir, side, KIND, checks)
@@ -87,7 +87,7 @@ def load_checkpoint(model: Any, ckpt_dir: Path, side: str) -> dict[str, Any]:
     """Restore a freshly built ``model`` (same config) from the checkpoint of ``side``; returns the manifest.
 
     Raises :class:`CheckpointError` (and leaves ``model`` unchanged) if anything does not match."""
-    from agents.policy import spec_hash
+    from agents.ffo.policy import spec_hash
 
     return restore(
         model,

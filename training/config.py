@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from agents.policy import MAX_LAYERS, MAX_WIDTH, SIZE_LOWER, are_layer_widths, is_size
+from agents.ffo.policy import MAX_LAYERS, MAX_WIDTH, SIZE_LOWER, are_layer_widths, is_size
 from agents.registry import is_agent_name
 from ffo_env.ffo.core.game import SETUP_MODES
 from ffo_env.ffo.core.sides import SIDE_NAMES
@@ -68,7 +68,7 @@ class PPOConfig:
 
 @dataclass
 class PolicyConfig:
-    """Network sizes (see agents/policy_net.py)."""
+    """Network sizes (see agents/ffo/network.py)."""
 
     cnn_dim: int = 256  # board summary from the 4x4-pooled context
     channels: int = 32  # k: channels of the coarse context and of the local features

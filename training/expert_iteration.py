@@ -2,7 +2,7 @@
 
 Each iteration, for each side trained:
 
-1. **play**: the current student, wrapped as :class:`training.search_teacher.PolicySearchAgent`, plays
+1. **play**: the current student, wrapped as :class:`agents.ffo.search.PolicySearchAgent`, plays
    ``games`` games against opponents drawn from ``opponents``. At every decision of its side the
    agent takes the policy's argmax, except where the policy is unsure and determinized rollouts
    (only what the side may see) score one of its other top candidates clearly better: then that one.
@@ -33,11 +33,11 @@ from typing import Any
 
 import numpy as np
 
+from agents.ffo.search import TeacherSettings
 from training import student_loop
 from training.method_command import MethodCommand
 from training.method_config import SIDES, common_checks, enforce, read_run_file, start_sided_run
 from training.run_folder import RunFolder
-from training.search_teacher import TeacherSettings
 from training.student_loop import OBS_KEYS, Played, load_student
 
 METHOD = "expert_iteration"  # the config key `method` that makes `ffo train` run this trainer
@@ -109,11 +109,11 @@ def play(job: PlayJob) -> dict[str, Any]:
     """Play ``job.games`` games with the student + search; returns the kept decisions and the game stats."""
     import torch
 
+    from agents.ffo.search import PolicySearchAgent
     from agents.registry import make_agent
     from ffo_env.ffo.core.sides import Side
     from ffo_env.ffo.encoding.observation import encoder_for
     from ffo_env.ffo.env import make_game
-    from training.search_teacher import PolicySearchAgent
 
     torch.set_num_threads(1)  # one worker per core
     rng = random.Random(job.seed)

@@ -85,7 +85,7 @@ def collect(job: CollectJob) -> dict[str, Any]:
     teacher = make_agent(job.teacher, job.side, seed=job.seed)
     student = None
     if job.student is not None and job.beta < 1.0:
-        from agents.policy import load_policy
+        from agents.ffo.policy import load_policy
 
         student = load_policy(job.student)
     n = job.decisions
@@ -242,7 +242,7 @@ def agreement(policy: Any, data: Dataset, idx: np.ndarray, batch_size: int = 512
     overall and by the kind of the teacher's action (hex, unit, special) over decisions with a choice."""
     import torch as th
 
-    from agents.policy_net import hex_cells
+    from agents.ffo.network import hex_cells
 
     n_hex = len(hex_cells())
     hits = {"all": 0, "hex": 0, "unit": 0, "special": 0}
@@ -274,7 +274,7 @@ def pretrain(
     import torch
     from stable_baselines3.common.logger import configure
 
-    from agents.policy import export_policy
+    from agents.ffo.policy import export_policy
     from training.config import learner_threads
 
     pc = cfg.pretrain

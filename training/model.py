@@ -25,7 +25,7 @@ def build_vec_env(cfg: TrainConfig, side: str, snapshots: list[str]) -> Any:
 
 def policy_spec(cfg: TrainConfig) -> tuple[Any, dict[str, Any]]:
     """The policy class and its kwargs for a config (also written into exported policies)."""
-    from agents.policy_net import HexFeatures, HexPolicy
+    from agents.ffo.network import HexFeatures, HexPolicy
 
     fe = {"cnn_dim": cfg.policy.cnn_dim, "channels": cfg.policy.channels, "spatial": cfg.policy.spatial}
     if cfg.policy.spatial > 0:
@@ -186,7 +186,7 @@ def ppo_classes() -> tuple[type, type]:
             return picked
 
         def _observations(self, rows: np.ndarray) -> dict[str, torch.Tensor]:
-            from agents.policy_net import PLANE_ENTRIES
+            from agents.ffo.network import PLANE_ENTRIES
 
             sparse = self.plane_entries is not None
             observations = {
@@ -353,7 +353,7 @@ def ppo_update(model: Any) -> None:
     from stable_baselines3.common.utils import explained_variance
     from torch.nn import functional as F
 
-    from agents.policy_net import LegalCategorical
+    from agents.ffo.network import LegalCategorical
     from training.teacher_labels import TEACHER_KEY, teacher_loss
 
     policy = model.policy

@@ -43,7 +43,7 @@ class OpponentPool:
         agent = self._cache.get(name)
         if agent is None:
             if name.startswith("snapshot:"):
-                from agents.policy import load_policy
+                from agents.ffo.policy import load_policy
 
                 agent = load_policy(name.split(":", 1)[1])
                 agent.name = "snapshot"

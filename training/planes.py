@@ -8,10 +8,10 @@ from typing import Any
 
 
 def planes_reader_of(policy: Any) -> Any:
-    """The policy's :class:`~agents.policy_net.HexFeatures` when it reads a batch's planes as their non-zero
-    entries (only :class:`~agents.policy_net.HexPolicy` hands its extractor the observation as it comes; SB3's
+    """The policy's :class:`~agents.ffo.network.HexFeatures` when it reads a batch's planes as their non-zero
+    entries (only :class:`~agents.ffo.network.HexPolicy` hands its extractor the observation as it comes; SB3's
     other policies preprocess every key by the observation space, which has no entries key), else None."""
-    from agents.policy_net import HexPolicy
+    from agents.ffo.network import HexPolicy
 
     return policy.features_extractor if isinstance(policy, HexPolicy) else None
 

@@ -1,7 +1,7 @@
 """Install a finished training run's policies as the package's pretrained policies.
 
     ffo train --config configs/train_release.yaml      # train both sides and evaluate (>= 200 games a pairing)
-    ffo release runs/release-20261123-102231            # copy its policies into agents/pretrained_policies/
+    ffo release runs/release-20261123-102231            # copy its policies into agents/ffo/pretrained_policies/
 
 Each side's ``.pt`` is copied byte for byte (it stays a weights-only ``state_dict``) and its ``.json``
 gains ``extra.release``: the training command, config and seed, the wall seconds of every stage and
@@ -141,8 +141,8 @@ def release(
     """Check ``run_dir`` and install its policies in ``to`` (default: the package's pretrained folder): every
     side it trained, or only ``sides`` (a side whose policy came out weaker than the one installed keeps the
     installed one, and its part of the model card)."""
-    from agents.policy import PolicyLoadError, load_policy
-    from agents.pretrained import PRETRAINED_DIR
+    from agents.ffo.policy import PolicyLoadError, load_policy
+    from agents.ffo.pretrained import PRETRAINED_DIR
 
     target = to or PRETRAINED_DIR
     extras = release_metadata(run_dir)
@@ -200,7 +200,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "--to",
         type=Path,
         default=None,
-        help="install into this folder instead of the package's agents/pretrained_policies/",
+        help="install into this folder instead of the package's agents/ffo/pretrained_policies/",
     )
     p.add_argument(
         "--side",
@@ -213,7 +213,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agents.pretrained import PRETRAINED_DIR
+    from agents.ffo.pretrained import PRETRAINED_DIR
 
     metas = release(args.run_dir, args.to, args.side)
     target = args.to or PRETRAINED_DIR

@@ -215,8 +215,8 @@ def build_algo(cfg: RllibConfig) -> Any:
 
 
 def export_side(algo: Any, cfg: RllibConfig, side: str, run_dir: Path, extra: dict[str, Any]) -> Path:
-    """Write one side's RLModule as a weights-only flat-MLP policy (:mod:`agents.flat_policy`)."""
-    from agents.flat_policy import save_flat_policy
+    """Write one side's RLModule as a weights-only flat-MLP policy (:mod:`agents.ffo.flat_policy`)."""
+    from agents.ffo.flat_policy import save_flat_policy
 
     sd = algo.get_module(side).state_dict()
     weights = {}
@@ -235,7 +235,7 @@ def export_side(algo: Any, cfg: RllibConfig, side: str, run_dir: Path, extra: di
 
 def _evaluate(run_dir: Path, games: int, seed: int) -> dict[str, Any]:
     from agents.base import RandomAgent
-    from agents.flat_policy import load_flat_policy
+    from agents.ffo.flat_policy import load_flat_policy
     from ffo_env.ffo.core.game import Game, RulesOptions
 
     game = Game(options=RulesOptions(setup="random"))

@@ -11,7 +11,7 @@
   (weights-only, :mod:`training.checkpoint`); RLlib: ``learner.json`` + ``learner-<iteration>.pt``;
 - ``snapshots/<side>_<tag>.pt`` + ``.json`` frozen policies that join the opponent pool (tag ``pretrain``,
   ``init`` or ``r<round>``);
-- ``policies/<side>.pt`` + ``.json`` the final policies (``agents.policy.load_policy``);
+- ``policies/<side>.pt`` + ``.json`` the final policies (``agents.ffo.policy.load_policy``);
 - ``tb/`` TensorBoard logs; ``eval/`` the final evaluation (the tournament's ``results.json``, CSVs, journal;
   ``rl_stage.json`` / ``.md``: the policies before and after the RL stage on the same seeds);
 - ``pretrain/<side>.json`` the imitation stage's report, ``pretrain/<side>_student.pt`` its last student;
@@ -208,7 +208,7 @@ class RunFolder:
         return self.policies / f"{side}.pt"
 
     def flat_policy(self, side: str) -> Path:
-        """The RLlib backend's policy of ``side``, the stem that ``agents.flat_policy`` adds its suffixes to."""
+        """The RLlib backend's policy of ``side``, the stem that ``agents.ffo.flat_policy`` adds its suffixes to."""
         return self.policies / side
 
     def snapshot(self, side: str, tag: str | int) -> Path:

@@ -76,7 +76,7 @@ class SelfImitationError(ValueError):
 
 
 def _decision_kinds() -> frozenset[str]:
-    from training.search_teacher import DECISION_NAMES
+    from agents.ffo.search import DECISION_NAMES
 
     return DECISION_NAMES
 
@@ -216,7 +216,7 @@ def play(job: PlayJob) -> dict[str, Any]:
     local to the job) and one row per game."""
     import torch
 
-    from agents.policy import legal_probabilities
+    from agents.ffo.policy import legal_probabilities
     from agents.registry import make_agent
     from ffo_env.ffo.core.sides import Side
     from ffo_env.ffo.encoding.observation import encoder_for

@@ -28,10 +28,10 @@ DATA = "data"
 def load_student(student: str, side: str) -> Any:
     """The student policy agent: ``pretrained`` (the shipped policy of ``side``) or a policy ``.pt`` of that side."""
     if student == "pretrained":
-        from agents.pretrained import load_pretrained
+        from agents.ffo.pretrained import load_pretrained
 
         return load_pretrained(side)
-    from agents.policy import load_policy
+    from agents.ffo.policy import load_policy
 
     agent = load_policy(student)
     if agent.side != side:
@@ -40,7 +40,7 @@ def load_student(student: str, side: str) -> Any:
 
 
 class Export:
-    """What :func:`agents.policy.export_policy` reads of a model: its policy and action space."""
+    """What :func:`agents.ffo.policy.export_policy` reads of a model: its policy and action space."""
 
     def __init__(self, policy: Any) -> None:
         self.policy = policy
@@ -134,7 +134,7 @@ def train_side(
     ``final_extra(rows)`` adds to its metadata from the progress rows of the iterations done."""
     import torch
 
-    from agents.policy import export_policy
+    from agents.ffo.policy import export_policy
 
     torch.set_num_threads(1)
     student = cfg.init_policy if cfg.init_policy == "pretrained" else str(Path(cfg.init_policy))

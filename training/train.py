@@ -12,7 +12,7 @@ Each run writes, in its own folder ``<out>/<run_name>-<timestamp>/`` (the layout
   ``games/episode_decisions``, ``time/steps_per_s``;
 - ``checkpoints/<side>.zip`` (full MaskablePPO state, for resuming) every ``checkpoint_every`` steps;
 - ``snapshots/<side>_r<round>.pt`` + ``.json`` frozen policies (weights only) that join the pool;
-- ``policies/<side>.pt`` + ``.json`` the final policies, loadable with ``agents.policy.load_policy``;
+- ``policies/<side>.pt`` + ``.json`` the final policies, loadable with ``agents.ffo.policy.load_policy``;
 - ``progress.json`` (what is done, for ``--resume``) and ``eval/`` (the final evaluation, JSON + CSV).
 
 - ``pretrain/<side>.json`` (with ``pretrain.teacher`` set): the imitation stage's report per DAgger
@@ -160,7 +160,7 @@ def _pretrain_side(
     cfg: TrainConfig, side: str, run: RunFolder, progress: dict[str, Any], progress_bar: bool
 ) -> Any:
     """The imitation warm start of one side (training/imitation.py); its result joins the pool as a snapshot."""
-    from agents.policy import export_policy
+    from agents.ffo.policy import export_policy
     from training.imitation import pretrain
 
     probe = _probe_env(cfg, side)
@@ -177,8 +177,8 @@ def _pretrain_side(
 def load_init_policy(cfg: TrainConfig, side: str) -> Any:
     """The agent of ``init_policy[side]`` (the shipped ``pretrained`` policy or a policy file), refused with a
     ``ConfigError`` naming the key when it cannot be loaded or is another side's."""
-    from agents.policy import PolicyLoadError, load_policy
-    from agents.pretrained import load_pretrained
+    from agents.ffo.policy import PolicyLoadError, load_policy
+    from agents.ffo.pretrained import load_pretrained
 
     source = cfg.init_policy[side].strip()
     try:
@@ -196,7 +196,7 @@ def load_init_policy(cfg: TrainConfig, side: str) -> Any:
 def _init_side(cfg: TrainConfig, side: str, run: RunFolder, progress: dict[str, Any]) -> Any:
     """The side's model with the weights of ``init_policy[side]``; like the imitation result, it is
     checkpointed and joins the pool as the snapshot ``<side>_init``."""
-    from agents.policy import export_policy
+    from agents.ffo.policy import export_policy
 
     agent = load_init_policy(cfg, side)
     probe = _probe_env(cfg, side)
@@ -266,7 +266,7 @@ def train(
     trust_pickle: bool = False,
 ) -> dict[str, Any]:
     """Run (or resume) the self-play schedule in a run folder; returns the progress record."""
-    from agents.policy import export_policy
+    from agents.ffo.policy import export_policy
 
     run = run_dir if isinstance(run_dir, RunFolder) else RunFolder(run_dir)
     run.make_folders()

@@ -1,22 +1,16 @@
-"""The entry point of the Springtime gymnasium ids (:mod:`ffo_env.envs.registration`): the opponent may be
-given by name (``"random"``, ``"pass"``, ``"heuristic"``)."""
+"""Springtime for Hitler's name of the suite's one Gymnasium entry point (:func:`agents.gym_entry.make_game_env`),
+``agents.springtime.gym_entry:make_springtime_env``, kept for code that names it."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from agents.springtime import make_agent
-from ffo_env.springtime.env import SpringtimeSingleAgentEnv
+from agents.gym_entry import make_game_env
 
 __all__ = ["make_springtime_env"]
 
 
-def make_springtime_env(
-    side: str = "french", opponent: Any = "random", **kwargs: Any
-) -> SpringtimeSingleAgentEnv:
-    """:class:`SpringtimeSingleAgentEnv` for ``side``; a string ``opponent`` names a bot of the other side
-    (``"random"`` plays from the env's own seeded generator)."""
-    if isinstance(opponent, str):
-        other = "german" if side == "french" else "french"
-        opponent = None if opponent == "random" else make_agent(opponent, other)
-    return SpringtimeSingleAgentEnv(side=side, opponent=opponent, **kwargs)
+def make_springtime_env(side: str = "french", opponent: Any = "random", **kwargs: Any) -> Any:
+    """:class:`~ffo_env.springtime.env.SpringtimeSingleAgentEnv` for ``side``; a string ``opponent`` names a bot
+    of the other side (``"random"`` plays from the env's own seeded generator)."""
+    return make_game_env("springtime", side, opponent, **kwargs)

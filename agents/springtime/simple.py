@@ -1,28 +1,13 @@
-"""Baseline bots of Springtime for Hitler: uniform random, and "pass" (a Pass Impulse whenever legal)."""
+"""Baseline bots of Springtime for Hitler: uniform random (the suite's shared :class:`agents.base.RandomAgent`),
+and "pass" (a Pass Impulse whenever legal)."""
 
 from __future__ import annotations
 
-import random
-
+from agents.base import RandomAgent
 from ffo_env.springtime.core.actions import PASS
 from ffo_env.springtime.core.state import State
 
-
-class RandomAgent:
-    """Uniform over the legal actions, from its own seeded generator."""
-
-    name = "random"
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.rng = random.Random(seed)
-
-    def reset(self, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng.seed(seed)
-
-    def act_state(self, state: State) -> int:
-        legal = state.legal_actions()
-        return legal[self.rng.randrange(len(legal))]
+__all__ = ["PassAgent", "RandomAgent"]
 
 
 class PassAgent(RandomAgent):

@@ -47,7 +47,7 @@ def _shipped_policy_files() -> dict[str, str]:
     apart from the imitation policies' row."""
     import hashlib
 
-    from agents.pretrained import PRETRAINED_DIR
+    from agents.ffo.pretrained import PRETRAINED_DIR
     from agents.springtime.policy import PRETRAINED_DIR as SPRINGTIME_DIR
 
     out: dict[str, str] = {}

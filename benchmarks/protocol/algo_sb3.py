@@ -98,7 +98,7 @@ class SB3Learner(Learner):
         return int(self.model.num_timesteps)
 
     def agent(self) -> Any:
-        from agents.policy import PolicyAgent
+        from agents.ffo.policy import PolicyAgent
 
         return PolicyAgent(self.model.policy, self.ctx.side, {"extra": {"run": "benchmark"}})
 
@@ -134,7 +134,7 @@ class PretrainedPPOLearner(PPOLearner):
     evaluation point is the shipped policy itself. A resumed run reads its checkpoint over these weights."""
 
     def __init__(self, ctx: Context) -> None:
-        from agents.pretrained import load_pretrained
+        from agents.ffo.pretrained import load_pretrained
 
         shipped = load_pretrained(ctx.side)
         super().__init__(ctx, network=shipped.meta["network"])
@@ -391,7 +391,7 @@ def hyperparameters_of(name: str, game: str = "ffo") -> dict[str, Any]:
     if name == "dagger_expert":
         return {**_hyperparameters(), "dagger": dict(DAGGER)}
     if name == "maskable_ppo_pretrained":
-        from agents.pretrained import pretrained_metadata
+        from agents.ffo.pretrained import pretrained_metadata
 
         metas = {s: pretrained_metadata(s) for s in ("french", "german")}  # one network for both sides
         start = {s: f"pretrained ({m.get('extra', {}).get('run', '?')})" for s, m in metas.items()}

@@ -353,7 +353,7 @@ def fingerprint_inputs(task: Task) -> dict[str, Any]:
         from benchmarks.protocol import springtime
 
         return springtime.fingerprint_inputs(task)
-    from agents.policy import spec_hash
+    from agents.ffo.policy import spec_hash
     from ffo_env.ffo.core.version import ENGINE_VERSION
 
     path = task.state_path()

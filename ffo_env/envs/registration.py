@@ -1,4 +1,8 @@
-"""Gymnasium ids of France Fights On, registered on ``import ffo_env`` when gymnasium is installed.
+"""Gymnasium ids of every game of the suite, registered on ``import ffo_env`` when gymnasium is installed.
+
+Each game's ids are its registry entry's (:attr:`ffo_env.games.GameInfo.gym_ids`, with an id's own keyword
+defaults in ``gym_defaults``), and every id has one entry point, :func:`agents.gym_entry.make_game_env` (the
+agent names of ``opponent`` belong to the layer above the environments). France Fights On's:
 
 =============================  ======================================================================
 id                             environment
@@ -31,7 +35,8 @@ France, 1940 (issue 63, :mod:`ffo_env.france1940.env`): ``ffo_env/France1940-Fre
 ``action_masks()`` and ``info["action_mask"]``; the armies (``allied_obac``, ``german_obac``),
 ``bef_variant`` and ``rules`` as keyword arguments.
 
-Keyword arguments of ``gymnasium.make`` go to :class:`~ffo_env.ffo.single_agent.FFOSingleAgentEnv`:
+Keyword arguments of ``gymnasium.make`` go to the game's one-side env (France Fights On's
+:class:`~ffo_env.ffo.single_agent.FFOSingleAgentEnv`):
 ``opponent`` (any agent name of :func:`agents.make_agent`, e.g. ``"heuristic"``, ``"policy:PATH"``,
 or an agent object), ``action_layout`` (``"core"`` or ``"slots"``, compact ids), ``observation_format``, ``reward``, ``setup``, ``rules``, ``illegal_action``,
 ``max_steps``, ``render_mode`` (``"rgb_array"`` gives the map image). The ids carry a version that is
@@ -41,71 +46,31 @@ works without importing ``ffo_env`` first.
 
 from __future__ import annotations
 
-ENV_IDS = (
-    "ffo_env/French-v0",
-    "ffo_env/German-v0",
-    "ffo_env/French-flat-v0",
-    "ffo_env/German-flat-v0",
-    "ffo_env/French-compact-v0",
-    "ffo_env/German-compact-v0",
-)
-# ids whose defaults are the candidate-slot action layout and the potential reward (issue 60)
-GERMAN_SLOT_IDS = ("ffo_env/German-compact-v0",)
-# the entry point resolves agent names, which belong to the layer above the environments
-ENTRY_POINT = "agents.gym_entry:make_single_agent_env"
-# Springtime for Hitler (issue 41): ffo_env.springtime.env.SpringtimeSingleAgentEnv; the plain ids give
-# Dict(observation, action_mask), the flat ids the 1-D float32 Box only (mask from action_masks())
-SPRINGTIME_ENV_IDS = (
-    "ffo_env/Springtime-French-v0",
-    "ffo_env/Springtime-German-v0",
-    "ffo_env/Springtime-French-flat-v0",
-    "ffo_env/Springtime-German-flat-v0",
-)
-SPRINGTIME_ENTRY_POINT = "agents.springtime.gym_entry:make_springtime_env"
-# France, 1940 (issue 63): ffo_env.france1940.env.France1940SingleAgentEnv through the suite's entry point
-# (the game by name: agents.gym_entry.make_game_env); ids from its package
-FRANCE1940_GAME = "france1940"
-GAME_ENTRY_POINT = "agents.gym_entry:make_game_env"
+from ffo_env.games import GAMES
+
+# the suite's one entry point: the game by name (agents.gym_entry.make_game_env)
+ENTRY_POINT = "agents.gym_entry:make_game_env"
+
+
+def observation_format(env_id: str) -> str:
+    """The observation format an id names: ``-flat-``, ``-compact-``, or the structured observation."""
+    return "flat" if "-flat-" in env_id else "compact" if "-compact-" in env_id else "dict"
 
 
 def register_envs() -> None:
-    """Register the ids (once; a second call changes nothing)."""
+    """Register the ids of every game (once; a second call changes nothing)."""
     import gymnasium
 
-    for env_id in ENV_IDS:
-        if env_id in gymnasium.registry:
-            continue
-        side = "french" if "/French" in env_id else "german"
-        fmt = "flat" if "-flat-" in env_id else "compact" if "-compact-" in env_id else "dict"
-        kwargs: dict[str, object] = {"side": side, "observation_format": fmt, "opponent": "random"}
-        if env_id in GERMAN_SLOT_IDS:
-            # issue 60: candidate slots and the VP potential, from which a stock MLP learns (the environment card)
-            kwargs.update(action_layout="slots", reward="potential")
-        gymnasium.register(id=env_id, entry_point=ENTRY_POINT, kwargs=kwargs)
-    from ffo_env.france1940.interface import GYM_IDS
-
-    for side, ids in GYM_IDS.items():
-        for env_id in ids:
-            if env_id in gymnasium.registry:
-                continue
-            fmt = "flat" if "-flat-" in env_id else "compact" if "-compact-" in env_id else "dict"
-            gymnasium.register(
-                id=env_id,
-                entry_point=GAME_ENTRY_POINT,
-                kwargs={
-                    "game": FRANCE1940_GAME,
+    for info in GAMES.values():
+        for side, ids in info.gym_ids.items():
+            for env_id in ids:
+                if env_id in gymnasium.registry:
+                    continue
+                kwargs: dict[str, object] = {
+                    "game": info.name,
                     "side": side,
-                    "observation_format": fmt,
+                    "observation_format": observation_format(env_id),
                     "opponent": "random",
-                },
-            )
-    for env_id in SPRINGTIME_ENV_IDS:
-        if env_id in gymnasium.registry:
-            continue
-        side = "french" if "-French-" in env_id else "german"
-        fmt = "flat" if "-flat-" in env_id else "dict"
-        gymnasium.register(
-            id=env_id,
-            entry_point=SPRINGTIME_ENTRY_POINT,
-            kwargs={"side": side, "observation_format": fmt, "opponent": "random"},
-        )
+                    **info.gym_defaults.get(env_id, {}),
+                }
+                gymnasium.register(id=env_id, entry_point=ENTRY_POINT, kwargs=kwargs)

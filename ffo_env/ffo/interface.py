@@ -43,6 +43,25 @@ def replay(record: object) -> Any:
     return replay_record(record)
 
 
+# the one-side env's action layouts: one action per hex, unit and special of the core, or the candidate slots
+# of issue 60 (compact observation only)
+ACTION_LAYOUTS = ("core", "slots")
+
+
+def single_agent_env(action_layout: str = "core", **kwargs: Any) -> Any:
+    """The one-side env (``side``, ``opponent``: an agent object or None for random, ...): ``action_layout="core"``
+    :class:`~ffo_env.ffo.single_agent.FFOSingleAgentEnv`, ``"slots"`` :class:`~ffo_env.ffo.slot_env.FFOSlotEnv`."""
+    if action_layout not in ACTION_LAYOUTS:
+        raise ValueError(f"action_layout must be one of {ACTION_LAYOUTS}, got {action_layout!r}")
+    if action_layout == "slots":
+        from ffo_env.ffo.slot_env import FFOSlotEnv
+
+        return FFOSlotEnv(**kwargs)
+    from ffo_env.ffo.single_agent import FFOSingleAgentEnv
+
+    return FFOSingleAgentEnv(**kwargs)
+
+
 def score_columns(state: Any) -> dict[str, Any]:
     """A finished game's own columns in a result row: its VP and their breakdown by kind."""
     bd = state.vp_breakdown()

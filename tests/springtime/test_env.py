@@ -11,9 +11,11 @@ from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import ffo_env  # noqa: F401 - registers the ids
 from ffo_env import springtime_v0
-from ffo_env.envs.registration import SPRINGTIME_ENV_IDS
+from ffo_env.games import game_info
 from ffo_env.springtime.core.actions import N_ACTIONS, IllegalActionError
 from ffo_env.springtime.encoding import OBS_SIZE
+
+SPRINGTIME_ENV_IDS = tuple(env_id for ids in game_info("springtime").gym_ids.values() for env_id in ids)
 
 
 def test_pettingzoo_api() -> None:

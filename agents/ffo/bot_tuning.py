@@ -1,8 +1,8 @@
 """Tune a scripted bot's parameters against the other side's bot by the cross-entropy method.
 
-``python -m agents.bot_tuning --side german --out runs/tune_german`` searches the parameters of
-:class:`~agents.german_heuristic.GermanParams` (or ``FrenchParams``) within the ranges the bot
-configuration validates (``agents.botconfig``; a parameter without an upper bound is searched up to
+``python -m agents.ffo.bot_tuning --side german --out runs/tune_german`` searches the parameters of
+:class:`~agents.ffo.german_heuristic.GermanParams` (or ``FrenchParams``) within the ranges the bot
+configuration validates (``agents.ffo.botconfig``; a parameter without an upper bound is searched up to
 its default plus three times its size, ``--range KEY=LO:HI`` overrides). Each generation samples
 ``--population`` parameter sets around the current mean (the first one is the mean itself) and plays
 every one of them against the opponent on the *same* game seeds (common random numbers: the
@@ -58,10 +58,10 @@ class Dim:
 
 def params_class(side: str) -> type:
     if side == "french":
-        from agents.french_heuristic import FrenchParams
+        from agents.ffo.french_heuristic import FrenchParams
 
         return FrenchParams
-    from agents.german_heuristic import GermanParams
+    from agents.ffo.german_heuristic import GermanParams
 
     return GermanParams
 
@@ -161,10 +161,10 @@ class CEM:
 
 def make_bot(side: str, params: Any, seed: int) -> Any:
     if side == "french":
-        from agents.french_heuristic import FrenchHeuristic
+        from agents.ffo.french_heuristic import FrenchHeuristic
 
         return FrenchHeuristic(params, seed=seed)
-    from agents.german_heuristic import GermanHeuristic
+    from agents.ffo.german_heuristic import GermanHeuristic
 
     return GermanHeuristic(params, seed=seed)
 
@@ -231,7 +231,7 @@ def tuned_yaml(side: str, values: dict[str, Any], note: str) -> str:
 
 
 def run(args: argparse.Namespace) -> dict[str, Any]:
-    from agents.botconfig import load_params
+    from agents.ffo.botconfig import load_params
     from ffo_env.ffo.env import make_game
 
     side = args.side
@@ -340,7 +340,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         result["holdout"] = {**per, "paired_margin_gain": statistics.fmean(diffs), "paired_margin_se": se}
     result["elapsed_s"] = round(time.perf_counter() - t_start, 1)
     _write_json(out / "result.json", result)
-    note = f"tuned by agents.bot_tuning against {args.opponent} (seed {args.seed})"
+    note = f"tuned by agents.ffo.bot_tuning against {args.opponent} (seed {args.seed})"
     atomic_write_text(
         out / f"{side}_tuned.yaml", tuned_yaml(side, {**dataclasses.asdict(_with(start, final))}, note)
     )
@@ -348,7 +348,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m agents.bot_tuning", description=__doc__.split("\n\n")[0])
+    p = argparse.ArgumentParser(prog="python -m agents.ffo.bot_tuning", description=__doc__.split("\n\n")[0])
     p.add_argument("--side", choices=SIDE_NAMES, required=True, help="the side whose bot is tuned")
     p.add_argument("--opponent", default="heuristic", help="agent name of the other side (default heuristic)")
     p.add_argument("--start", help="starting bot configuration (name or path; default <side>_heuristic)")

@@ -51,7 +51,7 @@ class LookaheadSettings:
 
 
 class LookaheadAgent:
-    """``policy_agent`` (an :class:`agents.policy.PolicyAgent`) with the lookahead of the module doc.
+    """``policy_agent`` (an :class:`agents.ffo.policy.PolicyAgent`) with the lookahead of the module doc.
 
     ``act_state`` returns one of ``state.legal_actions()`` and never changes ``state``; ``label(state)``
     returns that choice and the policy's own argmax. ``searched`` and ``changed`` count the decisions it
@@ -95,7 +95,7 @@ class LookaheadAgent:
         result, +-``TERMINAL_VALUE``)."""
         import torch as th
 
-        from agents.policy import _torch_threads
+        from agents.ffo.policy import _torch_threads
 
         if state.is_terminal():
             return TERMINAL_VALUE if state.winner == self.viewer else -TERMINAL_VALUE

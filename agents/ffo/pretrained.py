@@ -1,7 +1,7 @@
 """The policies shipped with ffo_env: the agent name ``pretrained``.
 
-``agents/pretrained_policies/<side>.pt`` + ``<side>.json`` are ordinary policy files
-(:mod:`agents.policy`: a weights-only ``state_dict`` and its metadata), written by
+``agents/ffo/pretrained_policies/<side>.pt`` + ``<side>.json`` are ordinary policy files
+(:mod:`agents.ffo.policy`: a weights-only ``state_dict`` and its metadata), written by
 ``ffo release RUN_DIR`` from a finished ``ffo train --config configs/train_release.yaml`` run. The
 metadata's ``extra.release`` holds what the model card (``MODEL_CARD.md`` beside them, and
 ``docs/results/model_card.md``) reports: the training command,
@@ -19,7 +19,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from agents.policy import PolicyAgent, PolicyLoadError, load_policy
+from agents.ffo.policy import PolicyAgent, PolicyLoadError, load_policy
 from ffo_env.ffo.core.sides import SIDE_NAMES
 
 PRETRAINED_DIR = Path(__file__).resolve().parent / "pretrained_policies"
@@ -58,7 +58,7 @@ def load_pretrained(
     side: str, deterministic: bool = True, directory: Path | None = None, threads: int | None = 1
 ) -> PolicyAgent:
     """The shipped policy of ``side`` as an agent (``make_agent("pretrained", side)``; ``threads``:
-    :class:`agents.policy.PolicyAgent`)."""
+    :class:`agents.ffo.policy.PolicyAgent`)."""
     pt = pretrained_path(side, directory)
     if not pt.exists() or not pt.with_suffix(".json").exists():
         raise PolicyLoadError(_missing(side, directory))

@@ -8,7 +8,7 @@ A policy file is a pair:
   its hash, action count, network version and configuration, and free-form ``extra`` (timesteps…).
 
 :func:`load_policy` refuses, with a message saying what differs, a policy whose
-environment, engine or game data version, observation spec or network version (``agents.policy_net.NETWORK_VERSION``)
+environment, engine or game data version, observation spec or network version (``agents.ffo.network.NETWORK_VERSION``)
 does not match this installation. The loaded
 :class:`PolicyAgent` works everywhere an agent does: ``act_state(state)`` (harness,
 single-agent wrapper opponents, ``ffo play``) and ``act(observation, action_mask)``
@@ -65,7 +65,7 @@ def spec_hash(spec: dict[str, Any] | None = None) -> str:
 def export_policy(model: Any, path: str | Path, side: str, extra: dict[str, Any] | None = None) -> Path:
     """Write ``model.policy``'s weights and metadata next to each other (atomically,
     :func:`agents.policy_io.write_policy`); returns the ``.pt`` path."""
-    from agents.policy_net import NETWORK_VERSION
+    from agents.ffo.network import NETWORK_VERSION
     from ffo_env.ffo.core.game import ENGINE_VERSION, Game
 
     fe = model.policy.features_extractor
@@ -140,7 +140,7 @@ class NoOptimizer:
 
     def __getattr__(self, name: str) -> Any:
         raise AttributeError(
-            f"a policy loaded by agents.policy.load_policy has no optimizer ({name!r}); build a model with "
+            f"a policy loaded by agents.ffo.policy.load_policy has no optimizer ({name!r}); build a model with "
             "training.model.build_model and load the policy's state_dict into it to train it"
         )
 
@@ -289,7 +289,7 @@ def load_policy(
     import torch
     from sb3_contrib.common.maskable.policies import MaskableMultiInputActorCriticPolicy
 
-    from agents.policy_net import NETWORK_VERSION, HexFeatures, HexPolicy
+    from agents.ffo.network import NETWORK_VERSION, HexFeatures, HexPolicy
     from ffo_env.ffo.core.game import ENGINE_VERSION, Game
     from ffo_env.ffo.spaces import action_space, observation_dict_space
 
@@ -297,7 +297,7 @@ def load_policy(
         path,
         GAME,
         PolicyLoadError,
-        how_to_write="; write them with agents.policy.export_policy or 'ffo train'",
+        how_to_write="; write them with agents.ffo.policy.export_policy or 'ffo train'",
     )
     game = Game()
     obs_space: gym.spaces.Dict = observation_dict_space(game)
@@ -316,7 +316,7 @@ def load_policy(
     )
     check_side(meta, meta_path)
     net = meta.get("network", {})
-    check_network_version(net, meta_path, NETWORK_VERSION, "agents/policy_net.py", RETRAIN)
+    check_network_version(net, meta_path, NETWORK_VERSION, "agents/ffo/network.py", RETRAIN)
     _check_network(net, meta_path)
     check_extra(meta, meta_path)
     classes = {

@@ -628,7 +628,7 @@ class InverseCdfCategorical(MaskableCategoricalDistribution):
 class HexPolicy(MaskableMultiInputActorCriticPolicy):
     """MaskablePPO policy with the pointer heads (needs ``HexFeatures(spatial > 0)`` and ``net_arch.pi == []``).
 
-    ``inference_only=True`` (what :func:`agents.policy.load_policy` builds, whose weights all come from the file)
+    ``inference_only=True`` (what :func:`agents.ffo.policy.load_policy` builds, whose weights all come from the file)
     builds the same modules without initialising them for training: SB3's ``_build`` first makes a default
     action head (a ``features x actions`` linear layer, ~6 M weights) that this class replaces, and gives it an
     orthogonal initialisation, a QR factorisation that cost seconds of every policy load."""

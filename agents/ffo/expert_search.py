@@ -14,7 +14,7 @@ import random
 import time
 from dataclasses import dataclass
 
-from agents.heuristic_base import HeuristicBot
+from agents.ffo.heuristic_base import HeuristicBot
 from ffo_env.ffo.core.determinize import determinize
 from ffo_env.ffo.core.phases import ON_MAP, RESERVE
 from ffo_env.ffo.core.state import State

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from agents import knowledge as kn
+from agents.ffo import knowledge as kn
 from ffo_env.ffo.core import hexgrid as hg
 from ffo_env.ffo.core.actions import Special
 from ffo_env.ffo.core.combat_odds import city_die_applies, known_shifts

@@ -28,9 +28,9 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from agents import knowledge as kn
-from agents.botconfig import load_params, param
-from agents.heuristic_base import FRENCH, GERMAN, HeuristicBot
+from agents.ffo import knowledge as kn
+from agents.ffo.botconfig import load_params, param
+from agents.ffo.heuristic_base import FRENCH, GERMAN, HeuristicBot
 from ffo_env.ffo.core import hexgrid as hg
 from ffo_env.ffo.core.actions import Special
 from ffo_env.ffo.core.state import ON_MAP, State

@@ -2,7 +2,7 @@
 
 An expert level is a file ``configs/bots/expert/<side>_expert[_<level>].yaml`` whose ``params`` are the
 fields of :class:`ExpertParams`. Its ``heuristic`` key names the scripted bot's parameter file (in the
-same folder): ``<side>_tuned.yaml``, found by :mod:`agents.bot_tuning` (cross-entropy search against
+same folder): ``<side>_tuned.yaml``, found by :mod:`agents.ffo.bot_tuning` (cross-entropy search against
 the other side's default bot on common random numbers; the figures are in that file's description).
 The best parameters depend on the game data, so a file of the same name in a subfolder named after a
 shipped data version (``configs/bots/expert/reconstruction-v3/<side>_tuned.yaml``) holds the parameters
@@ -16,7 +16,7 @@ their exact expected value), and plays each of them on ``determinizations`` samp
 see (:func:`ffo_env.ffo.core.determinize.determinize`, rule 3.6, R3, R37), both sides continuing with
 their scripted bots for ``horizon_turns`` game turns (the opponent modelled by its default bot). It
 switches from the heuristic's choice only for a mean gain (French VP-equivalents,
-:func:`agents.expert_search.french_value`) of at least ``min_gain`` and ``min_z`` paired standard
+:func:`agents.ffo.expert_search.french_value`) of at least ``min_gain`` and ``min_z`` paired standard
 errors. ``time_budget`` caps the seconds of search a decision may take (no determinization starts after
 it; every candidate is still scored on the same samples). The shipped levels set none and bound their time
 by the sizes above instead, so that a game replays exactly on any machine; with a budget the number of
@@ -35,9 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from agents.botconfig import CONFIG_DIR, BotConfigError, load_params, param
-from agents.expert_search import SearchSettings, paired_gain, score_candidates
-from agents.heuristic_base import HeuristicBot
+from agents.ffo.botconfig import CONFIG_DIR, BotConfigError, load_params, param
+from agents.ffo.expert_search import SearchSettings, paired_gain, score_candidates
+from agents.ffo.heuristic_base import HeuristicBot
 from ffo_env.ffo.core.actions import Special
 from ffo_env.ffo.core.datasets import DATA_VERSIONS
 from ffo_env.ffo.core.phases import Decision
@@ -117,30 +117,30 @@ class ExpertParams:
 
 def _scripted(side: int, params: Any, seed: int | None, name: str) -> HeuristicBot:
     if side == FRENCH:
-        from agents.french_heuristic import FrenchHeuristic
+        from agents.ffo.french_heuristic import FrenchHeuristic
 
         return FrenchHeuristic(params, seed=seed, name=name)
-    from agents.german_heuristic import GermanHeuristic
+    from agents.ffo.german_heuristic import GermanHeuristic
 
     return GermanHeuristic(params, seed=seed, name=name)
 
 
 def _default_scripted(side: int) -> HeuristicBot:
     if side == FRENCH:
-        from agents.french_heuristic import make_french
+        from agents.ffo.french_heuristic import make_french
 
         return make_french(seed=0)
-    from agents.german_heuristic import make_german
+    from agents.ffo.german_heuristic import make_german
 
     return make_german(seed=0)
 
 
 def _params_cls(side: int) -> type:
     if side == FRENCH:
-        from agents.french_heuristic import FrenchParams
+        from agents.ffo.french_heuristic import FrenchParams
 
         return FrenchParams
-    from agents.german_heuristic import GermanParams
+    from agents.ffo.german_heuristic import GermanParams
 
     return GermanParams
 

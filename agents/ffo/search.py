@@ -6,14 +6,14 @@ the rollouts score best when its gain over the policy's own choice is clear; eve
 policy's choice. The policy's play proposes, the rollouts judge: what the student then learns from these
 labels comes from its own candidates, not from a bot's choice.
 
-One search (:func:`agents.expert_search.score_candidates`, the expert bots' rollout search):
+One search (:func:`agents.ffo.expert_search.score_candidates`, the expert bots' rollout search):
 
 * the position as the searching side sees it is resampled ``determinizations`` times
   (:func:`ffo_env.ffo.core.determinize.determinize`: hidden enemy units dealt anew, fresh dice; rule 3.6, R3,
   R37), from a generator seeded by the agent's own generator, never from the true hidden state;
 * every candidate is applied in each sample (common random numbers) and both sides play on for
   ``horizon_turns`` game turns (at least the rest of the game with 20), and the position is scored in French
-  VP-equivalents (:func:`agents.expert_search.french_value`). Who plays on is ``rollout``: ``bots`` (the
+  VP-equivalents (:func:`agents.ffo.expert_search.french_value`). Who plays on is ``rollout``: ``bots`` (the
   default), fast scripted bots (own side: its expert's tuned bot; the opponent: its default heuristic), or
   ``policy``, the policy itself (its argmax) for its own side and a fresh ``opponent_model`` agent, seeded
   alike for every candidate of a sample, for the other: the value of a choice under the policy's own
@@ -35,8 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.expert_search import SearchSettings, paired_gain, score_candidates
-from agents.heuristic_base import HeuristicBot
+from agents.ffo.expert_search import SearchSettings, paired_gain, score_candidates
+from agents.ffo.heuristic_base import HeuristicBot
 from ffo_env.ffo.core.phases import Decision
 from ffo_env.ffo.core.sides import Side
 from ffo_env.ffo.core.state import State
@@ -113,7 +113,7 @@ _EXPERTS: dict[int, Any] = {}
 
 def _expert(side: int) -> Any:
     if side not in _EXPERTS:
-        from agents.expert import make_expert
+        from agents.ffo.expert import make_expert
 
         _EXPERTS[side] = make_expert("french" if side == 0 else "german", seed=0)
     return _EXPERTS[side]
@@ -138,7 +138,7 @@ class SearchStats:
 
 
 class PolicySearchAgent:
-    """A policy agent (:class:`agents.policy.PolicyAgent`) whose uncertain choices are checked by search.
+    """A policy agent (:class:`agents.ffo.policy.PolicyAgent`) whose uncertain choices are checked by search.
 
     ``act_state`` returns one of ``state.legal_actions()``; ``label(state)`` returns that choice and the
     policy's own argmax. It reads the state only through the policy's observation of its side and
@@ -206,9 +206,9 @@ class PolicySearchAgent:
     def _policy_rollouts(
         self, state: State, cands: list[int], rng: random.Random
     ) -> list[list[float | None]]:
-        """:func:`agents.expert_search.score_candidates` with the policy playing on for its side: value to
+        """:func:`agents.ffo.expert_search.score_candidates` with the policy playing on for its side: value to
         the side of each candidate in each determinization (None where it is not legal in that sample)."""
-        from agents.expert_search import french_value
+        from agents.ffo.expert_search import french_value
         from agents.registry import make_agent
         from ffo_env.ffo.core.determinize import determinize
 
