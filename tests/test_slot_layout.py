@@ -242,3 +242,25 @@ def test_slot_order_core_is_the_default_and_unknown_orders_are_refused():
     assert _slot_env().slot_order == "core"
     with pytest.raises(ValueError, match="slot_order"):
         _slot_env(slot_order="sorted")
+
+
+def test_overstack_last_order_moves_only_the_over_stacking_destinations_back():
+    """``slot_order="overstack_last"``: destinations that over-stack the unit (rule 6.5, R9) after those
+    that do not, each class in the core's order."""
+    env = _slot_env(slot_order="overstack_last")
+    split = 0
+    for _obs in _random_positions(env, seed=6, every=4):
+        s = env.game_state
+        if s.is_terminal() or s.current_player != env.learner or env._depth:
+            continue
+        cands = env.slots.candidates(s, order="overstack_last")
+        flat = np.concatenate(cands.groups) if cands.groups else np.zeros(0, dtype=np.int64)
+        if flat.size < 2:
+            continue
+        comp = env.slots.compact.encode(s, env.learner, False)
+        over = env.slots.candidate_features(s, env.learner, flat, comp)[:, F["overstacks"]]
+        assert np.all(np.diff(over) >= 0)
+        for cls in (0.0, 1.0):
+            assert np.all(np.diff(flat[over == cls]) > 0)  # the core's order within each class
+        split += bool(over.any() and not over.all())
+    assert split > 0
