@@ -12,6 +12,11 @@ intervals, the seeds only one of the two won (discordant seeds) with the exact t
 them, the mean return and final VP, and the wall time. The id's defaults are its own (issue 60: the
 candidate-slot action layout and ``reward="potential"``); ``--action-layout core --reward win`` trains on
 the id's old defaults (one action per hex, unit and special; +1 / -1 at the end only) to show the flat line.
+
+``--control slot0`` (or ``slot0_decline``, ``pass_first``) trains nothing: it plays a fixed policy of the slot
+layout on the same games (the first filled slot; the same but declining every attack; the first legal
+special whenever one is legal), the control that shows what a candidate order gives away
+(``--slot-order``; docs/experiments/2026-11-28-german-compact-slots.md).
 """
 
 from __future__ import annotations
@@ -32,9 +37,13 @@ from agents.paired import sign_test_p, wilson_interval
 EVAL_SEED = 10_000
 
 
-def make_env(env_id: str, reward: str | None, action_layout: str | None = None) -> gym.Env:
+def make_env(
+    env_id: str, reward: str | None, action_layout: str | None = None, slot_order: str | None = None
+) -> gym.Env:
     """The id as registered, with only the options given on the command line changed."""
     kwargs: dict[str, Any] = {}
+    if slot_order is not None:
+        kwargs["slot_order"] = slot_order
     if reward is not None:
         kwargs["reward"] = reward
     if action_layout is not None:
@@ -73,6 +82,46 @@ def evaluate(model: MaskablePPO, env: gym.Env, games: int, deterministic: bool) 
     }
 
 
+CONTROLS = ("slot0", "slot0_decline", "pass_first")
+
+
+def control_action(env: gym.Env, control: str) -> int:
+    """The fixed policy ``control``'s action in the slot layout (its masks: the core's legality)."""
+    from ffo_env.ffo.core.phases import Decision
+    from ffo_env.ffo.encoding.slots import N_SLOTS
+
+    u: Any = env.unwrapped
+    m = u.action_masks()
+    slots, specials = np.flatnonzero(m[:N_SLOTS]), np.flatnonzero(m[N_SLOTS:]) + N_SLOTS
+    attack = u.game_state.decision in (Decision.ATTACK_TARGET, Decision.AIR_TARGET)
+    if specials.size and (control == "pass_first" or (control == "slot0_decline" and attack)):
+        return int(specials[0])
+    return int(slots[0]) if slots.size else int(specials[0])
+
+
+def evaluate_control(env: gym.Env, control: str, games: int) -> dict[str, Any]:
+    """``games`` games of the fixed policy ``control`` on the evaluation seeds."""
+    side = env.unwrapped.side  # type: ignore[attr-defined]
+    wins: list[int] = []
+    vps: list[int] = []
+    for g in range(games):
+        env.reset(seed=EVAL_SEED + g)
+        done, info = False, dict[str, Any]()
+        while not done:
+            _obs, _r, terminated, truncated, info = env.step(control_action(env, control))
+            done = terminated or truncated
+        wins.append(int(info["winner"] == side))
+        vps.append(int(info["episode_stats"]["vp"]))
+    lo, hi = wilson_interval(sum(wins), games)
+    return {
+        "wins": wins,
+        "win_rate": sum(wins) / games,
+        "wilson95": [round(lo, 3), round(hi, 3)],
+        "mean_vp": float(np.mean(vps)),
+        "vp": vps,
+    }
+
+
 def paired(before: list[int], after: list[int]) -> dict[str, Any]:
     """The change of the win rate on the same seeds and the exact sign test on the discordant ones."""
     after_only = sum(1 for b, a in zip(before, after, strict=True) if a and not b)
@@ -97,6 +146,19 @@ def main(argv: list[str] | None = None) -> int:
         choices=("core", "slots"),
         help="override the id's default action layout ('core': one action per hex, unit and special)",
     )
+    p.add_argument(
+        "--slot-order",
+        default=None,
+        choices=("core", "overstack_last", "board"),
+        help="the slot layout's candidate order ('overstack_last': destinations that over-stack last; "
+        "'board': sorted by public board features)",
+    )
+    p.add_argument(
+        "--control",
+        default=None,
+        choices=CONTROLS,
+        help="train nothing: play this fixed policy of the slot layout on the evaluation games",
+    )
     p.add_argument("--timesteps", type=int, default=60_000, help="learner decisions to train on")
     p.add_argument("--games", type=int, default=30, help="evaluation games before and after")
     p.add_argument("--seed", type=int, default=0, help="MaskablePPO's seed")
@@ -114,9 +176,28 @@ def main(argv: list[str] | None = None) -> int:
 
     torch.set_num_threads(args.threads)
     t0 = time.perf_counter()
-    env = make_env(args.env_id, args.reward, args.action_layout)
+    if args.control:
+        cenv = make_env(args.env_id, args.reward, args.action_layout, args.slot_order)
+        if getattr(cenv.unwrapped, "action_layout", "core") != "slots":
+            p.error("--control plays the slot layout: drop --action-layout core")
+        out = {
+            "env_id": args.env_id,
+            "action_layout": "slots",
+            "slot_order": getattr(cenv.unwrapped, "slot_order", None),
+            "control": args.control,
+            "games": args.games,
+            "result": evaluate_control(cenv, args.control, args.games),
+            "seconds": round(time.perf_counter() - t0, 1),
+        }
+        print(json.dumps(out))
+        if args.out:
+            from ffo_env.atomic import atomic_write_text
+
+            atomic_write_text(args.out, json.dumps(out) + "\n")
+        return 0
+    env = make_env(args.env_id, args.reward, args.action_layout, args.slot_order)
     model = MaskablePPO("MlpPolicy", env, seed=args.seed, verbose=0, device="cpu")
-    eval_env = make_env(args.env_id, args.reward, args.action_layout)
+    eval_env = make_env(args.env_id, args.reward, args.action_layout, args.slot_order)
     deterministic = not args.sample
     before = evaluate(model, eval_env, args.games, deterministic)
     t1 = time.perf_counter()
@@ -128,6 +209,7 @@ def main(argv: list[str] | None = None) -> int:
         "env_id": args.env_id,
         "reward": eval_env.unwrapped.reward_mode,  # type: ignore[attr-defined]
         "action_layout": getattr(eval_env.unwrapped, "action_layout", "core"),
+        "slot_order": getattr(eval_env.unwrapped, "slot_order", None),
         "seed": args.seed,
         "timesteps": args.timesteps,
         "games": args.games,

@@ -144,3 +144,19 @@ def test_german_compact_stock_script_runs_at_a_tiny_budget():
         )  # the potential reward sums to the result
         assert r["win_rate"] == r["wins"][0] and r["mean_decisions"] > 50
     assert res["paired"]["rise"] == res["after"]["win_rate"] - res["before"]["win_rate"]
+
+
+def test_german_compact_stock_script_plays_a_fixed_control_policy():
+    """``--control``: a fixed slot policy on the same evaluation games, no training (the control of the
+    slot-order experiment, docs/experiments/2026-11-28-german-compact-slots.md)."""
+    (res,) = _run(
+        "examples/german_compact_stock.py",
+        "--control",
+        "slot0",
+        "--slot-order",
+        "overstack_last",
+        "--games",
+        "1",
+    )
+    assert res["control"] == "slot0" and res["slot_order"] == "overstack_last"
+    assert len(res["result"]["wins"]) == 1 and res["result"]["wins"][0] in (0, 1)

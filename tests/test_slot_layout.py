@@ -193,3 +193,74 @@ def test_gymnasium_check_env_on_the_slot_layout():
     from gymnasium.utils.env_checker import check_env
 
     check_env(_slot_env(), skip_render_check=True)
+
+
+def test_board_order_is_a_permutation_of_the_core_order_sorted_by_public_features():
+    """``slot_order="board"`` lists the same candidates as the core's order, every legal action stays
+    reachable, and the order follows its keys: destinations that over-stack the unit (rule 6.5, R9) after
+    those that do not, game-ending targets (rule 4.1, R21) first, French-held cities (rule 4.3) before other
+    hexes of the same over-stack class; ties in the core's order."""
+    env = _slot_env(slot_order="board")
+    assert env.slot_order == "board"
+    checked = {"overstack_split": 0, "city_first": 0, "positions": 0}
+    for _obs in _random_positions(env, seed=4, every=3):
+        s = env.game_state
+        if s.is_terminal() or s.current_player != env.learner or env._depth:
+            continue
+        board = env.slots.candidates(s, order="board")
+        core = env.slots.candidates(s)
+        flat_b = np.concatenate(board.groups) if board.groups else np.zeros(0, dtype=np.int64)
+        flat_c = np.concatenate(core.groups) if core.groups else np.zeros(0, dtype=np.int64)
+        assert sorted(flat_b.tolist()) == flat_c.tolist()
+        assert np.array_equal(board.specials, core.specials)
+        assert env._candidates() is not None and all(
+            np.array_equal(a, b) for a, b in zip(env._candidates().groups, board.groups, strict=True)
+        )
+        checked["positions"] += 1
+        if flat_b.size < 2:
+            continue
+        comp = env.slots.compact.encode(s, env.learner, False)
+        f = env.slots.candidate_features(s, env.learner, flat_b, comp)
+        over = f[:, F["overstacks"]]
+        assert np.all(np.diff(over) >= 0)  # never an over-stacking destination before a clean one
+        checked["overstack_split"] += bool(over.any() and not over.all())
+        ends = f[:, F["ends_game"]]
+        assert np.all(np.diff(ends) <= 0)
+        for cls in (0.0, 1.0):
+            sel = (over == cls) & (f[:, F["unit_overstacked"]] == 0) & (ends == 0)
+            city = f[sel, F["french_city"]]
+            assert np.all(np.diff(city) <= 0)  # French-held cities first within the class
+            checked["city_first"] += bool(city.any() and not city.all())
+        legal = set(s.legal_actions())
+        for k in np.flatnonzero(env.action_masks()[:N_SLOTS]):
+            core_a = env.core_action(int(k))
+            assert core_a is None or (core_a in legal and core_a == int(board.groups[k][0]))
+    assert all(v > 0 for v in checked.values()), checked
+
+
+def test_slot_order_core_is_the_default_and_unknown_orders_are_refused():
+    assert _slot_env().slot_order == "core"
+    with pytest.raises(ValueError, match="slot_order"):
+        _slot_env(slot_order="sorted")
+
+
+def test_overstack_last_order_moves_only_the_over_stacking_destinations_back():
+    """``slot_order="overstack_last"``: destinations that over-stack the unit (rule 6.5, R9) after those
+    that do not, each class in the core's order."""
+    env = _slot_env(slot_order="overstack_last")
+    split = 0
+    for _obs in _random_positions(env, seed=6, every=4):
+        s = env.game_state
+        if s.is_terminal() or s.current_player != env.learner or env._depth:
+            continue
+        cands = env.slots.candidates(s, order="overstack_last")
+        flat = np.concatenate(cands.groups) if cands.groups else np.zeros(0, dtype=np.int64)
+        if flat.size < 2:
+            continue
+        comp = env.slots.compact.encode(s, env.learner, False)
+        over = env.slots.candidate_features(s, env.learner, flat, comp)[:, F["overstacks"]]
+        assert np.all(np.diff(over) >= 0)
+        for cls in (0.0, 1.0):
+            assert np.all(np.diff(flat[over == cls]) > 0)  # the core's order within each class
+        split += bool(over.any() and not over.all())
+    assert split > 0

@@ -8,6 +8,8 @@ The same game, opponent, rewards, ``info`` and illegal-action convention as
   :meth:`action_masks` gives the filled slots and the legal specials (the core's legality);
 - a slot holding a group narrows the decision to the group's members: the game does not move, the reward
   is 0 and ``info["narrowed"]`` is the depth (``episode_stats["learner_steps"]`` counts game decisions only);
+- ``slot_order``: ``"core"`` (the core's action order) or ``"board"`` (sorted by public board features,
+  :meth:`~ffo_env.ffo.encoding.slots.SlotEncoder.board_order`);
 - :meth:`core_action` maps a slot action to the core action it plays (None for a group);
 - observation: the 1-D float32 ``Box`` of :class:`~ffo_env.ffo.encoding.slots.SlotEncoder`.
 """
@@ -19,7 +21,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from ffo_env.ffo.encoding.slots import N_SLOTS, SlotCandidates, SlotEncoder, slot_encoder_for
+from ffo_env.ffo.encoding.slots import N_SLOTS, SLOT_ORDERS, SlotCandidates, SlotEncoder, slot_encoder_for
 from ffo_env.ffo.single_agent import FFOSingleAgentEnv
 
 __all__ = ["FFOSlotEnv"]
@@ -28,7 +30,10 @@ __all__ = ["FFOSlotEnv"]
 class FFOSlotEnv(FFOSingleAgentEnv):
     """:class:`FFOSingleAgentEnv` with the slot layout (keyword arguments as there)."""
 
-    def __init__(self, **kwargs: Any) -> None:
+    def __init__(self, slot_order: str = "core", **kwargs: Any) -> None:
+        if slot_order not in SLOT_ORDERS:
+            raise ValueError(f"slot_order must be one of {SLOT_ORDERS}, got {slot_order!r}")
+        self.slot_order = slot_order
         if kwargs.get("observation_format", "compact") != "compact":
             raise ValueError(
                 "action_layout='slots' has its own observation (observation_format='compact'), got "
@@ -53,7 +58,7 @@ class FFOSlotEnv(FFOSingleAgentEnv):
         if s is None or self._over or s.is_terminal() or s.current_player != self.learner:
             return None
         if self._cands is None:
-            self._cands = self.slots.candidates(s, self._narrowed)
+            self._cands = self.slots.candidates(s, self._narrowed, self.slot_order)
         return self._cands
 
     def core_action(self, action: int) -> int | None:

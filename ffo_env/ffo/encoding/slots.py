@@ -10,8 +10,10 @@ nothing is shared by construction):
 
 - action ``k < K``: the candidate in slot ``k``; action ``K + j``: the core's special ``special_base + j``
   (PASS / decline / stay, MOVE_FIRST, ..., LOWER_0..8), fixed outputs, so "decline the attack" is one output;
-- candidates are the legal hex and unit actions **in the core's action order** (hex index, then unit index):
-  canonical, never ordered by anything the learner should learn;
+- candidates are the legal hex and unit actions, by default (``order="core"``) **in the core's action
+  order** (hex index, then unit index); ``order="board"`` (:data:`SLOT_ORDERS`) sorts them by public board
+  features instead (:meth:`SlotEncoder.board_order`), so that a slot's place says something a stock MLP,
+  which has weights per slot, can use from its first updates;
 - more than ``K`` candidates (the German's refugee placement, rule 10.2, offers ~900 hexes): the slots hold
   ``K`` *groups* of consecutive candidates (``numpy.array_split``); choosing a group narrows the decision to
   its members (the game does not move, the reward is 0) until they fit, so every legal action stays
@@ -45,11 +47,13 @@ __all__ = [
     "EXTRA_FEATURES",
     "N_SLOTS",
     "SLOT_FEATURES",
+    "SLOT_ORDERS",
     "SlotCandidates",
     "SlotEncoder",
     "slot_encoder_for",
 ]
 
+SLOT_ORDERS = ("core", "overstack_last", "board")
 N_SLOTS = 64  # a German movement decision has 34 legal destinations on average, at most ~110
 
 # (name, meaning); every feature is in [0, 1] but d_city_delta, in [-1, 1]
@@ -165,12 +169,46 @@ class SlotEncoder:
 
     # ------------------------------------------------------------------ candidates
 
-    def candidates(self, state: State, narrowed: np.ndarray | None = None) -> SlotCandidates:
-        """The slots of the decider's decision (``narrowed``: the members of the group chosen last)."""
+    def candidates(
+        self, state: State, narrowed: np.ndarray | None = None, order: str = "core"
+    ) -> SlotCandidates:
+        """The slots of the decider's decision (``narrowed``: the members of the group chosen last, already
+        in ``order``)."""
         legal = np.asarray(state.legal_actions(), dtype=np.int64)
         specials = legal[legal >= self.special_base]
-        acts = legal[legal < self.special_base] if narrowed is None else narrowed
+        if narrowed is None:
+            acts = legal[legal < self.special_base]
+            if order != "core" and acts.size > 1:
+                acts = acts[self.board_order(state, acts, overstack_only=order == "overstack_last")]
+        else:
+            acts = narrowed
         return SlotCandidates(split_candidates(acts), specials if narrowed is None else specials[:0])
+
+    def board_order(self, state: State, acts: np.ndarray, overstack_only: bool = False) -> np.ndarray:
+        """The permutation of ``acts`` (core hex and unit actions) that ``order="board"`` lists them in.
+
+        Sorted by what the slot table shows of each (:meth:`candidate_features`), most promising for the
+        decider first by a fixed rule, not a learned one: destinations that do not over-stack the unit
+        (rule 6.5, R9) before those that do; targets whose elimination ends the game (rule 4.1, R21) first;
+        French-held cities (rule 4.3), then nearer to the nearest French-held city; units standing in an
+        over-stacked hex first; ties in the core's order. No key is a projected score or a lookahead.
+        ``overstack_only`` (``order="overstack_last"``): the first key alone, the rest in the core's order."""
+        viewer = int(state.current_player)
+        comp = self.compact.encode(state, viewer, False)
+        f = self.candidate_features(state, viewer, acts, comp)
+        if overstack_only:
+            return np.lexsort((np.arange(acts.size), f[:, _F["overstacks"]]))
+        # numpy.lexsort sorts by the last key first; the core's order breaks every tie (a stable sort)
+        return np.lexsort(
+            (
+                np.arange(acts.size),
+                f[:, _F["d_city"]],
+                -f[:, _F["french_city"]],
+                -f[:, _F["unit_overstacked"]],
+                -f[:, _F["ends_game"]],
+                f[:, _F["overstacks"]],
+            )
+        )
 
     # ------------------------------------------------------------------ observation
 
@@ -219,12 +257,8 @@ class SlotEncoder:
                 enemy[h] = len(st)
         return enemy, own
 
-    def slot_features(self, state: State, viewer: int, cands: SlotCandidates, comp: np.ndarray) -> np.ndarray:
-        """The ``N_SLOTS x N_FEATURES`` table of ``cands`` (``comp``: the compact vector of the position)."""
-        table = np.zeros((N_SLOTS, N_FEATURES), dtype=np.float32)
-        flat = np.concatenate(cands.groups) if cands.groups else np.zeros(0, dtype=np.int64)
-        if flat.size == 0:
-            return table
+    def candidate_features(self, state: State, viewer: int, flat: np.ndarray, comp: np.ndarray) -> np.ndarray:
+        """One row of :data:`SLOT_FEATURES` per core action in ``flat`` (``comp``: the compact vector)."""
         enemy, own = self._hex_counts(state, viewer)
         control = np.frombuffer(bytes(state.control), dtype=np.uint8)
         fc = np.asarray(state.french_cities(), dtype=np.int64)
@@ -271,6 +305,15 @@ class SlotEncoder:
             f[units, _F["unit_moved"]] = np.where(mine, rows[u, 11], 0.0)
             uh = h[units]
             f[units, _F["unit_overstacked"]] = mine & on[units] & (own[uh] > limit)
+        return f
+
+    def slot_features(self, state: State, viewer: int, cands: SlotCandidates, comp: np.ndarray) -> np.ndarray:
+        """The ``N_SLOTS x N_FEATURES`` table of ``cands`` (``comp``: the compact vector of the position)."""
+        table = np.zeros((N_SLOTS, N_FEATURES), dtype=np.float32)
+        flat = np.concatenate(cands.groups) if cands.groups else np.zeros(0, dtype=np.int64)
+        if flat.size == 0:
+            return table
+        f = self.candidate_features(state, viewer, flat, comp)
         # one row per slot: a single candidate's features, or the mean of its group's
         k = 0
         n = flat.size
