@@ -168,6 +168,53 @@ def test_pinned_defender_designates_its_strongest_unit() -> None:
     assert s.action_to_string(a) == "FR-DC-01"
 
 
+def _after_setup(allied: Any, seed: int = 0) -> State:
+    """The game of ``seed`` once both sides have set up (the German heuristic opposite ``allied``)."""
+    s = new_state(seed)
+    german = make_agent("heuristic", "german", 0)
+    while s.phase == "setup" and not s.is_terminal():
+        s.apply_action((allied if s.current_player == 0 else german).act_state(s))
+    return s
+
+
+def _distances(s: State, nation: str, to: tuple[int, ...]) -> list[int]:
+    from ffo_env.france1940.core.hexgrid import distance
+
+    return sorted(
+        min(distance(s.hex[u], h) for h in to)
+        for u in s.on_map(0)
+        if s.spec(u).nation == nation and not s.spec(u).is_gse
+    )
+
+
+def test_allied_expert_with_depth_sets_up_the_low_countries_away_from_germany_and_the_british_around_paris() -> (
+    None
+):
+    from agents.france1940.expert import RESERVE_KEEP
+    from agents.france1940.heuristic import FRENCH_FRONT, GERMAN_FRONT
+
+    heur = _after_setup(make_agent("heuristic", "french", 0))
+    expert = _after_setup(ExpertAgent(0, 0, depth=True))  # depth: a measured option, off by default
+    paris = expert.game.data.paris[:1]
+    # Belgians beside the French on the Franco-Belgian frontier, not on the German border (F6: they may not
+    # move before the invasion); the Dutch as far from Germany as they can stand
+    assert max(_distances(expert, "BE", FRENCH_FRONT)) < min(_distances(heur, "BE", FRENCH_FRONT))
+    assert min(_distances(expert, "NL", GERMAN_FRONT)) > max(_distances(heur, "NL", GERMAN_FRONT))
+    # the British (3 VP each) stand as the reserve around Paris; the heuristic's at the front
+    assert _distances(expert, "GB", paris) and max(_distances(expert, "GB", paris)) <= RESERVE_KEEP
+    assert min(_distances(heur, "GB", paris)) > 10
+    shipped = _after_setup(
+        make_agent("expert", "french", 0)
+    )  # no depth: the Low Countries as the heuristic's
+    assert _distances(shipped, "BE", FRENCH_FRONT) == _distances(heur, "BE", FRENCH_FRONT)
+    assert max(_distances(shipped, "GB", paris)) <= RESERVE_KEEP
+
+
+def test_german_expert_keeps_the_heuristic_setup_and_no_allied_defence_options() -> None:
+    bot = ExpertAgent(1, 0)
+    assert not (bot.reserve or bot.depth or bot.ca_value)  # the German's play is session 40's
+
+
 # ---------------------------------------------------------------- a small seeded sample against random
 
 

@@ -247,3 +247,27 @@ def test_cli_eval_of_france1940_plays_the_data_named_and_records_it(
                  "--workers", "1", "--out", str(out), "--no-progress", "--quiet"]) == 0  # fmt: skip
     assert json.loads((out / "results.json").read_text(encoding="utf-8"))["config"]["data_version"] == version
     assert DATA_ENV not in os.environ  # the option did not leak into the caller
+
+
+def test_v2_departs_from_v1_only_in_the_crt_loss_rows_of_columns_2_1_to_5_1() -> None:
+    """f40-reconstruction-v2 (docs/france1940/bots.md): every loss result (1CA, 2CA, DX) of the columns 2-1 to
+    5-1 needs a modified die one higher than in v1, the freed row reading DR; everything else is v1's."""
+    import yaml
+
+    v2 = "f40-reconstruction-v2"
+    assert v2 in DATA_VERSIONS
+    for name in ("map.yaml", "obac.yaml", "units.yaml"):
+        old = (DATA_ROOT / V1 / name).read_text(encoding="utf-8")
+        assert (DATA_ROOT / v2 / name).read_text(encoding="utf-8") == old.replace(V1, v2, 1), name
+    t1 = yaml.safe_load((DATA_ROOT / V1 / "tables.yaml").read_text(encoding="utf-8"))
+    t2 = yaml.safe_load((DATA_ROOT / v2 / "tables.yaml").read_text(encoding="utf-8"))
+    c1, c2 = t1.pop("crt")["columns"], t2.pop("crt")["columns"]
+    assert {k: v for k, v in t1.items() if k != "version"} == {k: v for k, v in t2.items() if k != "version"}
+    loss = ("1CA", "2CA", "DX")
+    for col in c1:
+        if col not in ("2-1", "3-1", "4-1", "5-1"):
+            assert c2[col] == c1[col], col
+            continue
+        first = next(i for i, r in enumerate(c1[col]) if r in loss)
+        assert c2[col][: first + 1] == [*c1[col][:first], "DR"], col  # the first loss row now reads DR
+        assert c2[col][first + 1 :] == c1[col][first:-1], col  # every loss result one row later
