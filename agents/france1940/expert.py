@@ -59,6 +59,7 @@ class ExpertAgent(HeuristicAgent):
         reserve: bool | None = None,
         ca_value: bool | None = None,
         depth: bool | None = None,
+        depth_mid: bool = False,
         reserve_keep: int = RESERVE_KEEP,
     ) -> None:
         super().__init__(side, seed)
@@ -82,6 +83,7 @@ class ExpertAgent(HeuristicAgent):
         # Measured (bots.md, session 41): it saves the Low Countries' units against the German heuristic but
         # lets the German expert's armour reach Paris in 9 of 10 games
         self.depth = bool(depth)
+        self.depth_mid = depth_mid  # the Belgians halfway between the German and the French frontiers
 
     # ------------------------------------------------------------------ valuation
     def weight(self, side: int) -> float:
@@ -267,6 +269,9 @@ class ExpertAgent(HeuristicAgent):
         spec = s.spec(u)
         if self.in_reserve(s, u):
             return abs(distance(h, s.game.data.paris[0]) - self.reserve_keep)
+        if self.depth_mid and spec.nation == "BE" and not spec.is_gse:
+            to_de, to_fr = (min(distance(h, b) for b in f) for f in (GERMAN_FRONT, FRENCH_FRONT))
+            return abs(to_de - to_fr) * 2 + to_fr
         if self.depth and spec.nation == "BE" and not spec.is_gse:  # beside the French on their border
             return min(distance(h, b) for b in FRENCH_FRONT)
         if self.depth and spec.nation == "NL" and not spec.is_gse:  # as far from Germany as it can

@@ -71,7 +71,8 @@ The one-side env :class:`France1940SingleAgentEnv` is the suite's (:mod:`ffo_env
 ``winner`` (and ``columns`` as in ``info``).
 
 Version history: v0 -- first release (rules engine ``france1940-core-1``, data ``f40-reconstruction-v1``,
-encoding version 1).
+encoding version 1). v0, session 41 -- data versions: ``data_version`` selects ``f40-reconstruction-v1``
+(the default, unchanged) or ``f40-reconstruction-v2`` (docs/france1940/bots.md); v1 games play as before.
 """
 
 from __future__ import annotations
