@@ -14,12 +14,13 @@ needs (the rest stay free for other attacks and out of the counter-attack). Whil
 is well below the German's 25, an Allied VP costs the German one VP in its valuation, else three. Close
 support flies only where it raises the value.
 
-The Allied expert also defends (session 41, measured in docs/france1940/bots.md): the British ground units,
-3 VP each to the German ([R Standard Game Victory Conditions]), stand as a reserve around Paris (set up,
-reinforce and fall back there) instead of at the front; and a counter-attack hits the eligible hex of best
-expected value at the core's odds and table (``combat.counter_attackers``, ``State.defence_strength``,
-``Data.crt``), not simply the weakest. ``depth=True`` (off: measured worse against the German expert) also
-sets the Belgian and Dutch armies up away from the German border. The German expert's play is unchanged. Everything else is the heuristic's (:mod:`agents.france1940.heuristic`).
+Options of an Allied defence (session 41, each measured in docs/france1940/bots.md, all off by default: none
+beat the heuristic against both German bots): ``reserve`` -- the British ground units, 3 VP each to the German
+([R Standard Game Victory Conditions]), set up, arrive and fall back as a reserve around Paris; ``ca_value``
+-- a counter-attack hits the eligible hex of best expected value at the core's odds and table
+(``combat.counter_attackers``, ``State.defence_strength``, ``Data.crt``), not simply the weakest; ``depth``
+-- the Belgians set up beside the French on the Franco-Belgian frontier and the Dutch as far from Germany as
+they can (they may not move before the invasion, F6), ``depth_mid`` -- the Belgians halfway. Everything else is the heuristic's (:mod:`agents.france1940.heuristic`).
 It reads no hidden fact and no die: the lookahead is over the six faces, never the game's generator.
 """
 
@@ -74,14 +75,14 @@ class ExpertAgent(HeuristicAgent):
         self.ratio_aware = ratio_aware
         self._enemy_vp_weight = 3.0
         self._plan: tuple[int, list[int], list[int]] | None = None  # (target hex, attackers, supports)
-        # the Allied defence (docs/france1940/bots.md, session 41): the British units, 3 VP each, stand as a
-        # reserve around Paris instead of at the front; a counter-attack hits the hex of best expected value
-        self.reserve = reserve if reserve is not None else not german
+        # the Allied defence options of session 41, every one measured in docs/france1940/bots.md and off by
+        # default (none beat the heuristic against both German bots): ``reserve``, the British units (3 VP
+        # each) as a reserve around Paris; ``ca_value``, a counter-attack on the hex of best expected value;
+        # ``depth`` / ``depth_mid``, the Belgians (and with depth the Dutch) set up away from the German border
+        # -- far better against the German heuristic, but the German expert's armour then reaches Paris
+        self.reserve = bool(reserve)
         self.reserve_keep = reserve_keep
-        self.ca_value = ca_value if ca_value is not None else not german
-        # the Belgian and Dutch armies set up away from the German border (defence in depth): off by default.
-        # Measured (bots.md, session 41): it saves the Low Countries' units against the German heuristic but
-        # lets the German expert's armour reach Paris in 9 of 10 games
+        self.ca_value = bool(ca_value)
         self.depth = bool(depth)
         self.depth_mid = depth_mid  # the Belgians halfway between the German and the French frontiers
 

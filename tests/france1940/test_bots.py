@@ -187,32 +187,47 @@ def _distances(s: State, nation: str, to: tuple[int, ...]) -> list[int]:
     )
 
 
-def test_allied_expert_with_depth_sets_up_the_low_countries_away_from_germany_and_the_british_around_paris() -> (
-    None
-):
+def test_allied_expert_defence_options_set_up_in_depth_and_the_british_around_paris() -> None:
     from agents.france1940.expert import RESERVE_KEEP
     from agents.france1940.heuristic import FRENCH_FRONT, GERMAN_FRONT
 
     heur = _after_setup(make_agent("heuristic", "french", 0))
-    expert = _after_setup(ExpertAgent(0, 0, depth=True))  # depth: a measured option, off by default
+    expert = _after_setup(ExpertAgent(0, 0, depth=True, reserve=True))  # measured options, off by default
     paris = expert.game.data.paris[:1]
-    # Belgians beside the French on the Franco-Belgian frontier, not on the German border (F6: they may not
-    # move before the invasion); the Dutch as far from Germany as they can stand
+    # depth: the Belgians beside the French on the Franco-Belgian frontier, not on the German border (F6: they
+    # may not move before the invasion); the Dutch as far from Germany as they can stand
     assert max(_distances(expert, "BE", FRENCH_FRONT)) < min(_distances(heur, "BE", FRENCH_FRONT))
     assert min(_distances(expert, "NL", GERMAN_FRONT)) > max(_distances(heur, "NL", GERMAN_FRONT))
-    # the British (3 VP each) stand as the reserve around Paris; the heuristic's at the front
+    # reserve: the British (3 VP each) around Paris; the heuristic's at the front
     assert _distances(expert, "GB", paris) and max(_distances(expert, "GB", paris)) <= RESERVE_KEEP
     assert min(_distances(heur, "GB", paris)) > 10
-    shipped = _after_setup(
-        make_agent("expert", "french", 0)
-    )  # no depth: the Low Countries as the heuristic's
-    assert _distances(shipped, "BE", FRENCH_FRONT) == _distances(heur, "BE", FRENCH_FRONT)
-    assert max(_distances(shipped, "GB", paris)) <= RESERVE_KEEP
+    mid = _after_setup(ExpertAgent(0, 0, depth_mid=True))  # the Belgians halfway between the frontiers
+    assert max(_distances(expert, "BE", FRENCH_FRONT)) < min(_distances(mid, "BE", FRENCH_FRONT))
+    assert max(_distances(mid, "BE", FRENCH_FRONT)) < min(_distances(heur, "BE", FRENCH_FRONT))
 
 
-def test_german_expert_keeps_the_heuristic_setup_and_no_allied_defence_options() -> None:
-    bot = ExpertAgent(1, 0)
-    assert not (bot.reserve or bot.depth or bot.ca_value)  # the German's play is session 40's
+@pytest.mark.parametrize(("seed", "depth"), [(5, 0), (6, 1500)])
+def test_allied_expert_with_every_defence_option_returns_legal_actions(seed: int, depth: int) -> None:
+    s = _random_position(seed, depth)
+    bots = [
+        ExpertAgent(0, seed, reserve=True, ca_value=True, depth=True),
+        make_agent("heuristic", "german", seed),
+    ]
+    for _ in range(300):
+        if s.is_terminal():
+            break
+        a = bots[s.current_player].act_state(s)
+        assert a in s.legal_actions(), (s.decision_string(), a)
+        s.apply_action(a)
+
+
+def test_expert_defence_options_are_off_by_default_so_its_setup_is_the_heuristics() -> None:
+    for side in (0, 1):
+        bot = ExpertAgent(side, 0)
+        assert not (bot.reserve or bot.depth or bot.depth_mid or bot.ca_value)
+    shipped = _after_setup(make_agent("expert", "french", 0))
+    heur = _after_setup(make_agent("heuristic", "french", 0))
+    assert [shipped.hex[u] for u in shipped.on_map(0)] == [heur.hex[u] for u in heur.on_map(0)]
 
 
 # ---------------------------------------------------------------- a small seeded sample against random
