@@ -251,8 +251,8 @@ def test_cli_eval_of_france1940_plays_the_data_named_and_records_it(
 
 def test_v2_departs_from_v1_only_in_the_crt_loss_rows_of_columns_2_1_to_5_1() -> None:
     """f40-reconstruction-v2 (docs/france1940/bots.md, session 41): every loss result (1CA, 2CA, DX) needs a
-    modified die one row higher than in v1 in the columns 2-1 and 5-1, two rows higher in 3-1 and 4-1, the
-    freed rows reading DR; everything else is v1's."""
+    modified die one row higher than in v1 in the column 2-1, two rows higher in 3-1, 4-1 and 5-1, the freed
+    rows reading DR; everything else is v1's."""
     import yaml
 
     v2 = "f40-reconstruction-v2"
@@ -265,7 +265,7 @@ def test_v2_departs_from_v1_only_in_the_crt_loss_rows_of_columns_2_1_to_5_1() ->
     c1, c2 = t1.pop("crt")["columns"], t2.pop("crt")["columns"]
     assert {k: v for k, v in t1.items() if k != "version"} == {k: v for k, v in t2.items() if k != "version"}
     loss = ("1CA", "2CA", "DX")
-    later = {"2-1": 1, "3-1": 2, "4-1": 2, "5-1": 1}
+    later = {"2-1": 1, "3-1": 2, "4-1": 2, "5-1": 2}
     for col in c1:
         k = later.get(col, 0)
         first = next((i for i, r in enumerate(c1[col]) if r in loss), len(c1[col]))
