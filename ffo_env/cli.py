@@ -163,8 +163,22 @@ def _add_data_option(parser: argparse.ArgumentParser) -> None:
         default=argparse.SUPPRESS,  # given before and after the command name, neither hides the other
         metavar="VERSION|DIR",
         help=f"game data to play: {', '.join(DATA_VERSIONS)} (default {DEFAULT_DATA}, the balanced "
-        "reconstruction; or $FFO_DATA), or a folder with map.csv, units.yaml, tables.yaml, setup_fixed.yaml",
+        "reconstruction; or $FFO_DATA), or a folder with map.csv, units.yaml, tables.yaml, setup_fixed.yaml; "
+        "with --game france1940 one of its data versions (ffo_env.france1940.core.data.DATA_VERSIONS)",
     )
+
+
+def _use_f40_data(data: str | None) -> None:
+    """Make ``data`` the France 1940 data version of this process and of every worker it starts (they
+    inherit ``$FFO_F40_DATA``, the default of ``RulesOptions.data_version``). An unknown version is one
+    DataError naming it and the known ones."""
+    import os
+
+    from ffo_env.france1940.core.data import DATA_ENV, data_dir
+
+    if data is not None:
+        data_dir(data)  # an unknown version: one error before anything runs
+        os.environ[DATA_ENV] = data
 
 
 def _use_data(data: str | None) -> None:
@@ -209,11 +223,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.command_line = ["ffo", *argv]  # what a run records as its command, also when called in-process
     debug = bool(getattr(args, "debug", False)) or os.environ.get("FFO_DEBUG", "") not in ("", "0")
     from ffo_env.ffo.core.datasets import DATA_ENV
+    from ffo_env.france1940.core.data import DATA_ENV as F40_DATA_ENV
 
     data_before = os.environ.get(DATA_ENV)
+    f40_data_before = os.environ.get(F40_DATA_ENV)
     try:
-        if getattr(args, "game", DEFAULT_GAME) == DEFAULT_GAME:  # another game's command refuses --data
+        game = getattr(args, "game", DEFAULT_GAME)
+        if game == DEFAULT_GAME:  # another game's command refuses --data
             _use_data(getattr(args, "data", None))
+        elif game == "france1940":  # France 1940's data versions (issue 63 item 4)
+            _use_f40_data(getattr(args, "data", None))
         return int(args.func(args) or 0)
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
@@ -236,10 +255,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     finally:
         # an in-process caller's environment is left as it was
-        if data_before is None:
-            os.environ.pop(DATA_ENV, None)
-        else:
-            os.environ[DATA_ENV] = data_before
+        for name, before in ((DATA_ENV, data_before), (F40_DATA_ENV, f40_data_before)):
+            if before is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = before
 
 
 if __name__ == "__main__":

@@ -295,6 +295,12 @@ GAMES: dict[str, GameInfo] = {
         },
         _write_viewer="ffo_env.france1940.interface:write_viewer",
         package="france1940",
+        # its data versions (ffo_env.france1940.core.data.DATA_VERSIONS), chosen by --data like FFO's
+        options=(
+            GameOption(
+                "data", None, "game data versions are France Fights On's and France 1940's, not {title}'s"
+            ),
+        ),
         _score="ffo_env.france1940.interface:score_columns",
         figure="vp_margin",
         vector_observation="compact",

@@ -12,27 +12,36 @@ above a margin: the German at -0.3 VP with every attacker it can bring (German a
 review notes of components.md), the Allies at +0.05 VP with only the attackers that the best odds column
 needs (the rest stay free for other attacks and out of the counter-attack). While three times the Allied VP
 is well below the German's 25, an Allied VP costs the German one VP in its valuation, else three. Close
-support flies only where it raises the value. Everything else is the heuristic's
-(:mod:`agents.france1940.heuristic`). It reads no hidden fact and no die: the lookahead is over the six faces,
-never the game's generator.
+support flies only where it raises the value.
+
+Options of an Allied defence (session 41, each measured in docs/france1940/bots.md, all off by default: none
+beat the heuristic against both German bots): ``reserve`` -- the British ground units, 3 VP each to the German
+([R Standard Game Victory Conditions]), set up, arrive and fall back as a reserve around Paris; ``ca_value``
+-- a counter-attack hits the eligible hex of best expected value at the core's odds and table
+(``combat.counter_attackers``, ``State.defence_strength``, ``Data.crt``), not simply the weakest; ``depth``
+-- the Belgians set up beside the French on the Franco-Belgian frontier and the Dutch as far from Germany as
+they can (they may not move before the invasion, F6), ``depth_mid`` -- the Belgians halfway. Everything else is the heuristic's (:mod:`agents.france1940.heuristic`).
+It reads no hidden fact and no die: the lookahead is over the six faces, never the game's generator.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from agents.france1940.heuristic import COLUMN_3_1, HeuristicAgent
+from agents.france1940.heuristic import COLUMN_3_1, FRENCH_FRONT, GERMAN_FRONT, HeuristicAgent
 from ffo_env.france1940.core import actions as A
 from ffo_env.france1940.core import rules
-from ffo_env.france1940.core.combat import die_modifier, odds_column, strengths
-from ffo_env.france1940.core.data import GERMAN
-from ffo_env.france1940.core.hexgrid import NEIGHBOURS
-from ffo_env.france1940.core.state import State
+from ffo_env.france1940.core.combat import counter_attackers, die_modifier, odds_column, strengths
+from ffo_env.france1940.core.data import ALLIED, GERMAN
+from ffo_env.france1940.core.hexgrid import NEIGHBOURS, distance
+from ffo_env.france1940.core.state import MAP, State
 
 GERMAN_MARGIN = -0.3  # the German attacks while the expected value is above this (VP)
 ALLIED_MARGIN = 0.05
 ALLIED_VP_WEIGHT = 0.5  # an Allied VP to the Allies while the 3:1 ratio cannot bind (else 3)
 PUSH = 0.25  # value of pushing one defender back a hex (the German advance; an Allied gain of time)
+RESERVE_NATIONS = ("GB",)  # the Allied reserve: a destroyed British unit scores the German 3 VP, others 1
+RESERVE_KEEP = 1  # the reserve stands within this many hexes of Paris (the 10 VP the German also goes for)
 
 
 class ExpertAgent(HeuristicAgent):
@@ -48,6 +57,11 @@ class ExpertAgent(HeuristicAgent):
         trim: bool | None = None,
         ratio_aware: bool = True,
         min_column: int | None = None,
+        reserve: bool | None = None,
+        ca_value: bool | None = None,
+        depth: bool | None = None,
+        depth_mid: bool = False,
+        reserve_keep: int = RESERVE_KEEP,
     ) -> None:
         super().__init__(side, seed)
         german = side == GERMAN
@@ -61,6 +75,16 @@ class ExpertAgent(HeuristicAgent):
         self.ratio_aware = ratio_aware
         self._enemy_vp_weight = 3.0
         self._plan: tuple[int, list[int], list[int]] | None = None  # (target hex, attackers, supports)
+        # the Allied defence options of session 41, every one measured in docs/france1940/bots.md and off by
+        # default (none beat the heuristic against both German bots): ``reserve``, the British units (3 VP
+        # each) as a reserve around Paris; ``ca_value``, a counter-attack on the hex of best expected value;
+        # ``depth`` / ``depth_mid``, the Belgians (and with depth the Dutch) set up away from the German border
+        # -- far better against the German heuristic, but the German expert's armour then reaches Paris
+        self.reserve = bool(reserve)
+        self.reserve_keep = reserve_keep
+        self.ca_value = bool(ca_value)
+        self.depth = bool(depth)
+        self.depth_mid = depth_mid  # the Belgians halfway between the German and the French frontiers
 
     # ------------------------------------------------------------------ valuation
     def weight(self, side: int) -> float:
@@ -230,3 +254,74 @@ class ExpertAgent(HeuristicAgent):
             if A.unit_action(u) in legal and u not in cmb.get("supports", []):
                 return A.unit_action(u)
         return A.DONE
+
+    # ------------------------------------------------------------------ the Allied defence
+    def in_reserve(self, s: State, u: int) -> bool:
+        """A unit of the Allied reserve: a British ground unit (not a GSE, bomber or base), 3 VP if lost."""
+        spec = s.spec(u)
+        return (
+            self.reserve
+            and spec.side != GERMAN
+            and spec.nation in RESERVE_NATIONS
+            and not (spec.is_gse or spec.is_bomber or spec.is_base)
+        )
+
+    def setup_score(self, s: State, u: int, h: int) -> int:
+        spec = s.spec(u)
+        if self.in_reserve(s, u):
+            return abs(distance(h, s.game.data.paris[0]) - self.reserve_keep)
+        if self.depth_mid and spec.nation == "BE" and not spec.is_gse:
+            to_de, to_fr = (min(distance(h, b) for b in f) for f in (GERMAN_FRONT, FRENCH_FRONT))
+            return abs(to_de - to_fr) * 2 + to_fr
+        if self.depth and spec.nation == "BE" and not spec.is_gse:  # beside the French on their border
+            return min(distance(h, b) for b in FRENCH_FRONT)
+        if self.depth and spec.nation == "NL" and not spec.is_gse:  # as far from Germany as it can
+            return -min(distance(h, g) for g in GERMAN_FRONT)
+        return super().setup_score(s, u, h)
+
+    def _reinforce(self, s: State, legal: list[int]) -> int:
+        u = s.queue[0]["unit"]
+        if self.in_reserve(s, u):
+            paris = s.game.data.paris[0]
+            return min(legal, key=lambda a: (abs(distance(A.action_hex(a), paris) - self.reserve_keep), a))
+        return super()._reinforce(s, legal)
+
+    def allied_mover(self, s: State, units: list[int]) -> int | None:
+        paris = s.game.data.paris
+        if any(s.side_at(h) == ALLIED for h in paris):  # Paris held: the reserve falls back to it first
+            zoc = s.zoc_hexes(GERMAN)
+            for u in units:
+                if (
+                    self.in_reserve(s, u)
+                    and s.hex[u] not in zoc
+                    and distance(s.hex[u], paris[0]) > self.reserve_keep
+                ):
+                    return u
+        return super().allied_mover(s, [u for u in units if not self.in_reserve(s, u)] or units)
+
+    def step_goal(self, s: State, u: int) -> tuple[int, int]:
+        if self.in_reserve(s, u):
+            return s.game.data.paris[0], self.reserve_keep
+        return super().step_goal(s, u)
+
+    def _ca_targets(self, s: State, legal: list[int]) -> int:
+        """The counter-attack on the one eligible hex of best expected value (the heuristic: the weakest)."""
+        hexes = [a for a in legal if A.HEX <= a < A.UNIT]
+        cmb = s.cmb or {}
+        if not self.ca_value or not hexes or cmb.get("ca_hexes"):
+            return super()._ca_targets(s, legal)
+        self._set_weights(s)
+        cas = counter_attackers(s, cmb)
+        sup = s.judge_supply(cas)
+        att = sum(s.attack_strength(v, False, sup[v]) for v in cas)
+
+        def value(a: int) -> tuple[float, int]:
+            h = A.action_hex(a)
+            targets = [u for u in cmb["attackers"] if s.status[u] == MAP and s.hex[u] == h]
+            tsup = s.judge_supply(targets)
+            dfn = sum(s.defence_strength(u, tsup[u]) for u in targets)
+            col = min(7, odds_column(att, dfn) + s.game.options.counterattack_shift)
+            ev = sum(self._ca_result(s, s.game.data.crt(col, die), targets, cas) for die in range(1, 7)) / 6
+            return ev, -a
+
+        return max(hexes, key=value)

@@ -54,6 +54,8 @@ Options (the game's, beside the suite's ``reward``, ``shaping_scale``, ``max_ste
   pair drawn from the game seed (train on some pairs, evaluate on others). Default: the rules' (``Hist``,
   ``I``).
 - ``bef_variant``: Pournelle's BEF variant (F46-F58), the same as ``rules={"bef_variant": True}``.
+- ``data_version``: the game data (``ffo_env.france1940.core.data.DATA_VERSIONS``), the same as
+  ``rules={"data_version": ...}``; default ``$FFO_F40_DATA`` or ``DEFAULT_DATA``.
 - ``rules``: a :class:`~ffo_env.france1940.core.options.RulesOptions` or a dict of its fields (the optional
   rules, ``hidden_obac``, the readings of F2, ...). An option given both here and by name must agree.
 - ``observation_format``: ``"dict"``, ``"flat"``, ``"compact"``.
@@ -69,7 +71,8 @@ The one-side env :class:`France1940SingleAgentEnv` is the suite's (:mod:`ffo_env
 ``winner`` (and ``columns`` as in ``info``).
 
 Version history: v0 -- first release (rules engine ``france1940-core-1``, data ``f40-reconstruction-v1``,
-encoding version 1).
+encoding version 1). v0, session 41 -- data versions: ``data_version`` selects ``f40-reconstruction-v1``
+(the default, unchanged) or ``f40-reconstruction-v2`` (docs/france1940/bots.md); v1 games play as before.
 """
 
 from __future__ import annotations
@@ -131,6 +134,7 @@ def make_rules(
     allied_obac: Armies = None,
     german_obac: Armies = None,
     bef_variant: bool | None = None,
+    data_version: str | None = None,
 ) -> tuple[RulesOptions, tuple[str, ...], tuple[str, ...]]:
     """The rules options of an env and the columns each side's games draw from (one each unless a list was
     given). An option given both in ``rules`` and by name must agree (one error naming it)."""
@@ -147,6 +151,8 @@ def make_rules(
         if not isinstance(bef_variant, bool):
             raise TypeError(f"bef_variant must be true or false, found {bef_variant!r}")
         named["bef_variant"] = bef_variant
+    if data_version is not None:
+        named["data_version"] = data_version  # an unknown version: the core's error naming the known ones
     for key, value in named.items():
         if key in base and base[key] != value:
             raise ValueError(f"{key} is given twice: {value!r} and rules[{key!r}] = {base[key]!r}")
@@ -323,9 +329,10 @@ def make_adapter(
     german_obac: Armies = None,
     bef_variant: bool | None = None,
     observation_format: str = "dict",
+    data_version: str | None = None,
 ) -> France1940Adapter:
     """The adapter of an env with these options (:meth:`ffo_env.games.GameInfo.env_adapter`)."""
-    options, allied, german = make_rules(rules, allied_obac, german_obac, bef_variant)
+    options, allied, german = make_rules(rules, allied_obac, german_obac, bef_variant, data_version)
     return France1940Adapter(options, allied, german, observation_format)
 
 
@@ -346,10 +353,12 @@ class raw_env(SuiteAECEnv):  # noqa: N801 - PettingZoo naming convention
         max_steps: int | None = None,
         reward: str = "win",
         shaping_scale: float = SHAPING_SCALE,
+        data_version: str | None = None,
     ) -> None:
         options = EnvOptions(reward, shaping_scale, max_steps, illegal_action, render_mode, RENDER_MODES)
         super().__init__(
-            make_adapter(rules, allied_obac, german_obac, bef_variant, observation_format), options
+            make_adapter(rules, allied_obac, german_obac, bef_variant, observation_format, data_version),
+            options,
         )
 
     @property
@@ -398,9 +407,10 @@ class France1940SingleAgentEnv(SuiteSingleAgentEnv):
         shaping_scale: float = SHAPING_SCALE,
         opponent_sampler: Callable[[np.random.Generator], Any] | None = None,
         penalty: float = -1.0,
+        data_version: str | None = None,
     ) -> None:
         options = EnvOptions(reward, shaping_scale, max_steps, illegal_action, render_mode, RENDER_MODES)
-        adapter = make_adapter(rules, allied_obac, german_obac, bef_variant, observation_format)
+        adapter = make_adapter(rules, allied_obac, german_obac, bef_variant, observation_format, data_version)
         super().__init__(adapter, options, side, opponent, opponent_sampler, penalty)
         self.observation_format = observation_format
         self.observation_space: spaces.Space = adapter.observation_space

@@ -137,8 +137,8 @@ def score_columns(state: Any) -> dict[str, Any]:
 def versions(setup: str = "random") -> dict[str, str]:
     """The versions a result or tournament records: engine, game data and observation spec hash (``setup`` is
     France Fights On's and ignored here; the armies are env options)."""
-    from ffo_env.france1940.core.data import DATA_VERSION
+    from ffo_env.france1940.core.data import data_choice
     from ffo_env.france1940.core.game import ENGINE_VERSION
     from ffo_env.france1940.encoding import spec_hash
 
-    return {"engine": ENGINE_VERSION, "data": DATA_VERSION, "observation_spec": spec_hash()}
+    return {"engine": ENGINE_VERSION, "data": data_choice(), "observation_spec": spec_hash()}

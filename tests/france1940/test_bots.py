@@ -168,6 +168,68 @@ def test_pinned_defender_designates_its_strongest_unit() -> None:
     assert s.action_to_string(a) == "FR-DC-01"
 
 
+def _after_setup(allied: Any, seed: int = 0) -> State:
+    """The game of ``seed`` once both sides have set up (the German heuristic opposite ``allied``)."""
+    s = new_state(seed)
+    german = make_agent("heuristic", "german", 0)
+    while s.phase == "setup" and not s.is_terminal():
+        s.apply_action((allied if s.current_player == 0 else german).act_state(s))
+    return s
+
+
+def _distances(s: State, nation: str, to: tuple[int, ...]) -> list[int]:
+    from ffo_env.france1940.core.hexgrid import distance
+
+    return sorted(
+        min(distance(s.hex[u], h) for h in to)
+        for u in s.on_map(0)
+        if s.spec(u).nation == nation and not s.spec(u).is_gse
+    )
+
+
+def test_allied_expert_defence_options_set_up_in_depth_and_the_british_around_paris() -> None:
+    from agents.france1940.expert import RESERVE_KEEP
+    from agents.france1940.heuristic import FRENCH_FRONT, GERMAN_FRONT
+
+    heur = _after_setup(make_agent("heuristic", "french", 0))
+    expert = _after_setup(ExpertAgent(0, 0, depth=True, reserve=True))  # measured options, off by default
+    paris = expert.game.data.paris[:1]
+    # depth: the Belgians beside the French on the Franco-Belgian frontier, not on the German border (F6: they
+    # may not move before the invasion); the Dutch as far from Germany as they can stand
+    assert max(_distances(expert, "BE", FRENCH_FRONT)) < min(_distances(heur, "BE", FRENCH_FRONT))
+    assert min(_distances(expert, "NL", GERMAN_FRONT)) > max(_distances(heur, "NL", GERMAN_FRONT))
+    # reserve: the British (3 VP each) around Paris; the heuristic's at the front
+    assert _distances(expert, "GB", paris) and max(_distances(expert, "GB", paris)) <= RESERVE_KEEP
+    assert min(_distances(heur, "GB", paris)) > 10
+    mid = _after_setup(ExpertAgent(0, 0, depth_mid=True))  # the Belgians halfway between the frontiers
+    assert max(_distances(expert, "BE", FRENCH_FRONT)) < min(_distances(mid, "BE", FRENCH_FRONT))
+    assert max(_distances(mid, "BE", FRENCH_FRONT)) < min(_distances(heur, "BE", FRENCH_FRONT))
+
+
+@pytest.mark.parametrize(("seed", "depth"), [(5, 0), (6, 1500)])
+def test_allied_expert_with_every_defence_option_returns_legal_actions(seed: int, depth: int) -> None:
+    s = _random_position(seed, depth)
+    bots = [
+        ExpertAgent(0, seed, reserve=True, ca_value=True, depth=True),
+        make_agent("heuristic", "german", seed),
+    ]
+    for _ in range(300):
+        if s.is_terminal():
+            break
+        a = bots[s.current_player].act_state(s)
+        assert a in s.legal_actions(), (s.decision_string(), a)
+        s.apply_action(a)
+
+
+def test_expert_defence_options_are_off_by_default_so_its_setup_is_the_heuristics() -> None:
+    for side in (0, 1):
+        bot = ExpertAgent(side, 0)
+        assert not (bot.reserve or bot.depth or bot.depth_mid or bot.ca_value)
+    shipped = _after_setup(make_agent("expert", "french", 0))
+    heur = _after_setup(make_agent("heuristic", "french", 0))
+    assert [shipped.hex[u] for u in shipped.on_map(0)] == [heur.hex[u] for u in heur.on_map(0)]
+
+
 # ---------------------------------------------------------------- a small seeded sample against random
 
 

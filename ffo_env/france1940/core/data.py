@@ -1,13 +1,20 @@
 """The game's data (C§1-C§12): map, counter types, Orders of Battle, tables; read and validated on load.
 
-Everything is read from ``ffo_env/france1940/data/*.yaml`` (or another folder holding the same files) and
-checked: a :class:`~ffo_env.core.errors.DataError` names the file, the key and what was expected, so that
-a user replacing the reconstruction by the printed game's values can fix a typo without reading Python.
-The data carries a version (``f40-reconstruction-v1``); the engine refuses files of another version.
+Everything is read from a data version's folder ``ffo_env/france1940/data/<version>/*.yaml`` (or another
+folder holding the same files) and checked: a :class:`~ffo_env.core.errors.DataError` names the file, the key
+and what was expected, so that a user replacing the reconstruction by the printed game's values can fix a
+typo without reading Python.
+
+Data versions (the way France Fights On keeps its own, :mod:`ffo_env.ffo.core.datasets`): every shipped
+version is a folder of :data:`DATA_ROOT` named after it, kept byte for byte once released, and every file in
+it carries that version; a game plays the version its ``RulesOptions.data_version`` names (``$FFO_F40_DATA``,
+set by the command line's ``--data``, picks it when none is named; else :data:`DEFAULT_DATA`). Records and
+saved states carry the version and replay / load under it.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -19,8 +26,14 @@ from ffo_env.core.errors import DataError
 from ffo_env.france1940.core.hexgrid import COLUMNS, N_HEXES, ROWS, adjacent, hex_number
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-DATA_DIR = Path(__file__).resolve().parents[1] / "data"
-DATA_VERSION = "f40-reconstruction-v1"
+DATA_ROOT = Path(__file__).resolve().parents[1] / "data"
+DATA_VERSIONS = ("f40-reconstruction-v1", "f40-reconstruction-v2")
+"""The shipped data versions, oldest first; each is a folder of :data:`DATA_ROOT`."""
+DEFAULT_DATA = "f40-reconstruction-v1"
+"""The version played unless ``RulesOptions.data_version`` or ``$FFO_F40_DATA`` names another."""
+DATA_ENV = "FFO_F40_DATA"
+DATA_VERSION = DEFAULT_DATA  # the default version's name (before data versions, the only one)
+DATA_DIR = DATA_ROOT / DEFAULT_DATA
 FILES = ("map.yaml", "units.yaml", "obac.yaml", "tables.yaml")
 
 ALLIED = 0  # the French agent commands the Allied player (suite convention)
@@ -129,6 +142,7 @@ class Data:
     airborne: dict[str, int]
     bomber_command: dict[str, int]
     tables: dict[str, Any]
+    version: str = DATA_VERSION  # the data version every file of the folder carries
 
     def playable(self, n: int) -> bool:
         return self.terrain[n] in PLAYABLE_TERRAIN
@@ -147,6 +161,25 @@ def _fail(file: str, key: str, expected: str, found: object) -> DataError:
     return DataError(f"{file}: {key}: expected {expected}, found {found!r}")
 
 
+def unknown_version(version: object) -> DataError:
+    """The one error for a data version the engine does not ship: it names the version and the known ones."""
+    return DataError(
+        f"unknown France 1940 game data version {version!r}; known versions: {', '.join(DATA_VERSIONS)}"
+    )
+
+
+def data_choice() -> str:
+    """The data version a game plays when none is named: ``$FFO_F40_DATA`` or :data:`DEFAULT_DATA`."""
+    return os.environ.get(DATA_ENV, "").strip() or DEFAULT_DATA
+
+
+def data_dir(version: str) -> Path:
+    """The folder of the shipped data version ``version`` (DataError naming it and the known ones)."""
+    if version not in DATA_VERSIONS:
+        raise unknown_version(version)
+    return DATA_ROOT / version
+
+
 def _read(folder: Path, name: str) -> dict[str, Any]:
     path = folder / name
     try:
@@ -159,8 +192,10 @@ def _read(folder: Path, name: str) -> dict[str, Any]:
         raise DataError(f"{path}: not valid YAML: {e}") from None
     if not isinstance(doc, dict):
         raise _fail(name, "(top level)", "a mapping", type(doc).__name__)
-    if doc.get("version") != DATA_VERSION:
-        raise _fail(name, "version", repr(DATA_VERSION), doc.get("version"))
+    if doc.get("version") not in DATA_VERSIONS:
+        raise _fail(
+            name, "version", f"a data version of the engine ({', '.join(DATA_VERSIONS)})", doc.get("version")
+        )
     return doc
 
 
@@ -477,9 +512,21 @@ def _tables(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 def load_data(folder: str | Path = DATA_DIR) -> Data:
-    """Read and validate the four data files of ``folder``; raises DataError naming file and key."""
+    """Read and validate the four data files of ``folder``; raises DataError naming file and key. Every file
+    carries the same data version, and a shipped version's folder carries its own name."""
     folder = Path(folder)
     docs = {name: _read(folder, name) for name in FILES}
+    version = str(docs[FILES[0]]["version"])
+    for name in FILES[1:]:
+        if docs[name]["version"] != version:
+            raise _fail(
+                name,
+                "version",
+                f"{version!r} as in {FILES[0]} (one data version a folder)",
+                docs[name]["version"],
+            )
+    if folder.parent.resolve() == DATA_ROOT and folder.name in DATA_VERSIONS and folder.name != version:
+        raise _fail(FILES[0], "version", repr(folder.name), version)
     m = _map(docs["map.yaml"])
     types = _types(docs["units.yaml"])
     allied, ab = _obac(docs["obac.yaml"], "allied", types)
@@ -506,11 +553,17 @@ def load_data(folder: str | Path = DATA_DIR) -> Data:
         airborne=dict(airborne),
         bomber_command=dict(bc),
         tables=_tables(docs["tables.yaml"]),
+        version=version,
         **m,
     )
 
 
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=len(DATA_VERSIONS))
+def data_for(version: str) -> Data:
+    """The shipped data version ``version``, loaded once (DataError naming it and the known ones)."""
+    return load_data(data_dir(version))
+
+
 def default_data() -> Data:
-    """The shipped reconstruction, loaded once."""
-    return load_data(DATA_DIR)
+    """The data a game plays when none is named (:func:`data_choice`), loaded once."""
+    return data_for(data_choice())

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 from ffo_env.core.errors import DataError
 from ffo_env.france1940.core.actions import MAX_UNITS, N_ACTIONS
-from ffo_env.france1940.core.data import ALLIED, GERMAN, Data, Obac, UnitType, default_data
+from ffo_env.france1940.core.data import ALLIED, GERMAN, Data, Obac, UnitType, data_for
 from ffo_env.france1940.core.options import RulesOptions
 
 if TYPE_CHECKING:
@@ -98,24 +98,35 @@ def _roster(d: Data) -> tuple[UnitSpec, ...]:
     return tuple(out)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class Game:
-    """The data with rules options; creates states from a seed."""
+    """The data with rules options; creates states from a seed. The data is the version
+    ``options.data_version`` names unless ``data`` (e.g. a folder of one's own, ``load_data``) is given; its
+    version must then be the options' (a record names one version and replays under it)."""
 
-    options: RulesOptions = field(default_factory=RulesOptions)
-    data: Data = field(default_factory=default_data)
+    options: RulesOptions
+    data: Data
     units: tuple[UnitSpec, ...] = field(init=False)
     unit_ids: tuple[str, ...] = field(init=False)
     side_units: tuple[tuple[int, ...], tuple[int, ...]] = field(init=False)
     last_turn: int = field(init=False)
 
-    def __post_init__(self) -> None:
+    def __init__(self, options: RulesOptions | None = None, data: Data | None = None) -> None:
+        options = options if options is not None else RulesOptions()
+        if data is None:
+            data = data_for(options.data_version)
+        elif data.version != options.data_version:
+            raise DataError(
+                f"the game data is version {data.version!r}, the rules options name {options.data_version!r}"
+            )
+        set_ = object.__setattr__
+        set_(self, "options", options)
+        set_(self, "data", data)
         roster = _roster(self.data)
         if len(roster) > MAX_UNITS:
             raise DataError(
                 f"obac.yaml: the roster needs {len(roster)} counters, the action space holds {MAX_UNITS}"
             )
-        set_ = object.__setattr__
         set_(self, "units", roster)
         set_(self, "unit_ids", tuple(u.id for u in roster))
         set_(

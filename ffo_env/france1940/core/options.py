@@ -5,8 +5,10 @@ chooses stays selectable.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
+
+from ffo_env.france1940.core.data import DATA_VERSIONS, data_choice, unknown_version
 
 ALLIED_COLUMNS = ("Hist", "A", "B", "C", "D", "E", "A+B", "A+B+C", "A+B+C+E", "A+C", "A+E")
 GERMAN_COLUMNS = ("I", "II", "III", "IV", "V", "VI")
@@ -50,6 +52,8 @@ class RulesOptions:
       ``allied_exit_scores_vp`` (F16), ``bef_armor_threshold`` (F50), ``bef_armor_vp_mode`` (F57): readings.
     - ``counterattack_shift``: F27's tuning knob, columns to the right for counter-attacks (0..7).
     - ``skip_forced``: a decision with exactly one legal action is applied automatically (recorded ``auto``, P2).
+    - ``data_version``: the game data played (``ffo_env.france1940.core.data.DATA_VERSIONS``); default
+      ``$FFO_F40_DATA`` or ``DEFAULT_DATA``. Records and saved states carry it.
     """
 
     allied_obac: str = "Hist"
@@ -68,8 +72,11 @@ class RulesOptions:
     counterattack_shift: int = 0
     hidden_obac: bool = False
     skip_forced: bool = True
+    data_version: str = field(default_factory=data_choice)
 
     def __post_init__(self) -> None:
+        if not isinstance(self.data_version, str) or self.data_version not in DATA_VERSIONS:
+            raise unknown_version(self.data_version)
         for name, allowed in _CHOICES.items():
             v = getattr(self, name)
             if v not in allowed or type(v) is not type(allowed[0]):
@@ -96,3 +103,15 @@ class RulesOptions:
         if unknown:
             raise ValueError(f"unknown rules options {sorted(unknown)}; known: {sorted(known)}")
         return cls(**d)
+
+
+def with_data_version(options: object, data: str) -> object:
+    """The rules options of a record or saved state whose top level names game data ``data``: options written
+    before ``data_version`` was an option play that data; options naming another version are refused."""
+    if not isinstance(options, dict):
+        return options  # RulesOptions.from_dict names the fault
+    if "data_version" not in options:
+        return {**options, "data_version": data}
+    if options["data_version"] != data:
+        raise ValueError(f"data_version {options['data_version']!r} differs from the data {data!r}")
+    return options

@@ -14,9 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from ffo_env.atomic import atomic_write_text
-from ffo_env.france1940.core.data import AGENTS, DATA_VERSION
+from ffo_env.france1940.core.data import AGENTS, DATA_VERSIONS
 from ffo_env.france1940.core.game import ENGINE_VERSION, Game
-from ffo_env.france1940.core.options import RulesOptions
+from ffo_env.france1940.core.options import RulesOptions, with_data_version
 from ffo_env.france1940.core.state import State
 from ffo_env.france1940.core.state_io import state_to_dict
 
@@ -77,7 +77,7 @@ def make_record(s: State, decisions: list[dict[str, Any]]) -> dict[str, Any]:
                 "format": RECORD_FORMAT,
                 "record_version": RECORD_VERSION,
                 "engine": ENGINE_VERSION,
-                "data": DATA_VERSION,
+                "data": s.game.data.version,
                 "options": s.game.options.to_dict(),
                 "seed": s.seed,
                 "columns": s.columns,
@@ -102,12 +102,17 @@ def replay(rec: object) -> State:
         raise RecordError(f"format: expected {RECORD_FORMAT!r} version {RECORD_VERSION}")
     if sorted(rec) != sorted(_KEYS):
         raise RecordError(f"keys: expected {sorted(_KEYS)}, found {sorted(rec)}")
-    if rec.get("engine") != ENGINE_VERSION or rec.get("data") != DATA_VERSION:
+    if rec.get("engine") != ENGINE_VERSION:
+        raise RecordError(f"engine: recorded {rec.get('engine')!r}, this engine is {ENGINE_VERSION!r}")
+    data = rec.get("data")
+    if data not in DATA_VERSIONS:  # a record replays under the data it was played with, or not at all
         raise RecordError(
-            f"versions: recorded {rec.get('engine')}/{rec.get('data')}, engine {ENGINE_VERSION}/{DATA_VERSION}"
+            f"data: the record was played with game data {data!r}, which this engine does not have; "
+            f"known versions: {', '.join(DATA_VERSIONS)}"
         )
     try:
-        game = Game(RulesOptions.from_dict(rec["options"]))
+        options = with_data_version(rec["options"], str(data))
+        game = Game(RulesOptions.from_dict(options))
     except (TypeError, ValueError) as e:
         raise RecordError(f"options: {e}") from None
     seed = rec.get("seed")
@@ -128,7 +133,7 @@ def replay(rec: object) -> State:
             raise RecordError(f"decisions[{i}]: {e}") from None
     fresh = rec_.record()
     for key in _KEYS:
-        if fresh[key] != json.loads(json.dumps(rec[key])):
+        if fresh[key] != json.loads(json.dumps(options if key == "options" else rec[key])):
             where = key
             if key == "decisions":
                 n = next(

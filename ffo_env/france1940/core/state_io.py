@@ -12,10 +12,10 @@ import json
 from typing import Any
 
 from ffo_env.atomic import atomic_write_text
-from ffo_env.france1940.core.data import ALLIED, GERMAN
+from ffo_env.france1940.core.data import ALLIED, DATA_VERSIONS, GERMAN
 from ffo_env.france1940.core.game import ENGINE_VERSION, Game
 from ffo_env.france1940.core.hexgrid import N_HEXES
-from ffo_env.france1940.core.options import ALLIED_COLUMNS, GERMAN_COLUMNS, RulesOptions
+from ffo_env.france1940.core.options import ALLIED_COLUMNS, GERMAN_COLUMNS, RulesOptions, with_data_version
 from ffo_env.france1940.core.state import FIELDS, MAP, STATUS_NAMES, State
 
 STATE_FORMAT = "france1940-state"
@@ -45,6 +45,7 @@ def state_to_dict(s: State) -> dict[str, Any]:
         "format": STATE_FORMAT,
         "version": STATE_VERSION,
         "engine": ENGINE_VERSION,
+        "data": s.game.data.version,
         "options": s.game.options.to_dict(),
         "state": body,
     }
@@ -85,11 +86,22 @@ def state_from_dict(d: object, game: Game | None = None) -> State:
             f"format/version: expected {STATE_FORMAT!r} version {STATE_VERSION},"
             f" found {d.get('format')!r} version {d.get('version')!r}"
         )
+    # a state saved before data versions has no "data": it was played with the first version
+    data = d.get("data", DATA_VERSIONS[0])
+    if data not in DATA_VERSIONS:
+        raise StateError(
+            f"data: the state was saved with game data {data!r}, which this engine does not have; "
+            f"known versions: {', '.join(DATA_VERSIONS)}"
+        )
     if game is None:
         try:
-            game = Game(RulesOptions.from_dict(d.get("options")))
+            game = Game(RulesOptions.from_dict(with_data_version(d.get("options"), str(data))))
         except (TypeError, ValueError) as e:
             raise StateError(f"options: {e}") from None
+    elif game.data.version != data:
+        raise StateError(
+            f"data: the state was saved with game data {data!r}, this game plays {game.data.version!r}"
+        )
     body = d.get("state")
     if not isinstance(body, dict):
         raise StateError("state: expected an object of the state's fields")

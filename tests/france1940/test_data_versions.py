@@ -1,0 +1,273 @@
+"""Data versions of France 1940 (issue 63 item 4): shipped versions in their own folders, the first kept byte
+for byte; the version chosen by ``RulesOptions.data_version`` (``$FFO_F40_DATA``), written in records and
+saved states and checked on replay and load; an unknown version is one error naming it and the known ones."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import random
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ffo_env.core.errors import DataError
+from ffo_env.france1940.core.data import (
+    DATA_ENV,
+    DATA_ROOT,
+    DATA_VERSIONS,
+    DEFAULT_DATA,
+    FILES,
+    data_choice,
+    data_dir,
+    data_for,
+    load_data,
+)
+from ffo_env.france1940.core.game import Game, new_state
+from ffo_env.france1940.core.options import RulesOptions
+from ffo_env.france1940.core.record import Recorder, RecordError, replay
+from ffo_env.france1940.core.state_io import StateError, state_from_dict, state_to_dict
+
+V1 = "f40-reconstruction-v1"
+# sha256 of the files of f40-reconstruction-v1 as released (session 40): a released version never changes
+V1_SHA256 = {
+    "map.yaml": "34d469c65a584751a8f940f7a1b8ece18d8640772e837359ec471037db261a9f",
+    "obac.yaml": "5430cbf83b18d5bd966f086735ebce907cac89bc09e9e18d6e505bfb03348fbc",
+    "tables.yaml": "f5f716eb60c272083688f8b996ad66f615e36b686671b5f8132f8577e0d43a0a",
+    "units.yaml": "4c73f27f3fdc377ff8172d9568c5c292833e22ec022d30bd12ebf75c8c6e7096",
+}
+
+
+def _played(seed: int, steps: int, **opts: object) -> Recorder:
+    r = Recorder(new_state(seed, None, dict(opts)))
+    rng = random.Random(seed)
+    for _ in range(steps):
+        if r.state.is_terminal():
+            break
+        r.apply(rng.choice(r.state.legal_actions()))
+    return r
+
+
+def test_v1_is_kept_byte_for_byte_in_its_own_folder() -> None:
+    assert DATA_VERSIONS[0] == V1
+    for name in FILES:
+        digest = hashlib.sha256((DATA_ROOT / V1 / name).read_bytes()).hexdigest()
+        assert digest == V1_SHA256[name], name
+
+
+@pytest.mark.parametrize("version", DATA_VERSIONS)
+def test_every_shipped_version_loads_from_its_folder_and_carries_its_name(version: str) -> None:
+    assert data_dir(version) == DATA_ROOT / version
+    assert data_for(version).version == version
+    assert Game(RulesOptions(data_version=version)).data.version == version
+
+
+def test_default_version_is_v1_unless_the_environment_names_another(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(DATA_ENV, raising=False)
+    assert DEFAULT_DATA == V1 and data_choice() == V1 and RulesOptions().data_version == V1
+    other = DATA_VERSIONS[-1]
+    monkeypatch.setenv(DATA_ENV, other)
+    assert RulesOptions().data_version == other and new_state(0).game.data.version == other
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: RulesOptions(data_version="f40-reconstruction-v9"),
+        lambda: RulesOptions.from_dict({"data_version": "f40-reconstruction-v9"}),
+        lambda: new_state(0, None, {"data_version": "f40-reconstruction-v9"}),
+        lambda: data_dir("f40-reconstruction-v9"),
+    ],
+)
+def test_unknown_data_version_is_one_error_naming_it_and_the_known_ones(make: object) -> None:
+    with pytest.raises(DataError, match="'f40-reconstruction-v9'.*known versions: f40-reconstruction-v1"):
+        make()  # type: ignore[operator]
+
+
+def test_data_files_of_mixed_versions_are_refused(tmp_path: Path) -> None:
+    folder = tmp_path / "mine"
+    shutil.copytree(DATA_ROOT / V1, folder)
+    assert load_data(folder).version == V1  # a copy of one's own loads, with its version
+    p = folder / "tables.yaml"
+    p.write_text(p.read_text().replace(f"version: {V1}", "version: f40-reconstruction-v0", 1))
+    with pytest.raises(DataError, match="tables.yaml: version"):
+        load_data(folder)
+
+
+def test_game_refuses_data_of_another_version_than_its_options() -> None:
+    other = [v for v in DATA_VERSIONS if v != V1]
+    if not other:
+        pytest.skip("one data version shipped")
+    with pytest.raises(DataError, match="rules options name"):
+        Game(RulesOptions(data_version=other[0]), data_for(V1))
+
+
+@pytest.mark.parametrize("version", DATA_VERSIONS)
+def test_record_names_its_data_version_and_replays_under_it_whatever_the_default(
+    version: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rec = _played(5, 300, data_version=version).record()
+    assert rec["data"] == version and rec["options"]["data_version"] == version
+    for default in DATA_VERSIONS:  # the process's default does not change what a record replays
+        monkeypatch.setenv(DATA_ENV, default)
+        assert replay(copy.deepcopy(rec)).game.data.version == version
+
+
+def test_record_of_unknown_data_version_is_refused_naming_the_known_ones() -> None:
+    rec = _played(5, 50).record()
+    rec["data"] = "f40-reconstruction-v9"
+    with pytest.raises(RecordError, match="'f40-reconstruction-v9'.*known versions: f40-reconstruction-v1"):
+        replay(rec)
+
+
+def test_record_whose_options_name_other_data_than_its_data_field_is_refused() -> None:
+    rec = _played(5, 50).record()
+    rec["options"]["data_version"] = "f40-reconstruction-v9"
+    with pytest.raises(RecordError, match="options: data_version"):
+        replay(rec)
+
+
+def test_record_written_before_data_versions_replays_under_its_data(monkeypatch: pytest.MonkeyPatch) -> None:
+    rec = _played(6, 200).record()
+    del rec["options"]["data_version"]  # a record of session 40: options without data_version, data v1
+    monkeypatch.setenv(DATA_ENV, DATA_VERSIONS[-1])
+    assert replay(rec).game.data.version == V1
+
+
+@pytest.mark.parametrize("version", DATA_VERSIONS)
+def test_saved_state_carries_its_data_version_and_loads_under_it(
+    version: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    d = state_to_dict(_played(7, 120, data_version=version).state)
+    assert d["data"] == version
+    for default in DATA_VERSIONS:
+        monkeypatch.setenv(DATA_ENV, default)
+        assert state_from_dict(copy.deepcopy(d)).game.data.version == version
+
+
+def test_saved_state_of_unknown_data_version_is_refused_naming_the_known_ones() -> None:
+    d = state_to_dict(_played(7, 60).state)
+    d["data"] = "f40-reconstruction-v9"
+    with pytest.raises(StateError, match="'f40-reconstruction-v9'.*known versions: f40-reconstruction-v1"):
+        state_from_dict(d)
+
+
+def test_saved_state_written_before_data_versions_loads_as_v1(monkeypatch: pytest.MonkeyPatch) -> None:
+    d = state_to_dict(_played(7, 60).state)
+    del d["data"]
+    del d["options"]["data_version"]
+    monkeypatch.setenv(DATA_ENV, DATA_VERSIONS[-1])
+    assert state_from_dict(d).game.data.version == V1
+
+
+def test_saved_state_of_other_data_than_the_game_given_is_refused() -> None:
+    other = [v for v in DATA_VERSIONS if v != V1]
+    if not other:
+        pytest.skip("one data version shipped")
+    d = state_to_dict(_played(7, 60).state)
+    with pytest.raises(StateError, match="data: the state was saved with game data"):
+        state_from_dict(d, Game(RulesOptions(data_version=other[0])))
+
+
+def test_env_data_version_option_reaches_the_core_and_refuses_unknown_ones() -> None:
+    from ffo_env.france1940.env import France1940SingleAgentEnv, raw_env
+
+    for version in DATA_VERSIONS:
+        e = raw_env(data_version=version)
+        e.reset(seed=1)
+        assert e.game_state.game.data.version == version
+        g = France1940SingleAgentEnv(rules={"data_version": version})
+        g.reset(seed=1)
+        assert g.game_state.game.data.version == version
+    with pytest.raises(DataError, match="known versions"):
+        raw_env(data_version="nope")
+    for other in DATA_VERSIONS[1:]:  # one option given two ways must agree
+        with pytest.raises(ValueError, match="data_version is given twice"):
+            raw_env(data_version=V1, rules={"data_version": other})
+
+
+def test_registry_versions_and_suite_new_state_follow_the_chosen_data(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from ffo_env.games import game_info
+
+    info = game_info("france1940")
+    for version in DATA_VERSIONS:
+        monkeypatch.setenv(DATA_ENV, version)
+        assert info.versions()["data"] == version
+        assert info.new_state(0).game.data.version == version
+        assert info.new_state(0, None, {"data_version": V1}).game.data.version == V1
+
+
+def test_cli_data_option_of_france1940_names_unknown_versions_and_restores_the_environment(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    import os
+
+    from ffo_env.cli import main
+
+    monkeypatch.delenv(DATA_ENV, raising=False)
+    code = main(
+        [
+            "eval",
+            "--game",
+            "france1940",
+            "--data",
+            "reconstruction-v3",
+            "--pairings",
+            "pass:pass",
+            "--games",
+            "1",
+            "--workers",
+            "1",
+            "--out",
+            str(tmp_path / "t"),
+            "--no-progress",
+            "--quiet",
+        ]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and "'reconstruction-v3'" in err and "known versions: f40-reconstruction-v1" in err
+    assert not (tmp_path / "t").exists() and DATA_ENV not in os.environ
+
+
+def test_cli_eval_of_france1940_plays_the_data_named_and_records_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import json
+    import os
+
+    from ffo_env.cli import main
+
+    monkeypatch.delenv(DATA_ENV, raising=False)
+    version = DATA_VERSIONS[-1]
+    out = tmp_path / "t"
+    assert main(["eval", "--game", "france1940", "--data", version, "--pairings", "pass:pass", "--games", "1",
+                 "--workers", "1", "--out", str(out), "--no-progress", "--quiet"]) == 0  # fmt: skip
+    assert json.loads((out / "results.json").read_text(encoding="utf-8"))["config"]["data_version"] == version
+    assert DATA_ENV not in os.environ  # the option did not leak into the caller
+
+
+def test_v2_departs_from_v1_only_in_the_crt_loss_rows_of_columns_2_1_to_5_1() -> None:
+    """f40-reconstruction-v2 (docs/france1940/bots.md, session 41): every loss result (1CA, 2CA, DX) needs a
+    modified die one row higher than in v1 in the column 2-1, two rows higher in 3-1, 4-1 and 5-1, the freed
+    rows reading DR; everything else is v1's."""
+    import yaml
+
+    v2 = "f40-reconstruction-v2"
+    assert v2 in DATA_VERSIONS
+    for name in ("map.yaml", "obac.yaml", "units.yaml"):
+        old = (DATA_ROOT / V1 / name).read_text(encoding="utf-8")
+        assert (DATA_ROOT / v2 / name).read_text(encoding="utf-8") == old.replace(V1, v2, 1), name
+    t1 = yaml.safe_load((DATA_ROOT / V1 / "tables.yaml").read_text(encoding="utf-8"))
+    t2 = yaml.safe_load((DATA_ROOT / v2 / "tables.yaml").read_text(encoding="utf-8"))
+    c1, c2 = t1.pop("crt")["columns"], t2.pop("crt")["columns"]
+    assert {k: v for k, v in t1.items() if k != "version"} == {k: v for k, v in t2.items() if k != "version"}
+    loss = ("1CA", "2CA", "DX")
+    later = {"2-1": 1, "3-1": 2, "4-1": 2, "5-1": 2}
+    for col in c1:
+        k = later.get(col, 0)
+        first = next((i for i, r in enumerate(c1[col]) if r in loss), len(c1[col]))
+        expected = c1[col][:first] + ["DR"] * k + c1[col][first : len(c1[col]) - k]
+        assert c2[col] == expected, col
