@@ -248,7 +248,7 @@ def _hex_ids() -> str:
     return "".join(out)
 
 
-STYLE = (
+_STYLE = (
     "<style>"
     "polygon.hex{stroke:#b9b293;stroke-width:.5}polygon.tsea{stroke:#6f9bd1}"
     "line.border{stroke:#a0283c;stroke-width:1.6;stroke-dasharray:4 2;stroke-linecap:round}"
@@ -289,7 +289,7 @@ def base_svg(game: Game, hex_ids: bool = True) -> str:
     fortress lines, cities and towns, the map edges and (``hex_ids``) the hex numbers."""
     d = game.data
     parts = [
-        STYLE,
+        _STYLE,
         f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="#f4f1e6"/>',
         _terrain(d),
         _borders(d),
