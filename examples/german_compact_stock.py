@@ -33,6 +33,7 @@ from sb3_contrib.common.maskable.utils import get_action_masks
 
 import ffo_env  # noqa: F401 - registers the gymnasium ids
 from agents.paired import sign_test_p, wilson_interval
+from ffo_env.ffo.encoding.slots import SLOT_ORDERS
 
 EVAL_SEED = 10_000
 
@@ -149,7 +150,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument(
         "--slot-order",
         default=None,
-        choices=("core", "overstack_last", "board"),
+        choices=SLOT_ORDERS,
         help="the slot layout's candidate order ('overstack_last': destinations that over-stack last; "
         "'board': sorted by public board features)",
     )

@@ -264,3 +264,42 @@ def test_overstack_last_order_moves_only_the_over_stacking_destinations_back():
             assert np.all(np.diff(flat[over == cls]) > 0)  # the core's order within each class
         split += bool(over.any() and not over.all())
     assert split > 0
+
+
+def test_shuffled_order_is_a_seeded_permutation_that_keeps_the_game_seeds():
+    """``slot_order="shuffled"``: every decision lists the core's candidates in a new random order (so a
+    slot's place says nothing), seeded by the game's seed and nothing drawn from the env's generator: the same env
+    seed gives the same game in either order, and the same orders again."""
+    envs = {o: _slot_env(slot_order=o) for o in ("core", "shuffled")}
+    envs["again"] = _slot_env(slot_order="shuffled")
+    first: dict[str, list[list[int]]] = {}
+    for name, env in envs.items():
+        env.reset(seed=11)
+        listed = []
+        rng = np.random.default_rng(3)
+        for _ in range(12):
+            s = env.game_state
+            if s.is_terminal():
+                break
+            cands = env._candidates()
+            assert cands is not None
+            if not cands.groups:
+                env.step(N_SLOTS + int(cands.specials[0]) - env.slots.special_base)
+                continue
+            flat = np.concatenate(cands.groups)
+            assert sorted(flat.tolist()) == np.concatenate(env.slots.candidates(s).groups).tolist()
+            listed.append(flat.tolist())
+            # the same core action in every env, so the games stay the same (through its group if any)
+            a = int(sorted(flat.tolist())[int(rng.integers(len(flat)))])
+            while True:
+                groups = env._candidates().groups
+                k = next(i for i, g in enumerate(groups) if a in g)
+                env.step(k)
+                if len(groups[k]) == 1:
+                    break
+        first[name] = listed
+    assert envs["core"].game_state.to_json() == envs["shuffled"].game_state.to_json()
+    assert first["shuffled"] == first["again"]
+    assert any(c != s for c, s in zip(first["core"], first["shuffled"], strict=True))
+    orders = {tuple(x) for x in first["shuffled"]}
+    assert len(orders) > 1

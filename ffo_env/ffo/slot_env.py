@@ -8,8 +8,9 @@ The same game, opponent, rewards, ``info`` and illegal-action convention as
   :meth:`action_masks` gives the filled slots and the legal specials (the core's legality);
 - a slot holding a group narrows the decision to the group's members: the game does not move, the reward
   is 0 and ``info["narrowed"]`` is the depth (``episode_stats["learner_steps"]`` counts game decisions only);
-- ``slot_order``: ``"core"`` (the core's action order) or ``"board"`` (sorted by public board features,
-  :meth:`~ffo_env.ffo.encoding.slots.SlotEncoder.board_order`);
+- ``slot_order``: ``"core"`` (the core's action order), ``"board"`` or ``"overstack_last"`` (sorted by
+  public board features, :meth:`~ffo_env.ffo.encoding.slots.SlotEncoder.board_order`) or ``"shuffled"`` (a
+  new random order at every decision, from a generator seeded by the game's seed);
 - :meth:`core_action` maps a slot action to the core action it plays (None for a group);
 - observation: the 1-D float32 ``Box`` of :class:`~ffo_env.ffo.encoding.slots.SlotEncoder`.
 """
@@ -25,6 +26,8 @@ from ffo_env.ffo.encoding.slots import N_SLOTS, SLOT_ORDERS, SlotCandidates, Slo
 from ffo_env.ffo.single_agent import FFOSingleAgentEnv
 
 __all__ = ["FFOSlotEnv"]
+
+_SHUFFLE_STREAM = 0x5107  # the second word of the shuffled order's seed: a stream apart from the dice
 
 
 class FFOSlotEnv(FFOSingleAgentEnv):
@@ -50,6 +53,7 @@ class FFOSlotEnv(FFOSingleAgentEnv):
         self._cands: SlotCandidates | None = None
         self._narrowed: np.ndarray | None = None
         self._depth = 0
+        self._order_rng: np.random.Generator | None = None
 
     # ------------------------------------------------------------------ slots
 
@@ -58,7 +62,11 @@ class FFOSlotEnv(FFOSingleAgentEnv):
         if s is None or self._over or s.is_terminal() or s.current_player != self.learner:
             return None
         if self._cands is None:
-            self._cands = self.slots.candidates(s, self._narrowed, self.slot_order)
+            if self.slot_order == "shuffled" and self._order_rng is None:
+                # seeded by the game's own seed and nothing drawn from the env's generator, whose draws (the
+                # opponent's seed, a random opponent's moves) then stay those of the other orders
+                self._order_rng = np.random.default_rng([s.seed, _SHUFFLE_STREAM])
+            self._cands = self.slots.candidates(s, self._narrowed, self.slot_order, self._order_rng)
         return self._cands
 
     def core_action(self, action: int) -> int | None:
@@ -91,6 +99,7 @@ class FFOSlotEnv(FFOSingleAgentEnv):
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[Any, dict[str, Any]]:
         self._new_decision()
+        self._order_rng = None  # seeded at the game's first listing (_candidates)
         obs, info = super().reset(seed=seed, options=options)
         return obs, info
 

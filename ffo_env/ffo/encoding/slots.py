@@ -13,7 +13,9 @@ nothing is shared by construction):
 - candidates are the legal hex and unit actions, by default (``order="core"``) **in the core's action
   order** (hex index, then unit index); ``order="board"`` (:data:`SLOT_ORDERS`) sorts them by public board
   features instead (:meth:`SlotEncoder.board_order`), so that a slot's place says something a stock MLP,
-  which has weights per slot, can use from its first updates;
+  which has weights per slot, can use from its first updates; ``order="shuffled"`` draws a new random
+  order at every decision (from the env's generator), so that a slot's place says nothing and the learner has
+  to read each slot's features;
 - more than ``K`` candidates (the German's refugee placement, rule 10.2, offers ~900 hexes): the slots hold
   ``K`` *groups* of consecutive candidates (``numpy.array_split``); choosing a group narrows the decision to
   its members (the game does not move, the reward is 0) until they fit, so every legal action stays
@@ -53,7 +55,7 @@ __all__ = [
     "slot_encoder_for",
 ]
 
-SLOT_ORDERS = ("core", "overstack_last", "board")
+SLOT_ORDERS = ("core", "overstack_last", "board", "shuffled")
 N_SLOTS = 64  # a German movement decision has 34 legal destinations on average, at most ~110
 
 # (name, meaning); every feature is in [0, 1] but d_city_delta, in [-1, 1]
@@ -170,15 +172,23 @@ class SlotEncoder:
     # ------------------------------------------------------------------ candidates
 
     def candidates(
-        self, state: State, narrowed: np.ndarray | None = None, order: str = "core"
+        self,
+        state: State,
+        narrowed: np.ndarray | None = None,
+        order: str = "core",
+        rng: np.random.Generator | None = None,
     ) -> SlotCandidates:
         """The slots of the decider's decision (``narrowed``: the members of the group chosen last, already
-        in ``order``)."""
+        in ``order``; ``rng``: the generator of ``order="shuffled"``)."""
         legal = np.asarray(state.legal_actions(), dtype=np.int64)
         specials = legal[legal >= self.special_base]
         if narrowed is None:
             acts = legal[legal < self.special_base]
-            if order != "core" and acts.size > 1:
+            if order == "shuffled":
+                if rng is None:
+                    raise ValueError("slot order 'shuffled' needs a generator (rng)")
+                acts = acts[rng.permutation(acts.size)]
+            elif order != "core" and acts.size > 1:
                 acts = acts[self.board_order(state, acts, overstack_only=order == "overstack_last")]
         else:
             acts = narrowed
