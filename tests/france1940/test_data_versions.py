@@ -67,7 +67,9 @@ def test_every_shipped_version_loads_from_its_folder_and_carries_its_name(versio
     assert Game(RulesOptions(data_version=version)).data.version == version
 
 
-def test_default_version_is_v2_unless_the_environment_names_another(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_p18_default_version_is_v2_unless_the_environment_names_another(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     monkeypatch.delenv(DATA_ENV, raising=False)  # v2 since session 42 (docs/france1940/bots.md)
     assert DEFAULT_DATA == V2 and data_choice() == V2 and RulesOptions().data_version == V2
     assert new_state(0).game.data.version == V2
@@ -132,7 +134,9 @@ def test_record_whose_options_name_other_data_than_its_data_field_is_refused() -
         replay(rec)
 
 
-def test_record_written_before_data_versions_replays_under_its_data(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_p19_record_written_before_data_versions_replays_under_its_data(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     rec = _played(6, 200, data_version=V1).record()
     del rec["options"]["data_version"]  # a record of session 40: options without data_version, data v1
     for default in DATA_VERSIONS:  # v2, the default since session 42, does not change what it replays
@@ -160,7 +164,7 @@ def test_saved_state_of_unknown_data_version_is_refused_naming_the_known_ones() 
         state_from_dict(d)
 
 
-def test_saved_state_written_before_data_versions_loads_as_v1(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_p19_saved_state_written_before_data_versions_loads_as_v1(monkeypatch: pytest.MonkeyPatch) -> None:
     d = state_to_dict(_played(7, 60, data_version=V1).state)
     del d["data"]
     del d["options"]["data_version"]
@@ -257,7 +261,7 @@ def test_cli_eval_of_france1940_plays_the_data_named_and_records_it(
     assert DATA_ENV not in os.environ  # the option did not leak into the caller
 
 
-def test_v2_departs_from_v1_only_in_the_crt_loss_rows_of_columns_2_1_to_5_1() -> None:
+def test_p18_v2_departs_from_v1_only_in_the_crt_loss_rows_of_columns_2_1_to_5_1() -> None:
     """f40-reconstruction-v2 (docs/france1940/bots.md, session 41): every loss result (1CA, 2CA, DX) needs a
     modified die one row higher than in v1 in the column 2-1, two rows higher in 3-1, 4-1 and 5-1, the freed
     rows reading DR; everything else is v1's."""
@@ -291,7 +295,7 @@ def _written_before() -> dict[str, dict[str, Any]]:
 
 
 @pytest.mark.parametrize("session", ["session40", "session41"])
-def test_records_and_states_of_sessions_40_and_41_replay_under_v1_whatever_the_default(
+def test_p19_records_and_states_of_sessions_40_and_41_replay_under_v1_whatever_the_default(
     session: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     old = _written_before()[session]
@@ -311,10 +315,24 @@ def test_records_and_states_of_sessions_40_and_41_replay_under_v1_whatever_the_d
         assert loaded.game.data.version == V1 and state_to_dict(loaded)["state"] == old["state"]["state"]
 
 
-def test_a_session_40_record_read_as_v2_is_refused() -> None:
+def test_p19_a_session_40_record_read_as_v2_is_refused() -> None:
     """The rule matters: the same decisions under v2's table diverge (a v1 DX is a v2 2CA), so the record is
     refused rather than replayed into another game."""
     rec = copy.deepcopy(_written_before()["session40"]["record"])
     rec["data"] = V2
     with pytest.raises(RecordError, match="differs from the replay|decisions"):
         replay(rec)
+
+
+def test_a_v1_tournament_resumed_under_the_v2_default_is_refused_naming_the_data_to_add(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agents.harness import TournamentExists, _open_tournament, tournament_plan
+
+    monkeypatch.delenv(DATA_ENV, raising=False)
+    labels = [("pass", "pass")]
+    _open_tournament(
+        tmp_path, tournament_plan(labels, 1, 0, "random", "france1940", data_version=V1), False, False
+    )
+    with pytest.raises(TournamentExists, match=f"data_version is '{V1}'.*add --data {V1}"):
+        _open_tournament(tmp_path, tournament_plan(labels, 1, 0, "random", "france1940"), True, False)

@@ -112,7 +112,7 @@ def replay(rec: object) -> State:
         )
     try:
         # a record of session 40 has no options.data_version: it plays the data its "data" field names (v1,
-        # then the only version), never the process's default (v2 since session 42)
+        # then the only version), never the process's default (v2 since session 42), P19
         options = with_data_version(rec["options"], str(data))
         game = Game(RulesOptions.from_dict(options))
     except (TypeError, ValueError) as e:
@@ -134,7 +134,7 @@ def replay(rec: object) -> State:
         except (TypeError, ValueError) as e:
             raise RecordError(f"decisions[{i}]: {e}") from None
     fresh = rec_.record()
-    if data == FIRST_DATA:  # only v1 was written before data versions
+    if data == FIRST_DATA:  # only v1 was written before data versions (P19)
         fresh["final_state"] = _as_written_before_data_versions(fresh["final_state"], rec["final_state"])
     for key in _KEYS:
         if fresh[key] != json.loads(json.dumps(options if key == "options" else rec[key])):
