@@ -486,7 +486,10 @@ def _open_tournament(
         old = _read_plan(plan_path)
         for key in sorted(set(plan) | set(old)):
             if old.get(key) != plan.get(key):
-                data_hint = key == "data_version" and old.get(key) and old["game"] == DEFAULT_GAME
+                # France Fights On and France 1940 have data versions (France 1940's default moved to v2)
+                data_hint = (
+                    key == "data_version" and old.get(key) and old["game"] in (DEFAULT_GAME, "france1940")
+                )
                 hint = f" (add --data {old.get(key)})" if data_hint else ""
                 if key == "game":
                     hint = f" (add --game {old.get(key)})"

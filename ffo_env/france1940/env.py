@@ -55,7 +55,7 @@ Options (the game's, beside the suite's ``reward``, ``shaping_scale``, ``max_ste
   ``I``).
 - ``bef_variant``: Pournelle's BEF variant (F46-F58), the same as ``rules={"bef_variant": True}``.
 - ``data_version``: the game data (``ffo_env.france1940.core.data.DATA_VERSIONS``), the same as
-  ``rules={"data_version": ...}``; default ``$FFO_F40_DATA`` or ``DEFAULT_DATA``.
+  ``rules={"data_version": ...}``; default ``$FFO_F40_DATA`` or ``DEFAULT_DATA`` (``f40-reconstruction-v2``).
 - ``rules``: a :class:`~ffo_env.france1940.core.options.RulesOptions` or a dict of its fields (the optional
   rules, ``hidden_obac``, the readings of F2, ...). An option given both here and by name must agree.
 - ``observation_format``: ``"dict"``, ``"flat"``, ``"compact"``.
@@ -73,6 +73,12 @@ The one-side env :class:`France1940SingleAgentEnv` is the suite's (:mod:`ffo_env
 Version history: v0 -- first release (rules engine ``france1940-core-1``, data ``f40-reconstruction-v1``,
 encoding version 1). v0, session 41 -- data versions: ``data_version`` selects ``f40-reconstruction-v1``
 (the default, unchanged) or ``f40-reconstruction-v2`` (docs/france1940/bots.md); v1 games play as before.
+v0, session 42 -- the default data is ``f40-reconstruction-v2`` (its Combat Results Table kills less in the
+columns 2-1 to 5-1, components.md §6.2; between the expert bots the historical pair is inside 40-60 % German
+wins on v2, not on v1): an env built without ``data_version`` plays v2. The spaces, the actions and the rules
+engine are unchanged, so the ids stay ``-v0`` (as France Fights On's did when its default data changed);
+``data_version="f40-reconstruction-v1"`` plays the first release's game byte for byte, and records and saved
+states replay under the version they name (one without a version, written in session 40, under v1).
 """
 
 from __future__ import annotations

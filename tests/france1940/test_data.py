@@ -11,14 +11,14 @@ import yaml
 
 from ffo_env.core.errors import DataError
 from ffo_env.france1940.core import hexgrid as H
-from ffo_env.france1940.core.data import DATA_DIR, DATA_VERSION, default_data, load_data
+from ffo_env.france1940.core.data import DATA_DIR, DATA_VERSION, data_for, default_data, load_data
 
 D = default_data()
 LAND = [n for n in range(1, H.N_HEXES + 1) if D.playable(n)]
 
 
 def test_data_version() -> None:
-    assert DATA_VERSION == "f40-reconstruction-v1"
+    assert DATA_VERSION == "f40-reconstruction-v2"  # the default since session 42 (docs/france1940/bots.md)
     for name in ("map.yaml", "units.yaml", "obac.yaml", "tables.yaml"):
         assert yaml.safe_load((DATA_DIR / name).read_text())["version"] == DATA_VERSION
 
@@ -166,8 +166,9 @@ def test_c9_obac_totals_and_capacity() -> None:
 
 
 def test_c6_crt_machine_form() -> None:
-    assert D.crt(0, -5) == "CA" and D.crt(7, 12) == "DX"
-    assert [D.crt(3, d) for d in range(-1, 9)] == [
+    v1 = data_for("f40-reconstruction-v1")  # components.md §6.2's machine form
+    assert v1.crt(0, -5) == "CA" and v1.crt(7, 12) == "DX"
+    assert [v1.crt(3, d) for d in range(-1, 9)] == [
         "AR",
         "CA",
         "CA",
@@ -177,6 +178,49 @@ def test_c6_crt_machine_form() -> None:
         "DR",
         "1CA",
         "2CA",
+        "DX",
+    ]
+
+
+def test_c6_crt_machine_form_v2() -> None:
+    """f40-reconstruction-v2 (the default since session 42): the loss results of 2-1 one row later, of 3-1 to
+    5-1 two rows later, DR in the rows freed; 1-3 to 1-1 and 6-1 and the clamping of the die as in v1."""
+    v2 = data_for("f40-reconstruction-v2")
+    assert v2.crt(0, -5) == "CA" and v2.crt(7, 12) == "DX"
+    assert [v2.crt(3, d) for d in range(-1, 9)] == [
+        "AR",
+        "CA",
+        "CA",
+        "CA",
+        "BR",
+        "DR",
+        "DR",
+        "DR",
+        "1CA",
+        "2CA",
+    ]
+    assert [v2.crt(4, d) for d in range(-1, 9)] == [
+        "AR",
+        "CA",
+        "CA",
+        "BR",
+        "DR",
+        "DR",
+        "DR",
+        "DR",
+        "1CA",
+        "DX",
+    ]
+    assert [v2.crt(6, d) for d in range(-1, 9)] == [
+        "CA",
+        "BR",
+        "DR",
+        "DR",
+        "DR",
+        "1CA",
+        "2CA",
+        "DX",
+        "DX",
         "DX",
     ]
 
@@ -230,7 +274,7 @@ BAD = [
     ("obac.yaml", "FR-DCR: [3, 4, 3, 3, 4, 4, 4, 4, 4, 4, 4]", "FR-DCR: [3, 4, 3]", "allied.start.FR-DCR"),
     ("obac.yaml", "- [4, GB-ARMD,", "- [4, DE-PZ7,", "allied.reinforcements[1] type"),
     ("tables.yaml", '"2-1": [AR, CA, CA, CA, BR', '"2-1": [AR, XX, CA, CA, BR', "crt.columns.2-1 row 0"),
-    ("tables.yaml", "version: f40-reconstruction-v1", "version: f40-reconstruction-v0", "version"),
+    ("tables.yaml", f"version: {DATA_VERSION}", "version: f40-reconstruction-v0", "version"),
     ("tables.yaml", "german_min_vp: 25", "german_min_vp: many", "victory.german_min_vp"),
 ]
 

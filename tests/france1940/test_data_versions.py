@@ -5,10 +5,13 @@ saved states and checked on replay and load; an unknown version is one error nam
 from __future__ import annotations
 
 import copy
+import gzip
 import hashlib
+import json
 import random
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -30,6 +33,7 @@ from ffo_env.france1940.core.record import Recorder, RecordError, replay
 from ffo_env.france1940.core.state_io import StateError, state_from_dict, state_to_dict
 
 V1 = "f40-reconstruction-v1"
+V2 = "f40-reconstruction-v2"
 # sha256 of the files of f40-reconstruction-v1 as released (session 40): a released version never changes
 V1_SHA256 = {
     "map.yaml": "34d469c65a584751a8f940f7a1b8ece18d8640772e837359ec471037db261a9f",
@@ -63,12 +67,14 @@ def test_every_shipped_version_loads_from_its_folder_and_carries_its_name(versio
     assert Game(RulesOptions(data_version=version)).data.version == version
 
 
-def test_default_version_is_v1_unless_the_environment_names_another(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(DATA_ENV, raising=False)
-    assert DEFAULT_DATA == V1 and data_choice() == V1 and RulesOptions().data_version == V1
-    other = DATA_VERSIONS[-1]
-    monkeypatch.setenv(DATA_ENV, other)
-    assert RulesOptions().data_version == other and new_state(0).game.data.version == other
+def test_p18_default_version_is_v2_unless_the_environment_names_another(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(DATA_ENV, raising=False)  # v2 since session 42 (docs/france1940/bots.md)
+    assert DEFAULT_DATA == V2 and data_choice() == V2 and RulesOptions().data_version == V2
+    assert new_state(0).game.data.version == V2
+    monkeypatch.setenv(DATA_ENV, V1)
+    assert RulesOptions().data_version == V1 and new_state(0).game.data.version == V1
 
 
 @pytest.mark.parametrize(
@@ -128,11 +134,16 @@ def test_record_whose_options_name_other_data_than_its_data_field_is_refused() -
         replay(rec)
 
 
-def test_record_written_before_data_versions_replays_under_its_data(monkeypatch: pytest.MonkeyPatch) -> None:
-    rec = _played(6, 200).record()
+def test_p19_record_written_before_data_versions_replays_under_its_data(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rec = _played(6, 200, data_version=V1).record()
     del rec["options"]["data_version"]  # a record of session 40: options without data_version, data v1
-    monkeypatch.setenv(DATA_ENV, DATA_VERSIONS[-1])
-    assert replay(rec).game.data.version == V1
+    for default in DATA_VERSIONS:  # v2, the default since session 42, does not change what it replays
+        monkeypatch.setenv(DATA_ENV, default)
+        assert replay(copy.deepcopy(rec)).game.data.version == V1
+    monkeypatch.delenv(DATA_ENV)
+    assert replay(copy.deepcopy(rec)).game.data.version == V1
 
 
 @pytest.mark.parametrize("version", DATA_VERSIONS)
@@ -153,19 +164,20 @@ def test_saved_state_of_unknown_data_version_is_refused_naming_the_known_ones() 
         state_from_dict(d)
 
 
-def test_saved_state_written_before_data_versions_loads_as_v1(monkeypatch: pytest.MonkeyPatch) -> None:
-    d = state_to_dict(_played(7, 60).state)
+def test_p19_saved_state_written_before_data_versions_loads_as_v1(monkeypatch: pytest.MonkeyPatch) -> None:
+    d = state_to_dict(_played(7, 60, data_version=V1).state)
     del d["data"]
     del d["options"]["data_version"]
-    monkeypatch.setenv(DATA_ENV, DATA_VERSIONS[-1])
-    assert state_from_dict(d).game.data.version == V1
+    for default in DATA_VERSIONS:  # v2, the default since session 42, does not change what it loads as
+        monkeypatch.setenv(DATA_ENV, default)
+        assert state_from_dict(copy.deepcopy(d)).game.data.version == V1
 
 
 def test_saved_state_of_other_data_than_the_game_given_is_refused() -> None:
     other = [v for v in DATA_VERSIONS if v != V1]
     if not other:
         pytest.skip("one data version shipped")
-    d = state_to_dict(_played(7, 60).state)
+    d = state_to_dict(_played(7, 60, data_version=V1).state)
     with pytest.raises(StateError, match="data: the state was saved with game data"):
         state_from_dict(d, Game(RulesOptions(data_version=other[0])))
 
@@ -241,7 +253,7 @@ def test_cli_eval_of_france1940_plays_the_data_named_and_records_it(
     from ffo_env.cli import main
 
     monkeypatch.delenv(DATA_ENV, raising=False)
-    version = DATA_VERSIONS[-1]
+    version = V1  # not the default
     out = tmp_path / "t"
     assert main(["eval", "--game", "france1940", "--data", version, "--pairings", "pass:pass", "--games", "1",
                  "--workers", "1", "--out", str(out), "--no-progress", "--quiet"]) == 0  # fmt: skip
@@ -249,7 +261,7 @@ def test_cli_eval_of_france1940_plays_the_data_named_and_records_it(
     assert DATA_ENV not in os.environ  # the option did not leak into the caller
 
 
-def test_v2_departs_from_v1_only_in_the_crt_loss_rows_of_columns_2_1_to_5_1() -> None:
+def test_p18_v2_departs_from_v1_only_in_the_crt_loss_rows_of_columns_2_1_to_5_1() -> None:
     """f40-reconstruction-v2 (docs/france1940/bots.md, session 41): every loss result (1CA, 2CA, DX) needs a
     modified die one row higher than in v1 in the column 2-1, two rows higher in 3-1, 4-1 and 5-1, the freed
     rows reading DR; everything else is v1's."""
@@ -271,3 +283,56 @@ def test_v2_departs_from_v1_only_in_the_crt_loss_rows_of_columns_2_1_to_5_1() ->
         first = next((i for i, r in enumerate(c1[col]) if r in loss), len(c1[col]))
         expected = c1[col][:first] + ["DR"] * k + c1[col][first : len(c1[col]) - k]
         assert c2[col] == expected, col
+
+
+def _written_before() -> dict[str, dict[str, Any]]:
+    """A record and a saved state written by session 40's core (no ``data_version`` option, a state without
+    ``data``) and by session 41's (v1 the default, ``data_version`` in the options): a heuristic game, seed
+    3, through game-turn 2 (11 combats, some whose v1 result v2 reads otherwise)."""
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "france1940_records_s40_s41.json.gz"
+    doc: dict[str, dict[str, Any]] = json.loads(gzip.decompress(path.read_bytes()))
+    return doc
+
+
+@pytest.mark.parametrize("session", ["session40", "session41"])
+def test_p19_records_and_states_of_sessions_40_and_41_replay_under_v1_whatever_the_default(
+    session: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    old = _written_before()[session]
+    assert old["record"]["data"] == V1 and ("data_version" in old["record"]["options"]) == (
+        session != "session40"
+    )
+    assert ("data" in old["state"]) == (session != "session40")
+    monkeypatch.delenv(DATA_ENV, raising=False)
+    for default in (None, *DATA_VERSIONS):
+        if default is not None:
+            monkeypatch.setenv(DATA_ENV, default)
+        s = replay(copy.deepcopy(old["record"]))
+        assert (
+            s.game.data.version == V1 and state_to_dict(s)["state"] == old["record"]["final_state"]["state"]
+        )
+        loaded = state_from_dict(copy.deepcopy(old["state"]))
+        assert loaded.game.data.version == V1 and state_to_dict(loaded)["state"] == old["state"]["state"]
+
+
+def test_p19_a_session_40_record_read_as_v2_is_refused() -> None:
+    """The rule matters: the same decisions under v2's table diverge (a v1 DX is a v2 2CA), so the record is
+    refused rather than replayed into another game."""
+    rec = copy.deepcopy(_written_before()["session40"]["record"])
+    rec["data"] = V2
+    with pytest.raises(RecordError, match="differs from the replay|decisions"):
+        replay(rec)
+
+
+def test_a_v1_tournament_resumed_under_the_v2_default_is_refused_naming_the_data_to_add(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from agents.harness import TournamentExists, _open_tournament, tournament_plan
+
+    monkeypatch.delenv(DATA_ENV, raising=False)
+    labels = [("pass", "pass")]
+    _open_tournament(
+        tmp_path, tournament_plan(labels, 1, 0, "random", "france1940", data_version=V1), False, False
+    )
+    with pytest.raises(TournamentExists, match=f"data_version is '{V1}'.*add --data {V1}"):
+        _open_tournament(tmp_path, tournament_plan(labels, 1, 0, "random", "france1940"), True, False)

@@ -12,6 +12,20 @@ from ffo_env.france1940.core.state import ELIM
 
 from .f40_helpers import act, attack, legal_texts, pos, settle
 
+# The five tests that pin a cell of the CRT name their data version: ``V1`` is components.md §6.2's machine form
+# (the table C§6.5's oracles check the reconstruction against); each has a ``_v2`` twin whose figures are read
+# by hand from f40-reconstruction-v2's table (the default since session 42), where every loss result (1CA,
+# 2CA, DX) needs a modified die one row higher in 2-1 and two rows higher in 3-1, 4-1 and 5-1:
+#   rows (modified die)  -1  0   1   2   3   4   5   6   7   8
+#   v1 3-1               AR  CA  CA  BR  DR  DR  1CA DX  DX  DX
+#   v2 3-1               AR  CA  CA  BR  DR  DR  DR  DR  1CA DX
+#   v1 2-1               AR  CA  CA  CA  BR  DR  DR  1CA 2CA DX
+#   v2 2-1               AR  CA  CA  CA  BR  DR  DR  DR  1CA 2CA
+#   v2 5-1               CA  BR  DR  DR  DR  1CA 2CA DX  DX  DX
+#   1-2 (both)           CA  CA  CA  CA  AR  AR  BR  BR  DR  DR
+V1 = "f40-reconstruction-v1"
+V2 = "f40-reconstruction-v2"
+
 # a clear hex deep in France with no river and clear neighbours: 1013, attacked from 981, 982, 1012
 OPEN = "turn 3 german combat\nallied: FR-INF-01@1013\ngerman: DE-INF-01@981 DE-INF-02@982 DE-INF-03@1012\n"
 
@@ -48,9 +62,16 @@ def _dist(s_text: str, attackers: list[str], target: int, **o: object) -> Counte
 
 
 def test_c6_5_oracle_a_three_corps_in_clear() -> None:
-    c = _dist(OPEN, ["DE-INF-01", "DE-INF-02", "DE-INF-03"], 1013)
+    c = _dist(OPEN, ["DE-INF-01", "DE-INF-02", "DE-INF-03"], 1013, data_version=V1)
     # /36: DR 12, BR 6, 1CA (defender eliminated, no counter-attacker left) 6, DX 6; CA 6 -> CA 2, AR 2, BR 2
     assert c == Counter({"DR": 12, "BR": 6, "1CA": 6, "DX": 6, "CA/CA": 2, "CA/AR": 2, "CA/BR": 2})
+
+
+def test_c6_5_oracle_a_three_corps_in_clear_v2() -> None:
+    c = _dist(OPEN, ["DE-INF-01", "DE-INF-02", "DE-INF-03"], 1013, data_version=V2)
+    # 21:6 is 3-1; v2's 3-1 at dice 1..6: CA BR DR DR DR DR -> /36: DR 24, BR 6, no loss result; CA 6, the
+    # counter-attack 6:7 (1-2) at dice 1..6: CA CA AR AR BR BR -> CA 2, AR 2, BR 2
+    assert c == Counter({"DR": 24, "BR": 6, "CA/CA": 2, "CA/AR": 2, "CA/BR": 2})
 
 
 def test_c6_5_oracle_b_forest_minus_two() -> None:
@@ -66,15 +87,25 @@ def test_c6_5_oracle_d_weak_attacker_dies_to_the_counter_attack() -> None:
     assert all(k.split("/")[1] in ("1CA", "2CA", "DX") for k in c if k.startswith("CA/"))
 
 
-def test_f24_f32_close_support_adds_two_oracle_c() -> None:
+def _supported(data_version: str) -> Counter[str]:
+    """The results of OPEN's 3-1 attack with one Close Support strike (+2) over the six faces of the die."""
     text = OPEN + "german: DE-GSE-01@950\n"
     c: Counter[str] = Counter()
     for d1 in range(1, 7):
-        s = pos(text + f"rolls: {d1}\n")
+        s = pos(text + f"rolls: {d1}\n", data_version=data_version)
         attack(s, 1013, ["DE-INF-01", "DE-INF-02", "DE-INF-03"], ["FR-INF-01"], support="DE-GSE-01")
         settle(s)
         c[[e for e in s.log if e[0] == "combat"][0][2].split()[-1]] += 1
-    assert c == Counter({"DX": 3, "DR": 2, "1CA": 1})  # C: DX 9/18, DR 6/18, 1CA 3/18
+    return c
+
+
+def test_f24_f32_close_support_adds_two_oracle_c() -> None:
+    assert _supported(V1) == Counter({"DX": 3, "DR": 2, "1CA": 1})  # C: DX 9/18, DR 6/18, 1CA 3/18
+
+
+def test_f24_f32_close_support_adds_two_oracle_c_v2() -> None:
+    # v2's 3-1 at modified dice 3..8: DR DR DR DR 1CA DX
+    assert _supported(V2) == Counter({"DR": 4, "1CA": 1, "DX": 1})
 
 
 def test_f24_close_support_cancels_the_forest_penalty() -> None:
@@ -160,19 +191,52 @@ def test_f27_counterattack_targets_chosen_by_the_defender() -> None:
 
 
 def test_f27_counterattack_shift_reads_columns_to_the_right() -> None:
-    s = pos(OPEN + "rolls: 1 6\n", counterattack_shift=3)  # 1-2 read as 3-1: die 6 -> DX
+    s = pos(OPEN + "rolls: 1 6\n", counterattack_shift=3, data_version=V1)  # 1-2 read as 3-1: die 6 -> DX
     attack(s, 1013, ["DE-INF-01", "DE-INF-02", "DE-INF-03"], ["FR-INF-01"])
     act(s, "@1012", "done")
     settle(s)
     assert s.status[s.game.unit_index("DE-INF-03")] == ELIM and s.vp[ALLIED] == 1
 
 
+def test_f27_counterattack_shift_reads_columns_to_the_right_v2() -> None:
+    # v2: 1-2 read as 3-1, die 6 -> DR (DE-INF-03 falls back); read as 5-1, die 6 -> DX
+    s = pos(OPEN + "rolls: 1 6\n", counterattack_shift=3, data_version=V2)
+    attack(s, 1013, ["DE-INF-01", "DE-INF-02", "DE-INF-03"], ["FR-INF-01"])
+    act(s, "@1012", "done")
+    settle(s)
+    de3 = s.game.unit_index("DE-INF-03")
+    assert [e for e in s.log if e[0] == "counter-attack"][0][2].endswith("DR")
+    assert s.status[de3] != ELIM and s.hex[de3] != 1012 and s.vp[ALLIED] == 0
+    s = pos(OPEN + "rolls: 1 6\n", counterattack_shift=5, data_version=V2)
+    attack(s, 1013, ["DE-INF-01", "DE-INF-02", "DE-INF-03"], ["FR-INF-01"])
+    act(s, "@1012", "done")
+    settle(s)
+    assert s.status[de3] == ELIM and s.vp[ALLIED] == 1
+
+
 def test_r_combat_1ca_defender_loses_a_unit_first() -> None:
     s = pos(
         "turn 3 german combat\nallied: FR-INF-01@1013 FR-DLM-01@1013\n"
-        "german: DE-INF-01@981 DE-INF-02@982 DE-INF-03@1012\nrolls: 5\n"
+        "german: DE-INF-01@981 DE-INF-02@982 DE-INF-03@1012\nrolls: 5\n",
+        data_version=V1,
     )
     attack(s, 1013, ["DE-INF-01", "DE-INF-02", "DE-INF-03"], ["FR-INF-01"])  # 21:6 3-1, die 5: 1CA
+    assert s.decision == "lose" and s.current_player == ALLIED
+    assert sorted(legal_texts(s)) == ["FR-DLM-01", "FR-INF-01"]  # any of its units in the hex
+    act(s, "FR-DLM-01")
+    assert s.decision == "ca_targets"
+
+
+def test_r_combat_1ca_defender_loses_a_unit_first_v2() -> None:
+    text = (
+        "turn 3 german combat\nallied: FR-INF-01@1013 FR-DLM-01@1013\n"
+        "german: DE-INF-01@981 DE-INF-02@982 DE-INF-03@1012 DE-GSE-01@950\nrolls: 5\n"
+    )
+    s = pos(text, data_version=V2)
+    attack(s, 1013, ["DE-INF-01", "DE-INF-02", "DE-INF-03"], ["FR-INF-01"])  # 21:6 3-1, die 5: v2 DR
+    assert s.decision != "lose" and [e for e in s.log if e[0] == "combat"][0][2].endswith("DR")
+    s = pos(text, data_version=V2)  # with Close Support the modified die is 7: v2's 1CA
+    attack(s, 1013, ["DE-INF-01", "DE-INF-02", "DE-INF-03"], ["FR-INF-01"], support="DE-GSE-01")
     assert s.decision == "lose" and s.current_player == ALLIED
     assert sorted(legal_texts(s)) == ["FR-DLM-01", "FR-INF-01"]  # any of its units in the hex
     act(s, "FR-DLM-01")
@@ -189,14 +253,38 @@ def test_f25_fortress_front_ten_rear_five_and_dx_destroys() -> None:
 
 
 def test_f25_empty_fortress_only_dx_destroys() -> None:
-    s = pos("turn 3 german combat\ngerman: DE-INF-01@153 DE-INF-02@121 DE-INF-03@122\nrolls: 6\n")
+    s = pos(
+        "turn 3 german combat\ngerman: DE-INF-01@153 DE-INF-02@121 DE-INF-03@122\nrolls: 6\n", data_version=V1
+    )
     attack(s, 154, ["DE-INF-01", "DE-INF-02", "DE-INF-03"], [])  # 21:10 2-1, die 6: 1CA -> no effect
     settle(s)
     assert 154 not in s.fort_destroyed
     s = pos(
-        "turn 3 german combat\ngerman: DE-INF-01@153 DE-INF-02@121 DE-INF-03@122 DE-ART-01@120\nrolls: 6\n"
+        "turn 3 german combat\ngerman: DE-INF-01@153 DE-INF-02@121 DE-INF-03@122 DE-ART-01@120\nrolls: 6\n",
+        data_version=V1,
     )
     attack(s, 154, ["DE-INF-01", "DE-INF-02", "DE-INF-03", "DE-ART-01"], [])  # 31:10 3-1, die 6: DX
+    settle(s)
+    assert 154 in s.fort_destroyed and not s.fort_active(154)
+
+
+@pytest.mark.parametrize(
+    ("die", "result"),
+    [(5, "1CA"), (6, "2CA")],  # 21:10 2-1 with Close Support: v2's 2-1 at modified dice 7 and 8
+)
+def test_f25_empty_fortress_only_dx_destroys_v2(die: int, result: str) -> None:
+    text = "turn 3 german combat\ngerman: DE-INF-01@153 DE-INF-02@121 DE-INF-03@122 DE-GSE-01@90\n"
+    s = pos(text + f"rolls: {die}\n", data_version=V2)
+    attack(s, 154, ["DE-INF-01", "DE-INF-02", "DE-INF-03"], [], support="DE-GSE-01")
+    settle(s)
+    assert [e for e in s.log if e[0] == "combat"][0][2].endswith(result) and 154 not in s.fort_destroyed
+    text += "german: DE-ART-01@120\nrolls: 6\n"  # 31:10 3-1: die 6 is v2's DR, 6+2 its DX
+    s = pos(text, data_version=V2)
+    attack(s, 154, ["DE-INF-01", "DE-INF-02", "DE-INF-03", "DE-ART-01"], [])
+    settle(s)
+    assert [e for e in s.log if e[0] == "combat"][0][2].endswith("DR") and 154 not in s.fort_destroyed
+    s = pos(text, data_version=V2)
+    attack(s, 154, ["DE-INF-01", "DE-INF-02", "DE-INF-03", "DE-ART-01"], [], support="DE-GSE-01")
     settle(s)
     assert 154 in s.fort_destroyed and not s.fort_active(154)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ffo_env.atomic import atomic_write_text
-from ffo_env.france1940.core.data import AGENTS, DATA_VERSIONS
+from ffo_env.france1940.core.data import AGENTS, DATA_VERSIONS, FIRST_DATA
 from ffo_env.france1940.core.game import ENGINE_VERSION, Game
 from ffo_env.france1940.core.options import RulesOptions, with_data_version
 from ffo_env.france1940.core.state import State
@@ -111,6 +111,8 @@ def replay(rec: object) -> State:
             f"known versions: {', '.join(DATA_VERSIONS)}"
         )
     try:
+        # a record of session 40 has no options.data_version: it plays the data its "data" field names (v1,
+        # then the only version), never the process's default (v2 since session 42), P19
         options = with_data_version(rec["options"], str(data))
         game = Game(RulesOptions.from_dict(options))
     except (TypeError, ValueError) as e:
@@ -132,6 +134,8 @@ def replay(rec: object) -> State:
         except (TypeError, ValueError) as e:
             raise RecordError(f"decisions[{i}]: {e}") from None
     fresh = rec_.record()
+    if data == FIRST_DATA:  # only v1 was written before data versions (P19)
+        fresh["final_state"] = _as_written_before_data_versions(fresh["final_state"], rec["final_state"])
     for key in _KEYS:
         if fresh[key] != json.loads(json.dumps(options if key == "options" else rec[key])):
             where = key
@@ -142,6 +146,17 @@ def replay(rec: object) -> State:
                 where = f"decisions[{n}]" if n is not None else "decisions (length)"
             raise RecordError(f"{where}: the record differs from the replay")
     return rec_.state
+
+
+def _as_written_before_data_versions(fresh: Any, written: object) -> Any:
+    """The replayed final state in the form the record wrote it: a record of session 40 wrote its final state
+    before data versions, without ``data`` and without ``options.data_version`` (both v1 then)."""
+    if not isinstance(written, dict) or "data" in written or not isinstance(fresh, dict):
+        return fresh
+    out = {k: v for k, v in fresh.items() if k != "data"}
+    if isinstance(out.get("options"), dict) and "data_version" not in (written.get("options") or {}):
+        out["options"] = {k: v for k, v in out["options"].items() if k != "data_version"}
+    return out
 
 
 def save_record(rec: dict[str, Any], path: str | Path) -> None:

@@ -12,7 +12,7 @@ import json
 from typing import Any
 
 from ffo_env.atomic import atomic_write_text
-from ffo_env.france1940.core.data import ALLIED, DATA_VERSIONS, GERMAN
+from ffo_env.france1940.core.data import ALLIED, DATA_VERSIONS, FIRST_DATA, GERMAN
 from ffo_env.france1940.core.game import ENGINE_VERSION, Game
 from ffo_env.france1940.core.hexgrid import N_HEXES
 from ffo_env.france1940.core.options import ALLIED_COLUMNS, GERMAN_COLUMNS, RulesOptions, with_data_version
@@ -86,8 +86,9 @@ def state_from_dict(d: object, game: Game | None = None) -> State:
             f"format/version: expected {STATE_FORMAT!r} version {STATE_VERSION},"
             f" found {d.get('format')!r} version {d.get('version')!r}"
         )
-    # a state saved before data versions has no "data": it was played with the first version
-    data = d.get("data", DATA_VERSIONS[0])
+    # a state saved before data versions (session 40) has no "data": it was played with v1, whatever the
+    # default is now (v2 since session 42), P19
+    data = d.get("data", FIRST_DATA)
     if data not in DATA_VERSIONS:
         raise StateError(
             f"data: the state was saved with game data {data!r}, which this engine does not have; "
