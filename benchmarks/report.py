@@ -92,6 +92,14 @@ def _machine() -> dict[str, Any]:
     }
 
 
+def _games_per_s(runs: list[tuple[dict[str, int], float]], seconds: float) -> dict[str, Any]:
+    """Full games a second over the repeats; when no repeat finished a game (a France 1940 game of random play
+    is longer than a 3 s repeat) the figure is not measured, not 0: an ``error`` naming why."""
+    if not any(c["games"] for c, _dt in runs):
+        return {"error": f"no game finished within a {seconds:g} s repeat"}
+    return _stats([c["games"] / dt for c, dt in runs])
+
+
 def run_bench(
     seconds: float = 3.0,
     repeats: int = 3,
@@ -136,7 +144,7 @@ def run_bench(
             return counts["decisions"], dt
 
         results["core_decisions_per_s"] = _repeat(core_fn, seconds, repeats, warmup)
-        results["core_games_per_s"] = _stats([c["games"] / dt for c, dt in core_runs[-repeats:]])
+        results["core_games_per_s"] = _games_per_s(core_runs[-repeats:], seconds)
         for game in games:
             say(f"{game_info(game).title} core: random play ...")
             game_runs: list[tuple[dict[str, int], float]] = []
@@ -147,7 +155,7 @@ def run_bench(
                 return counts["decisions"], dt
 
             results[f"{game}_core_decisions_per_s"] = _repeat(game_core_fn, seconds, repeats, warmup)
-            results[f"{game}_core_games_per_s"] = _stats([c["games"] / dt for c, dt in game_runs[-repeats:]])
+            results[f"{game}_core_games_per_s"] = _games_per_s(game_runs[-repeats:], seconds)
         figures: dict[str, Callable[[float], tuple[int, float]]] = {
             "aec": lambda s: aec_random(_ffo_env, s),
             "aec_raw": lambda s: aec_random(_ffo_raw_env, s),

@@ -15,14 +15,12 @@ from benchmarks import bench
 ROOT = Path(__file__).resolve().parents[1]
 RATES = (
     "core_decisions_per_s",
-    "core_games_per_s",
     "aec_steps_per_s",
     "aec_raw_steps_per_s",
     "single_agent_steps_per_s",
     "single_agent_compact_steps_per_s",
     # the second game of the suite, Springtime for Hitler, in the same run (report version 4)
     "springtime_core_decisions_per_s",
-    "springtime_core_games_per_s",
     "springtime_aec_steps_per_s",
     "springtime_flat_steps_per_s",
     # the scripted bots playing both sides of France Fights On (report version 5)
@@ -30,7 +28,6 @@ RATES = (
     "bot_expert_decisions_per_s",
     # the third game, France, 1940, through the same loop over the suite's registry (report version 6)
     "france1940_core_decisions_per_s",
-    "france1940_core_games_per_s",
     "france1940_aec_steps_per_s",
     "france1940_flat_steps_per_s",
 )
@@ -69,6 +66,9 @@ def test_quick_bench_report_structure(tmp_path):
     for k in RATES:
         _check_rate(r[k])
         assert len(r[k]["repeats"]) == 2
+    for k in ("core_games_per_s", *(f"{g}_core_games_per_s" for g in bench.OTHER_GAMES)):
+        # a game longer than the 0.05 s repeat is not measured, not 0 games/s
+        assert r[k] == {"error": "no game finished within a 0.05 s repeat"} or _check_rate(r[k]) is None
     assert r["aec_steps_per_s"]["median"] > 0
     assert (
         r["memory_mib"]["one_env"] > 0 and r["memory_mib"]["eight_envs"] >= r["memory_mib"]["one_env"] * 0.5
@@ -116,6 +116,7 @@ def test_every_other_game_of_the_registry_is_measured_and_one_can_be_left_out(tm
     r = json.loads((tmp_path / "b.json").read_text(encoding="utf-8"))["results"]
     assert set(measured) == {"springtime"} and "france1940_aec_steps_per_s" not in r
     assert r["springtime_core_decisions_per_s"]["median"] == pytest.approx(1000.0)
+    assert r["springtime_core_games_per_s"]["median"] == pytest.approx(100.0)  # 1 game in 0.01 s
     measured.clear()
     assert bench.main([*args, "--skip-springtime"]) == 0  # both left out now
     r = json.loads((tmp_path / "b.json").read_text(encoding="utf-8"))["results"]
@@ -125,6 +126,18 @@ def test_every_other_game_of_the_registry_is_measured_and_one_can_be_left_out(tm
     with pytest.raises(ValueError, match="not among the games"):
         bench.run_bench(0.01, 1, 0, skip_train=True, skip_peers=True, skip_games=("chess",))
     assert not (tmp_path / "c.json").exists()
+
+
+def test_games_per_s_is_not_measured_when_no_repeat_finishes_a_game():
+    from benchmarks.report import _games_per_s
+
+    assert _games_per_s([({"decisions": 500, "games": 0}, 3.0)] * 3, 3.0) == {
+        "error": "no game finished within a 3 s repeat"
+    }
+    r = _games_per_s([({"decisions": 500, "games": 0}, 2.0), ({"decisions": 500, "games": 1}, 2.0)], 2.0)
+    assert r["repeats"] == [0.0, 0.5] and r["median"] == 0.25
+    table = bench.format_table({"results": {"france1940_core_games_per_s": {"error": "no game finished"}}})
+    assert "France, 1940 core full games/s" in table and "n/a" in table
 
 
 def test_profile_writes_a_breakdown(tmp_path):
