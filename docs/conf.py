@@ -60,7 +60,7 @@ autodoc2_module_all_regexes: list[str] = []
 # docs/api/index.md is the reference's entry page (it lists the packages)
 autodoc2_index_template = None
 
-myst_enable_extensions = ["colon_fence", "deflist", "attrs_block"]
+myst_enable_extensions = ["colon_fence", "deflist", "attrs_block", "attrs_inline"]  # attrs_inline: image widths
 # every heading of levels 1-3 gets an anchor, so [text](page.md#a-heading) links resolve and are checked
 myst_heading_anchors = 3
 
