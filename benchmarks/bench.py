@@ -7,10 +7,11 @@ under the same random legal play, interleaved with the France Fights On AEC env 
 repeat (the ratio is taken per repeat), so the ratio to them holds on a noisy machine.
 The load average before and after the run is part of the report.
 
-The second game of the suite, Springtime for Hitler, is measured in the same run (rows ``Springtime``):
-random play on its rules core, its AEC env (``springtime_v0.env()``, observation and mask every step,
-interleaved with the France Fights On env and the peers) and its Gymnasium flat env
-(``ffo_env/Springtime-French-flat-v0``, random German); ``--skip-springtime`` leaves them out.
+The other games of the suite (every game of the registry :data:`ffo_env.games.GAMES` beside France Fights
+On: Springtime for Hitler, France, 1940) are measured in the same run, each with the same rows named by its
+title: random play on its rules core, its AEC env (``game_info(game).aec_env()``, observation and mask every
+step, interleaved with the France Fights On env and the peers, with the per-repeat ratio to each) and its
+French ``-flat-v0`` Gymnasium id (random German); ``--skip-game NAME`` leaves one out.
 
     ffo bench                     # everything, prints a table, writes bench.json
     ffo bench --quick             # 1 s x 2 repeats, no training figure
@@ -29,7 +30,16 @@ from typing import Any
 
 from benchmarks.env_speed import PEERS, aec_random, core_random, single_agent_random, suite_core_random
 from benchmarks.profiling import profile_aec, step_breakdown
-from benchmarks.report import FORMAT, VERSION, _loadavg, _machine, _versions, format_table, run_bench
+from benchmarks.report import (
+    FORMAT,
+    OTHER_GAMES,
+    VERSION,
+    _loadavg,
+    _machine,
+    _versions,
+    format_table,
+    run_bench,
+)
 from benchmarks.timing import _pin_one_core, _unpin
 from benchmarks.traced_memory import memory
 from benchmarks.training_speed import imitation_samples, train_samples
@@ -37,6 +47,7 @@ from ffo_env.atomic import atomic_write_text, check_writable
 
 __all__ = [
     "FORMAT",
+    "OTHER_GAMES",
     "PEERS",
     "VERSION",
     "aec_random",
@@ -73,7 +84,19 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--skip-peers", action="store_true", help="skip chess_v6 / connect_four_v3")
     p.add_argument(
-        "--skip-springtime", action="store_true", help="skip the Springtime for Hitler figures (second game)"
+        "--skip-game",
+        action="append",
+        default=[],
+        choices=OTHER_GAMES,
+        metavar="GAME",
+        help=f"leave out the figures of this game of the suite ({', '.join(OTHER_GAMES)}); may be repeated",
+    )
+    p.add_argument(  # the option before report version 6, kept as the same as --skip-game springtime
+        "--skip-springtime",
+        action="append_const",
+        const="springtime",
+        dest="skip_game",
+        help="the same as --skip-game springtime",
     )
     p.add_argument(
         "--train-config",
@@ -121,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
             args.skip_peers,
             args.train_config,
             memory_steps=args.memory_steps,
-            skip_springtime=args.skip_springtime,
+            skip_games=tuple(args.skip_game),
         )
     if args.profile is not None or args.profile_only:
         path = Path(args.profile) if args.profile else out.with_suffix(".profile.txt")

@@ -1,5 +1,6 @@
 """Random legal play on the rules core, the AEC env, PettingZoo peers and the single-agent wrapper, for
-France Fights On and (through the suite's game interface, :mod:`ffo_env.games`) Springtime for Hitler."""
+France Fights On and (through the suite's game interface, :mod:`ffo_env.games`) every other game of the suite
+(Springtime for Hitler, France, 1940)."""
 
 from __future__ import annotations
 
@@ -129,8 +130,21 @@ def _c4_env() -> Any:
     return connect_four_v3.env()
 
 
-def _springtime_env() -> Any:
-    return game_info("springtime").aec_env()
+def suite_aec_env(game: str) -> Callable[[], Any]:
+    """A maker of the AEC env of any game of the suite (``game_info(game).aec_env()``, its default options)."""
+
+    def make() -> Any:
+        return game_info(game).aec_env()
+
+    return make
+
+
+def suite_flat_id(game: str) -> str:
+    """The game's Gymnasium id of the French side with the flat observation (its ``-flat-v0`` id)."""
+    ids = [i for i in game_info(game).gym_ids.get("french", ()) if i.endswith("-flat-v0")]
+    if not ids:
+        raise ValueError(f"game {game!r} registers no French -flat-v0 Gymnasium id")
+    return ids[0]
 
 
 PEERS: dict[str, Callable[[], Any]] = {"chess_v6": _chess_env, "connect_four_v3": _c4_env}

@@ -7,7 +7,8 @@ import platform
 import statistics
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -16,13 +17,14 @@ from benchmarks.env_speed import (
     PEERS,
     _ffo_env,
     _ffo_raw_env,
-    _springtime_env,
     aec_random,
     bot_play,
     core_random,
     gym_id_random,
     single_agent_random,
+    suite_aec_env,
     suite_core_random,
+    suite_flat_id,
 )
 from benchmarks.timing import _interleaved, _pin_one_core, _repeat, _stats, _unpin
 from benchmarks.traced_memory import memory
@@ -32,10 +34,13 @@ from benchmarks.training_speed import (
     train_samples_all_cores,
     train_samples_pipelined,
 )
+from ffo_env.games import DEFAULT_GAME, GAME_NAMES, game_info
 
-# version 4: the Springtime for Hitler figures (springtime_*), every version-3 field unchanged
-FORMAT, VERSION = "ffo-bench", 5
-SPRINGTIME_FLAT_ID = "ffo_env/Springtime-French-flat-v0"
+# version 4: the Springtime for Hitler figures (springtime_*), every version-3 field unchanged;
+# version 6: the same figures for every other game of the suite's registry (france1940_*), by one loop
+FORMAT, VERSION = "ffo-bench", 6
+# the games measured beside France Fights On (whose rows carry no prefix): every other game of the registry
+OTHER_GAMES = tuple(g for g in GAME_NAMES if g != DEFAULT_GAME)
 BOTS = (
     "heuristic",
     "expert",
@@ -87,6 +92,14 @@ def _machine() -> dict[str, Any]:
     }
 
 
+def _games_per_s(runs: list[tuple[dict[str, int], float]], seconds: float) -> dict[str, Any]:
+    """Full games a second over the repeats; when no repeat finished a game (a France 1940 game of random play
+    is longer than a 3 s repeat) the figure is not measured, not 0: an ``error`` naming why."""
+    if not any(c["games"] for c, _dt in runs):
+        return {"error": f"no game finished within a {seconds:g} s repeat"}
+    return _stats([c["games"] / dt for c, dt in runs])
+
+
 def run_bench(
     seconds: float = 3.0,
     repeats: int = 3,
@@ -97,9 +110,20 @@ def run_bench(
     progress: bool = True,
     memory_steps: int = 300,
     pin: bool = True,
-    skip_springtime: bool = False,
+    skip_games: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """All figures; returns the JSON-ready report (see :func:`format_table`)."""
+    """All figures; returns the JSON-ready report (see :func:`format_table`).
+
+    Every game of :data:`OTHER_GAMES` not in ``skip_games`` gets the same rows, keyed by its name: random
+    play on its core (``<game>_core_decisions_per_s``, ``<game>_core_games_per_s``), its AEC env interleaved
+    with France Fights On's and the peers (``<game>_aec_steps_per_s``, ``ratio_<game>_aec_to_<peer>``) and
+    its French ``-flat-v0`` Gymnasium id (``<game>_flat_steps_per_s``)."""
+    unknown = sorted(set(skip_games) - set(OTHER_GAMES))
+    if unknown:
+        raise ValueError(
+            f"skip_games: {unknown} not among the games measured beside ffo: {list(OTHER_GAMES)}"
+        )
+    games = [g for g in OTHER_GAMES if g not in skip_games]
     load_before = _loadavg()
     pin_desc, previous = _pin_one_core() if pin else ("not pinned (pin=False)", None)
     results: dict[str, Any] = {}
@@ -120,26 +144,24 @@ def run_bench(
             return counts["decisions"], dt
 
         results["core_decisions_per_s"] = _repeat(core_fn, seconds, repeats, warmup)
-        results["core_games_per_s"] = _stats([c["games"] / dt for c, dt in core_runs[-repeats:]])
-        if not skip_springtime:
-            say("Springtime for Hitler core: random play ...")
-            sfh_runs: list[tuple[dict[str, int], float]] = []
+        results["core_games_per_s"] = _games_per_s(core_runs[-repeats:], seconds)
+        for game in games:
+            say(f"{game_info(game).title} core: random play ...")
+            game_runs: list[tuple[dict[str, int], float]] = []
 
-            def sfh_core_fn(sec: float) -> tuple[int, float]:
-                counts, dt = suite_core_random("springtime", sec)
-                sfh_runs.append((counts, dt))
+            def game_core_fn(sec: float, game: str = game, runs: list[Any] = game_runs) -> tuple[int, float]:
+                counts, dt = suite_core_random(game, sec)
+                runs.append((counts, dt))
                 return counts["decisions"], dt
 
-            results["springtime_core_decisions_per_s"] = _repeat(sfh_core_fn, seconds, repeats, warmup)
-            results["springtime_core_games_per_s"] = _stats(
-                [c["games"] / dt for c, dt in sfh_runs[-repeats:]]
-            )
+            results[f"{game}_core_decisions_per_s"] = _repeat(game_core_fn, seconds, repeats, warmup)
+            results[f"{game}_core_games_per_s"] = _games_per_s(game_runs[-repeats:], seconds)
         figures: dict[str, Callable[[float], tuple[int, float]]] = {
             "aec": lambda s: aec_random(_ffo_env, s),
             "aec_raw": lambda s: aec_random(_ffo_raw_env, s),
         }
-        if not skip_springtime:
-            figures["springtime_aec"] = lambda s: aec_random(_springtime_env, s)
+        for game in games:
+            figures[f"{game}_aec"] = (lambda mk: lambda s: aec_random(mk, s))(suite_aec_env(game))
         peers_ok: list[str] = []
         if not skip_peers:
             for name, make in PEERS.items():
@@ -150,19 +172,21 @@ def run_bench(
                     continue
                 figures[name] = (lambda mk: lambda s: aec_random(mk, s))(make)
                 peers_ok.append(name)
-        others = [*(["Springtime"] if not skip_springtime else []), *peers_ok]
+        others = [*(game_info(g).title for g in games), *peers_ok]
         say(f"AEC env with observations and masks, interleaved with {', '.join(others) or 'no peers'} ...")
         rates = _interleaved(figures, seconds, repeats, warmup)
         results["aec_steps_per_s"] = _stats(rates["aec"])
         results["aec_raw_steps_per_s"] = _stats(rates["aec_raw"])
-        if not skip_springtime:
-            results["springtime_aec_steps_per_s"] = _stats(rates["springtime_aec"])
+        for game in games:
+            results[f"{game}_aec_steps_per_s"] = _stats(rates[f"{game}_aec"])
+            # per repeat, against France Fights On's env in the same process: holds under a shared load
+            ratios = [a / f for a, f in zip(rates[f"{game}_aec"], rates["aec"], strict=True) if f > 0]
+            results[f"ratio_{game}_aec_to_ffo_aec"] = statistics.median(ratios)
+            results[f"ratio_{game}_aec_to_ffo_aec_spread"] = [min(ratios), max(ratios)]
         for name in peers_ok:
             results[f"{name}_steps_per_s"] = _stats(rates[name])
-            for env_key, prefix in (("aec", ""), ("springtime_aec", "springtime_")):
-                if env_key not in rates:
-                    continue
-                ratios = [a / p for a, p in zip(rates[env_key], rates[name], strict=True) if p > 0]
+            for prefix in ("", *(f"{g}_" for g in games)):
+                ratios = [a / p for a, p in zip(rates[f"{prefix}aec"], rates[name], strict=True) if p > 0]
                 results[f"ratio_{prefix}aec_to_{name}"] = statistics.median(ratios)
                 results[f"ratio_{prefix}aec_to_{name}_spread"] = [min(ratios), max(ratios)]
         say("single-agent wrapper ...")
@@ -176,10 +200,11 @@ def run_bench(
             results[f"bot_{bot}_decisions_per_s"] = _repeat(
                 lambda s, bot=bot: bot_play(bot, s), seconds, repeats, warmup
             )
-        if not skip_springtime:
-            say(f"Springtime for Hitler Gymnasium env ({SPRINGTIME_FLAT_ID}, random opponent) ...")
-            results["springtime_flat_steps_per_s"] = _repeat(
-                lambda s: gym_id_random(SPRINGTIME_FLAT_ID, s), seconds, repeats, warmup
+        for game in games:
+            flat_id = suite_flat_id(game)
+            say(f"{game_info(game).title} Gymnasium env ({flat_id}, random opponent) ...")
+            results[f"{game}_flat_steps_per_s"] = _repeat(
+                partial(gym_id_random, flat_id), seconds, repeats, warmup
             )
         say("memory ...")
         results["memory_mib"] = {
@@ -239,10 +264,12 @@ def format_table(report: dict[str, Any]) -> str:
     rate("single-agent wrapper steps/s, compact obs", "single_agent_compact_steps_per_s")
     for bot in BOTS:
         rate(f"{bot} bot decisions/s (both sides)", f"bot_{bot}_decisions_per_s")
-    rate("Springtime core decisions/s (random play)", "springtime_core_decisions_per_s")
-    rate("Springtime core full games/s", "springtime_core_games_per_s", ".2f")
-    rate("Springtime AEC env() steps/s (obs + mask)", "springtime_aec_steps_per_s")
-    rate("Springtime Gymnasium flat env steps/s", "springtime_flat_steps_per_s")
+    for game in OTHER_GAMES:
+        title = game_info(game).title
+        rate(f"{title} core decisions/s (random play)", f"{game}_core_decisions_per_s")
+        rate(f"{title} core full games/s", f"{game}_core_games_per_s", ".2f")
+        rate(f"{title} AEC env() steps/s (obs + mask)", f"{game}_aec_steps_per_s")
+        rate(f"{title} Gymnasium flat env steps/s", f"{game}_flat_steps_per_s")
     rate("chess_v6 steps/s (same run)", "chess_v6_steps_per_s")
     rate("connect_four_v3 steps/s (same run)", "connect_four_v3_steps_per_s")
     w = max(len(x[0]) for x in rows)
@@ -252,11 +279,20 @@ def format_table(report: dict[str, Any]) -> str:
         if k in r:
             lo, hi = r[f"{k}_spread"]
             lines.append(f"AEC / {peer} = {r[k]:.2f}x (per repeat {lo:.2f}-{hi:.2f})")
-    for peer in PEERS:
-        k = f"ratio_springtime_aec_to_{peer}"
+    for game in OTHER_GAMES:
+        k = f"ratio_{game}_aec_to_ffo_aec"
         if k in r:
             lo, hi = r[f"{k}_spread"]
-            lines.append(f"Springtime AEC / {peer} = {r[k]:.2f}x (per repeat {lo:.2f}-{hi:.2f})")
+            lines.append(
+                f"{game_info(game).title} AEC / France Fights On AEC = {r[k]:.2f}x (per repeat {lo:.2f}-{hi:.2f})"
+            )
+        for peer in PEERS:
+            k = f"ratio_{game}_aec_to_{peer}"
+            if k in r:
+                lo, hi = r[f"{k}_spread"]
+                lines.append(
+                    f"{game_info(game).title} AEC / {peer} = {r[k]:.2f}x (per repeat {lo:.2f}-{hi:.2f})"
+                )
     if "memory_mib" in r:
         m = r["memory_mib"]
         lines.append(

@@ -60,7 +60,8 @@ autodoc2_module_all_regexes: list[str] = []
 # docs/api/index.md is the reference's entry page (it lists the packages)
 autodoc2_index_template = None
 
-myst_enable_extensions = ["colon_fence", "deflist", "attrs_block"]
+# attrs_inline: the widths of the pictures of the front page
+myst_enable_extensions = ["colon_fence", "deflist", "attrs_block", "attrs_inline"]
 # every heading of levels 1-3 gets an anchor, so [text](page.md#a-heading) links resolve and are checked
 myst_heading_anchors = 3
 

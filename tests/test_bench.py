@@ -15,19 +15,21 @@ from benchmarks import bench
 ROOT = Path(__file__).resolve().parents[1]
 RATES = (
     "core_decisions_per_s",
-    "core_games_per_s",
     "aec_steps_per_s",
     "aec_raw_steps_per_s",
     "single_agent_steps_per_s",
     "single_agent_compact_steps_per_s",
     # the second game of the suite, Springtime for Hitler, in the same run (report version 4)
     "springtime_core_decisions_per_s",
-    "springtime_core_games_per_s",
     "springtime_aec_steps_per_s",
     "springtime_flat_steps_per_s",
     # the scripted bots playing both sides of France Fights On (report version 5)
     "bot_heuristic_decisions_per_s",
     "bot_expert_decisions_per_s",
+    # the third game, France, 1940, through the same loop over the suite's registry (report version 6)
+    "france1940_core_decisions_per_s",
+    "france1940_aec_steps_per_s",
+    "france1940_flat_steps_per_s",
 )
 
 
@@ -64,6 +66,9 @@ def test_quick_bench_report_structure(tmp_path):
     for k in RATES:
         _check_rate(r[k])
         assert len(r[k]["repeats"]) == 2
+    for k in ("core_games_per_s", *(f"{g}_core_games_per_s" for g in bench.OTHER_GAMES)):
+        # a game longer than the 0.05 s repeat is not measured, not 0 games/s
+        assert r[k] == {"error": "no game finished within a 0.05 s repeat"} or _check_rate(r[k]) is None
     assert r["aec_steps_per_s"]["median"] > 0
     assert (
         r["memory_mib"]["one_env"] > 0 and r["memory_mib"]["eight_envs"] >= r["memory_mib"]["one_env"] * 0.5
@@ -75,13 +80,64 @@ def test_quick_bench_report_structure(tmp_path):
             continue  # optional peer not installed
         _check_rate(v)
         assert r[f"ratio_aec_to_{peer}"] > 0 and len(r[f"ratio_aec_to_{peer}_spread"]) == 2
-        assert r[f"ratio_springtime_aec_to_{peer}"] > 0
-    assert r["springtime_aec_steps_per_s"]["median"] > 0 and r["springtime_flat_steps_per_s"]["median"] > 0
+        for game in bench.OTHER_GAMES:
+            assert r[f"ratio_{game}_aec_to_{peer}"] > 0
+    for game in bench.OTHER_GAMES:
+        assert r[f"{game}_aec_steps_per_s"]["median"] > 0 and r[f"{game}_flat_steps_per_s"]["median"] > 0
+        lo, hi = r[f"ratio_{game}_aec_to_ffo_aec_spread"]
+        assert lo <= r[f"ratio_{game}_aec_to_ffo_aec"] <= hi and lo > 0
     assert "train" not in r  # --quick skips the training figure
     table = bench.format_table(report)
     assert "AEC env() steps/s" in table and "load average" in table
-    assert "Springtime AEC env() steps/s" in table and "Springtime Gymnasium flat env steps/s" in table
+    for title in ("Springtime for Hitler", "France, 1940"):
+        assert f"{title} AEC env() steps/s" in table and f"{title} Gymnasium flat env steps/s" in table
+        assert f"{title} AEC / France Fights On AEC = " in table
     assert "expert bot decisions/s (both sides)" in table and r["bot_expert_decisions_per_s"]["median"] > 0
+
+
+def test_every_other_game_of_the_registry_is_measured_and_one_can_be_left_out(tmp_path, monkeypatch):
+    """The games beside France Fights On come from the suite's registry (no game named in the bench): each
+    gets its rows under its own name, ``--skip-game`` (and the former ``--skip-springtime``) leaves one out,
+    and a name that is not one of them is refused before anything is measured."""
+    from ffo_env.games import DEFAULT_GAME, GAME_NAMES
+
+    assert set(bench.OTHER_GAMES) == set(GAME_NAMES) - {DEFAULT_GAME} >= {"springtime", "france1940"}
+    measured: list[str] = []
+    from benchmarks import report as report_module
+
+    def fake_core(game: str, seconds: float, seed0: int = 0) -> tuple[dict[str, int], float]:
+        measured.append(game)
+        return {"decisions": 10, "games": 1}, 0.01
+
+    monkeypatch.setattr(report_module, "suite_core_random", fake_core)
+    args = ["--quick", "--seconds", "0.02", "--warmup", "0", "--repeats", "1", "--skip-peers"]
+    args += ["--memory-steps", "2", "--skip-game", "france1940", "--out", str(tmp_path / "b.json")]
+    assert bench.main(args) == 0
+    r = json.loads((tmp_path / "b.json").read_text(encoding="utf-8"))["results"]
+    assert set(measured) == {"springtime"} and "france1940_aec_steps_per_s" not in r
+    assert r["springtime_core_decisions_per_s"]["median"] == pytest.approx(1000.0)
+    assert r["springtime_core_games_per_s"]["median"] == pytest.approx(100.0)  # 1 game in 0.01 s
+    measured.clear()
+    assert bench.main([*args, "--skip-springtime"]) == 0  # both left out now
+    r = json.loads((tmp_path / "b.json").read_text(encoding="utf-8"))["results"]
+    assert measured == [] and not any(k.startswith(("springtime_", "france1940_")) for k in r)
+    with pytest.raises(SystemExit):
+        bench.main(["--skip-game", "ffo", "--out", str(tmp_path / "c.json")])
+    with pytest.raises(ValueError, match="not among the games"):
+        bench.run_bench(0.01, 1, 0, skip_train=True, skip_peers=True, skip_games=("chess",))
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_games_per_s_is_not_measured_when_no_repeat_finishes_a_game():
+    from benchmarks.report import _games_per_s
+
+    assert _games_per_s([({"decisions": 500, "games": 0}, 3.0)] * 3, 3.0) == {
+        "error": "no game finished within a 3 s repeat"
+    }
+    r = _games_per_s([({"decisions": 500, "games": 0}, 2.0), ({"decisions": 500, "games": 1}, 2.0)], 2.0)
+    assert r["repeats"] == [0.0, 0.5] and r["median"] == 0.25
+    table = bench.format_table({"results": {"france1940_core_games_per_s": {"error": "no game finished"}}})
+    assert "France, 1940 core full games/s" in table and "n/a" in table
 
 
 def test_profile_writes_a_breakdown(tmp_path):
