@@ -20,7 +20,7 @@ Action space        ``Discrete(1480)``: ``done``, ``yes``, ``exit``, ``cap``,
 Observation         ``{"observation": O, "action_mask": Box(0, 1, (1480,), int8)}``;
                     ``O`` by ``observation_format``: ``"dict"`` (default)
                     ``Dict(planes (59, 40, 32), units (192, 48), globals (103,))``,
-                    ``"flat"`` ``Box((84839,))``, ``"compact"`` ``Box((10598,))``
+                    ``"flat"`` ``Box((84839,))``, ``"compact"`` ``Box((9638,))``
                     (layouts: :mod:`ffo_env.france1940.encoding`), float32 in
                     [0, 1], computed from the core's view of the agent (fog:
                     the seed and the dice; with ``hidden_obac`` the other
