@@ -14,8 +14,7 @@ from typing import Any
 from ffo_env.springtime.core import actions as A
 from ffo_env.springtime.render.svg import layers
 from ffo_env.springtime.render.view import PUBLIC
-from webplay.game_session import SIDES, PlaySession
-from webplay.session import PlayError
+from webplay.game_session import SIDES, PlayError, PlaySession
 
 __all__ = ["SpringtimeSession", "action_target"]
 
