@@ -9,7 +9,7 @@ from ffo_env.france1940.core.hexgrid import N_HEXES
 from ffo_env.france1940.render.hexmap import R, hex_centre
 from ffo_env.france1940.render.viewer import map_svg
 from ffo_env.france1940.render.viewer import static_text as render_static
-from webplay.assets import script_json, static_text
+from webplay.assets import play_script, script_json, static_text
 
 __all__ = ["page"]
 
@@ -26,6 +26,6 @@ def page(session: Any) -> str:
     }
     html = static_text(_OWN, "play.html")
     html = html.replace("/*__CSS__*/", render_static("f40.css"))
-    html = html.replace("/*__JS__*/", render_static("map.js") + "\n" + static_text(_OWN, "play.js"))
+    html = html.replace("/*__JS__*/", play_script(_OWN, render_static("map.js")))
     html = html.replace("__MAP__", map_svg(session.state.game))
     return html.replace("__DATA__", script_json(data))

@@ -8,7 +8,7 @@ from typing import Any
 from ffo_env.springtime.render.layout import default_layout
 from ffo_env.springtime.render.svg import base_svg, layer_names
 from ffo_env.springtime.render.viewer import static_text as render_static
-from webplay.assets import script_json, static_text
+from webplay.assets import play_script, script_json, static_text
 
 __all__ = ["page"]
 
@@ -26,8 +26,6 @@ def page(session: Any) -> str:
     )
     data = {"order": layer_names(game), "players": session.players, "seed": session.seed}
     html = static_text(_OWN, "play.html")
-    html = html.replace("/*__CSS__*/", render_static("sfh.css")).replace(
-        "/*__JS__*/", static_text(_OWN, "play.js")
-    )
+    html = html.replace("/*__CSS__*/", render_static("sfh.css")).replace("/*__JS__*/", play_script(_OWN))
     html = html.replace("__MAP__", svg)
     return html.replace("__DATA__", script_json(data))
