@@ -34,11 +34,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.paired import MORALE, VP, VP_MARGIN, Outcome, paired_comparison, summary_text
+from agents.paired import Outcome, paired_comparison, score_for, summary_text
 from agents.registry import agent_sides
 from ffo_env.atomic import atomic_write_text, new_unique_dir
-from ffo_env.ffo.core.sides import SIDE_NAMES
-from ffo_env.games import refuse_game_options
+from ffo_env.games import DEFAULT_GAME, SIDES, game_info, refuse_game_options
 
 COMPARE_JSON = "compare.json"
 COMPARE_MD = "compare.md"
@@ -80,7 +79,7 @@ def compare_from_plan(plan_pairings: list[list[str]]) -> tuple[str, str, str, st
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from agents.harness import add_run_arguments
 
-    p.add_argument("--side", choices=SIDE_NAMES, help="the side A and B play")
+    p.add_argument("--side", choices=SIDES, help="the side A and B play")
     p.add_argument("--a", metavar="AGENT", help="agent A, the baseline (e.g. pretrained)")
     p.add_argument("--b", metavar="AGENT", help="agent B, the candidate (e.g. policy:PATH)")
     p.add_argument("--opponent", metavar="AGENT", help="the agent both play against (e.g. expert)")
@@ -229,20 +228,14 @@ def run(args: argparse.Namespace) -> int:
         game=args.game,
     )
     rows = harness.read_games(out)
-    # a game without VP compares the final French Morale; France 1940 the Allied VP margin
-    score = VP if args.game == "ffo" else VP_MARGIN if args.game == "france1940" else MORALE
+    # the game's figure: France Fights On's French VP, Springtime's final French Morale (it has no VP),
+    # France 1940's Allied VP margin
+    score = score_for(game_info(args.game).figure)
     result = paired_comparison(outcomes(rows, 0, side), outcomes(rows, 1, side), side, (a, b), score)
     result = {
         "opponent": opponent,
         **result,
-        **(
-            {}
-            if args.game == "ffo"
-            else {
-                "game": args.game,
-                "score": score.label if score is VP_MARGIN else "final French Morale (no VP)",
-            }
-        ),
+        **({} if args.game == DEFAULT_GAME else {"game": args.game, "score": score.label + score.note}),
         "setup": args.setup,
         "command": getattr(args, "command_line", None) or sys.argv,
     }

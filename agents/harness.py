@@ -49,13 +49,13 @@ from itertools import product
 from pathlib import Path
 from typing import Any
 
-from agents.paired import wilson_interval
+from agents.paired import score_for, wilson_interval
 from agents.registry import agent_names, agent_sides, is_agent_name
 from ffo_env.atomic import new_unique_dir
 from ffo_env.ffo.core.game import ENGINE_VERSION, SETUP_MODES
 from ffo_env.ffo.core.sides import SIDE_NAMES, Side
 from ffo_env.ffo.env import make_game
-from ffo_env.games import DEFAULT_GAME, GAME_NAMES, add_game_option, game_info, refuse_game_options
+from ffo_env.games import DEFAULT_GAME, GAME_NAMES, GAMES, add_game_option, game_info, refuse_game_options
 
 AgentSpec = str | Callable[..., Any]
 
@@ -251,19 +251,27 @@ def summarize_pairing(rows: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
+def _row_figure(row: Mapping[str, Any]) -> str:
+    """The figure a game row of another game of the suite is measured by (its game's
+    :attr:`~ffo_env.games.GameInfo.figure`, the first registered one among the row's columns)."""
+    for info in GAMES.values():
+        if info.figure and info.figure in row:
+            return info.figure
+    raise ValueError(f"a game row with none of the suite's figures: {sorted(row)}")
+
+
 def _summarize_suite_pairing(rows: list[dict[str, Any]]) -> dict[str, Any]:
     results: dict[str, int] = {}
     for r in rows:
         results[r["result"]] = results.get(r["result"], 0) + 1
+    fig = _row_figure(rows[0])
     return {
         **_wins(rows),
         "results": dict(sorted(results.items())),
         **(
-            _spread("vp_margin", [float(r["vp_margin"]) for r in rows])
-            if "vp_margin" in rows[0]  # France 1940: VP instead of Morale
-            else _spread("morale", [float(r["morale"]) for r in rows])
-            if rows[0]["morale"] is not None
-            else dict.fromkeys(("morale_mean", "morale_median", "morale_stdev"))  # a game with neither
+            _spread(fig, [float(r[fig]) for r in rows])
+            if rows[0][fig] is not None
+            else dict.fromkeys((f"{fig}_mean", f"{fig}_median", f"{fig}_stdev"))  # a game with no figure
         ),
         **_lengths(rows),
     }
@@ -694,33 +702,41 @@ PAIRING_COLUMNS = (
 )
 
 
-# the columns of another game of the suite (no VP: the result and the final French Morale)
-SUITE_PAIRING_COLUMNS = (
-    *PAIRING_COLUMNS[:11],
-    "results",
-    "morale_mean",
-    "morale_median",
-    "morale_stdev",
-    "turn_mean",
-    "decisions_mean",
-    "agent_decisions_mean",
-    "seconds_per_game",
-)
+def suite_pairing_columns(figure: str) -> tuple[str, ...]:
+    """The ``pairings.csv`` columns of another game of the suite than the default: its results and the spread
+    of its figure (:attr:`~ffo_env.games.GameInfo.figure`: Springtime's final French Morale, France 1940's
+    Allied VP margin) in place of the VP columns."""
+    return (
+        *PAIRING_COLUMNS[:11],
+        "results",
+        f"{figure}_mean",
+        f"{figure}_median",
+        f"{figure}_stdev",
+        "turn_mean",
+        "decisions_mean",
+        "agent_decisions_mean",
+        "seconds_per_game",
+    )
+
+
 # games.csv: the columns of every game of the suite around each game's own (_score_columns)
 GAME_COLUMNS_FIRST = ("pairing", "game", "seed", "french", "german", "winner")
 GAME_COLUMNS_LAST = ("turn", "decisions", "agent_decisions", "seconds")
-SUITE_GAME_COLUMNS = (*GAME_COLUMNS_FIRST, "result", "morale", *GAME_COLUMNS_LAST)
-# France 1940 has no Morale: each side's VP and the margin 3 x Allied VP - German VP of the 3:1 victory ratio
-F40_PAIRING_COLUMNS = tuple(c.replace("morale", "vp_margin") for c in SUITE_PAIRING_COLUMNS)
-F40_GAME_COLUMNS = (*GAME_COLUMNS_FIRST, "result", "vp_allied", "vp_german", "vp_margin", *GAME_COLUMNS_LAST)
 
 
 def games_csv_columns(game: str) -> list[str]:
     """The columns of a tournament's ``games.csv`` for ``game``: every game's around the game's own
-    (:func:`_score_columns`; a row's column missing here would be dropped from the file)."""
-    if game == DEFAULT_GAME:
-        return [*GAME_COLUMNS_FIRST, "vp", *(f"vp_{k}" for k in VP_KINDS), *GAME_COLUMNS_LAST]
-    return list(F40_GAME_COLUMNS if game == "france1940" else SUITE_GAME_COLUMNS)
+    (:attr:`~ffo_env.games.GameInfo.score_keys`, the keys of :func:`_score_columns`; a row's column missing
+    here would be dropped from the file)."""
+    return [*GAME_COLUMNS_FIRST, *game_info(game).score_keys, *GAME_COLUMNS_LAST]
+
+
+def _pairing_figure(p: Mapping[str, Any]) -> str:
+    """The figure of a pairing summary of another game of the suite (the one whose ``<figure>_mean`` it has)."""
+    for info in GAMES.values():
+        if info.figure and f"{info.figure}_mean" in p:
+            return info.figure
+    raise ValueError(f"a pairing summary with none of the suite's figures: {sorted(p)}")
 
 
 def _is_suite(summary: dict[str, Any]) -> bool:
@@ -728,7 +744,7 @@ def _is_suite(summary: dict[str, Any]) -> bool:
 
 
 def suite_pairing_row(p: dict[str, Any]) -> dict[str, Any]:
-    cols = F40_PAIRING_COLUMNS if "vp_margin_mean" in p else SUITE_PAIRING_COLUMNS
+    cols = suite_pairing_columns(_pairing_figure(p))
     row = {k: p[k] for k in cols if k in p}
     row["french_win_lo95"], row["french_win_hi95"] = p["french_win_ci95"]
     row["german_win_lo95"], row["german_win_hi95"] = p["german_win_ci95"]
@@ -758,11 +774,8 @@ def write_outputs(out: Path, summary: dict[str, Any], rows: list[dict[str, Any]]
     suite = _is_suite(summary)
 
     def pairings_csv(f: Any) -> None:
-        f40 = summary["config"].get("game") == "france1940"
-        w = csv.DictWriter(
-            f,
-            fieldnames=(F40_PAIRING_COLUMNS if f40 else SUITE_PAIRING_COLUMNS) if suite else PAIRING_COLUMNS,
-        )
+        figure = game_info(summary["config"]["game"]).figure if suite else ""
+        w = csv.DictWriter(f, fieldnames=suite_pairing_columns(figure) if suite else PAIRING_COLUMNS)
         w.writeheader()
         for p in summary["pairings"]:
             w.writerow(suite_pairing_row(p) if suite else pairing_row(p))
@@ -820,17 +833,18 @@ def _cell(morale: float | None) -> str:
 
 
 def _format_suite_table(summary: dict[str, Any]) -> str:
+    info = game_info(summary["config"]["game"])
     lines = [
-        f"{game_info(summary['config']['game']).title}",
+        f"{info.title}",
         f"{'french':<20} {'german':<20} {'n':>4} {'French win':>10} {'95% CI':>15}"
-        f" {'3A-G' if summary['config'].get('game') == 'france1940' else 'Morale':>6} {'turns':>5}  results",
+        f" {score_for(info.figure).column:>6} {'turns':>5}  results",
     ]
     for p in summary["pairings"]:
         lo, hi = p["french_win_ci95"]
         res = " ".join(f"{k}:{v}" for k, v in p["results"].items())
         lines.append(
             f"{p['french']:<20} {p['german']:<20} {p['games']:>4} {p['french_win_rate']:>10.3f}"
-            f" {f'[{lo:.3f},{hi:.3f}]':>15} {_cell(p.get('morale_mean', p.get('vp_margin_mean')))}"
+            f" {f'[{lo:.3f},{hi:.3f}]':>15} {_cell(p.get(f'{info.figure}_mean'))}"
             f" {p['turn_mean']:>5.1f}  {res}"
         )
     return "\n".join(lines + _rating_lines(summary))

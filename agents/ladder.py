@@ -42,16 +42,31 @@ from typing import Any
 import numpy as np
 
 from ffo_env.atomic import atomic_write_text, new_unique_dir
-from ffo_env.ffo.core.sides import SIDE_NAMES
-from ffo_env.games import refuse_game_options
+from ffo_env.games import DEFAULT_GAME, SIDES, refuse_game_options
 
 ELO = 400.0 / np.log(10.0)  # Elo points per unit of log-odds
 PRIOR_SD = 1000.0 / ELO
-DEFAULT_AGENTS = "random,pass,heuristic:cautious,heuristic,heuristic:aggressive"
-GAME_DEFAULT_AGENTS = {  # other games of the suite
-    "springtime": "random,pass,heuristic,expert",
-    "france1940": "random,pass,heuristic,expert",
-}
+
+
+def ladder_agents(game: str = DEFAULT_GAME) -> str:
+    """The agents of ``ffo ladder`` without ``--agents``: the game's ``LADDER_AGENTS``
+    (``agents.<package>``), or else every agent name of the game."""
+    from agents.registry import game_agents
+
+    module = game_agents(game)
+    return str(getattr(module, "LADDER_AGENTS", ",".join(module.AGENT_NAMES)))
+
+
+def __getattr__(name: str) -> Any:
+    """``DEFAULT_AGENTS`` (the default game's ladder agents) and ``GAME_DEFAULT_AGENTS`` (other games'): the
+    names before issue 62, kept one release."""
+    from ffo_env.games import GAME_NAMES
+
+    if name == "DEFAULT_AGENTS":
+        return ladder_agents()
+    if name == "GAME_DEFAULT_AGENTS":
+        return {g: ladder_agents(g) for g in GAME_NAMES if g != DEFAULT_GAME}
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def fit_ratings(results: list[tuple[str, str, int, int]]) -> dict[str, tuple[float, float, float]]:
@@ -105,7 +120,7 @@ def ladder_table(summary: dict[str, Any]) -> list[dict[str, Any]]:
     for agent in agents:
         row: dict[str, Any] = {"agent": agent}
         sides = []
-        for side in SIDE_NAMES:
+        for side in SIDES:
             key = f"{agent}@{side}"
             mine = [p for p in summary["pairings"] if p[side] == agent]
             won = sum(int(p[f"{side}_wins"]) for p in mine)
@@ -152,8 +167,8 @@ def _fmt(v: Any, digits: int = 0) -> str:
 
 def markdown(rows: list[dict[str, Any]], summary: dict[str, Any]) -> str:
     cfg = summary["config"]
-    game = cfg.get("game", "ffo")
-    played = f"setup {cfg['setup']}" if game == "ffo" else f"game {game}"  # ffo's line as it always was
+    game = cfg.get("game", DEFAULT_GAME)
+    played = f"setup {cfg['setup']}" if game == DEFAULT_GAME else f"game {game}"  # the line as it always was
     lines = [
         f"Ladder: {cfg['games_per_pairing']} games per pairing (seeds {cfg['seeds']}, {played}, "
         f"{cfg.get('engine', '?')}, {cfg.get('data_version', '?')}). Elo scale, mean of all ratings = 0; "
@@ -181,7 +196,7 @@ def write_ladder(out: Path, rows: list[dict[str, Any]], summary: dict[str, Any])
     atomic_write_text(out / "ladder.csv", buf.getvalue())
     atomic_write_text(out / "ladder.md", markdown(rows, summary))
     doc = {
-        "game": summary["config"].get("game", "ffo"),
+        "game": summary["config"].get("game", DEFAULT_GAME),
         "model": "Bradley-Terry on the French result, one rating per agent and side, MAP with a normal prior "
         "(sd 1000 Elo), centred on the mean of all ratings; 95% intervals from the posterior's normal "
         "approximation",
@@ -197,8 +212,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--agents",
         default=None,
-        help=f"comma-separated agent names (default: {DEFAULT_AGENTS}; with --game springtime: "
-        f"{GAME_DEFAULT_AGENTS['springtime']})",
+        help="comma-separated agent names (default: the game's ladder agents, LADDER_AGENTS of its agents "
+        "package, or else all its agents)",
     )
     add_run_arguments(
         p,
@@ -216,7 +231,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _agent_names(text: str, option: str, game: str = "ffo") -> list[str]:
+def _agent_names(text: str, option: str, game: str = DEFAULT_GAME) -> list[str]:
     from agents.harness import is_game_agent_name, unknown_agent
 
     names = [a.strip() for a in text.split(",") if a.strip()]
@@ -257,7 +272,7 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError("--add AGENTS joins agents to a ladder: give the ladder with --resume DIR")
         refuse_game_options(args)
         if args.agents is None:
-            args.agents = GAME_DEFAULT_AGENTS.get(args.game, DEFAULT_AGENTS)
+            args.agents = ladder_agents(args.game)
         names = _agent_names(args.agents, "--agents", args.game)
         if len(names) < 2:
             raise ValueError(f"--agents {args.agents!r}: a ladder needs at least two agents")

@@ -70,16 +70,27 @@ class Score:
     key: str  # the result's keys: french_<key>_mean, <key>_difference.french_<key>_b_minus_a
     label: str  # in the summary's table and lines
     unit: str  # after a signed difference
+    column: str = ""  # its header in a tournament's table (``ffo eval``)
+    note: str = ""  # after the label where a comparison names its score (``ffo compare``'s "score")
 
 
-VP = Score("vp", "French VP", "VP")  # France Fights On: the French victory points at the end
+VP = Score("vp", "French VP", "VP", "VP")  # France Fights On: the French victory points at the end
 MORALE = Score(
-    "morale", "final French Morale", "Morale"
+    "morale", "final French Morale", "Morale", "Morale", " (no VP)"
 )  # Springtime for Hitler (no VP; Morale 0 loses, 16.1.1)
 VP_MARGIN = Score(
-    "vp_margin", "Allied VP margin (3 x Allied VP - German VP)", "VP"
+    "vp_margin", "Allied VP margin (3 x Allied VP - German VP)", "VP", "3A-G"
 )  # France 1940: the German needs 25 VP and three times the Allied VP
 SCORES = (VP, MORALE, VP_MARGIN)
+
+
+def score_for(figure: str) -> Score:
+    """The score of a game's figure (:attr:`ffo_env.games.GameInfo.figure`: ``vp``, ``morale``,
+    ``vp_margin``); a figure with no score here is one clear error."""
+    for s in SCORES:
+        if s.key == figure:
+            return s
+    raise ValueError(f"no paired score for the figure {figure!r}; known: {', '.join(s.key for s in SCORES)}")
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ names with one import hook: importing an old name gives **the same module object
 :data:`MOVED` maps an old module name to its new one; an entry also covers every submodule of the old name
 (``ffo_env.render`` -> ``ffo_env.ffo.render`` answers ``ffo_env.render.svgboard`` with
 ``ffo_env.ffo.render.svgboard``).
-``ffo_env`` installs the hook when imported (:func:`install`), and so do ``agents`` and ``training`` once
-their modules move; a name that has no new module (a typo under an old package) fails as any missing module
+``ffo_env`` installs the hook when imported (:func:`install`), and so do ``agents``, ``training`` and
+``webplay``; a name that has no new module (a typo under an old package) fails as any missing module
 does. The hook names modules of a game by design: it is listed in the layout audit's ``ALLOWED``.
 """
 
@@ -56,6 +56,10 @@ MOVED: dict[str, str] = {
     **{f"agents.{m}": f"agents.ffo.{m}" for m in _FFO_AGENTS},
     "agents.policy_net": "agents.ffo.network",
     "training.search_teacher": "agents.ffo.search",
+    # step 5: each game's web play into webplay/<game>/
+    "webplay.session": "webplay.ffo.session",
+    "webplay.springtime_session": "webplay.springtime.session",
+    "webplay.springtime_page": "webplay.springtime.page",
 }
 
 

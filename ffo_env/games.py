@@ -114,6 +114,7 @@ class GameInfo:
     options: tuple[GameOption, ...] = ()  # the game's own command-line options (refused with another game)
     _score: str = ""  # score_columns(state) -> a finished game's own columns in a result row
     figure: str = ""  # the figure a game's result is measured by beside its winner ("vp", "morale")
+    score_keys: tuple[str, ...] = ()  # the keys of score_columns(state), in order (a tournament's games.csv)
     vector_observation: str = ""  # the env's observation_format of one flat float vector ("compact", "flat")
     _versions: str = ""  # versions(setup) -> {"engine", "data", "observation_spec"} of a result or tournament
     # keyword defaults of some Gymnasium ids beyond side, observation format and opponent (id -> kwargs)
@@ -231,6 +232,13 @@ GAMES: dict[str, GameInfo] = {
         ),
         _score="ffo_env.ffo.interface:score_columns",
         figure="vp",
+        score_keys=(
+            "vp",
+            *(
+                f"vp_{k}"
+                for k in ("evacuation", "german_losses", "cities", "naval", "refugees", "british_51")
+            ),
+        ),
         vector_observation="compact",
         _versions="ffo_env.ffo.interface:versions",
     ),
@@ -260,6 +268,7 @@ GAMES: dict[str, GameInfo] = {
         options=(GameOption("scenario", "campaign", "scenarios are Springtime for Hitler's, not {title}'s"),),
         _score="ffo_env.springtime.interface:score_columns",
         figure="morale",
+        score_keys=("result", "morale"),
         vector_observation="flat",
         _versions="ffo_env.springtime.interface:versions",
     ),
@@ -303,6 +312,7 @@ GAMES: dict[str, GameInfo] = {
         ),
         _score="ffo_env.france1940.interface:score_columns",
         figure="vp_margin",
+        score_keys=("result", "vp_allied", "vp_german", "vp_margin"),
         vector_observation="compact",
         _versions="ffo_env.france1940.interface:versions",
     ),

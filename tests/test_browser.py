@@ -16,7 +16,7 @@ from ffo_env.ffo.core.game import Game, RulesOptions
 from ffo_env.ffo.core.record import Recorder
 from ffo_env.ffo.render.html_viewer import write_viewer
 from webplay.app import LocalServer
-from webplay.session import GameSession
+from webplay.ffo.session import GameSession
 
 
 def _game_record(seed: int) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from ffo_env.france1940.core.record import load_record, replay  # noqa: E402
 from ffo_env.france1940.core.state import OUT  # noqa: E402
 from webplay.app import create_app  # noqa: E402
 from webplay.france1940.session import France1940Session, action_target  # noqa: E402
-from webplay.session import PlayError  # noqa: E402
+from webplay.game_session import PlayError  # noqa: E402
 
 HIDDEN = {"hidden_obac": True, "german_obac": "random", "allied_obac": "random"}
 

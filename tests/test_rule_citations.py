@@ -63,7 +63,7 @@ def code_files() -> list[Path]:
 
 def of_springtime(f: Path) -> bool:
     """Springtime for Hitler cites its own rulebook (tests/springtime/test_rule_citations.py checks it): its
-    packages and the shared folders' modules named after it (webplay/springtime_session.py,
+    packages and the shared folders' modules named after it (webplay/springtime/session.py,
     tests/test_springtime_render.py, ...)."""
     return "springtime" in f.relative_to(ROOT).as_posix()
 

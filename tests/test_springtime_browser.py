@@ -17,7 +17,7 @@ from ffo_env.springtime.core.game import Game
 from ffo_env.springtime.core.record import Recorder
 from ffo_env.springtime.render.viewer import write_viewer
 from webplay.app import LocalServer
-from webplay.springtime_session import SpringtimeSession
+from webplay.springtime.session import SpringtimeSession
 
 
 def _game_record(seed: int) -> tuple[dict[str, Any], Any]:

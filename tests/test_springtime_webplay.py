@@ -13,8 +13,8 @@ pytest.importorskip("flask", reason="flask (web play) is not installed")
 from ffo_env.springtime.core.data import default_data  # noqa: E402
 from ffo_env.springtime.core.record import read_record, replay  # noqa: E402
 from webplay.app import create_app  # noqa: E402
-from webplay.session import PlayError  # noqa: E402
-from webplay.springtime_session import SpringtimeSession, action_target  # noqa: E402
+from webplay.game_session import PlayError  # noqa: E402
+from webplay.springtime.session import SpringtimeSession, action_target  # noqa: E402
 
 
 def _to_human(session: SpringtimeSession) -> None:

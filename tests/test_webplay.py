@@ -13,7 +13,7 @@ from ffo_env.cli import main  # noqa: E402
 from ffo_env.ffo.core.record import load_record, replay  # noqa: E402
 from ffo_env.ffo.render.frames import HIDDEN  # noqa: E402
 from webplay.app import create_app  # noqa: E402
-from webplay.session import GameSession, PlayError  # noqa: E402
+from webplay.ffo.session import GameSession, PlayError  # noqa: E402
 
 MAX_REQUESTS = 6000  # bounded request loops: a random game has ~1,000 decisions
 

@@ -4,6 +4,8 @@ replay viewer, reached through the game interface (``ffo_env.games``)."""
 
 from __future__ import annotations
 
+import argparse
+import ast
 from pathlib import Path
 from typing import Any
 
@@ -13,11 +15,12 @@ pytest.importorskip("flask", reason="flask (web play) is not installed")
 
 from agents.harness import agent_seed  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
-from ffo_env.games import game_info  # noqa: E402
+from ffo_env.games import GAMES, game_info  # noqa: E402
 from webplay.app import create_app  # noqa: E402
+from webplay.ffo.session import GameSession  # noqa: E402
 from webplay.game_session import PlayError, PlaySession  # noqa: E402
-from webplay.session import GameSession  # noqa: E402
-from webplay.springtime_session import SpringtimeSession  # noqa: E402
+from webplay.games import game_webplay  # noqa: E402
+from webplay.springtime.session import SpringtimeSession  # noqa: E402
 
 SESSIONS: dict[str, Any] = {"ffo": GameSession, "springtime": SpringtimeSession}
 
@@ -67,3 +70,58 @@ def test_bots_play_with_the_seeds_of_every_tool_and_a_finished_game_writes_the_g
     body = create_app(session).test_client().get("/api/record").get_json()
     assert body["decisions"] == session.record()["decisions"]
     assert ("agents" in body) == (game == "ffo")  # a Springtime record's keys are fixed (it verifies)
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_every_game_s_web_play_package_offers_a_session_a_page_and_a_session_from_ffo_play_s_arguments(
+    game: str, tmp_path: Path
+) -> None:
+    """issue 62 step 5: the server and ``ffo play`` reach a game's web play through ``webplay.<package>`` only
+    (webplay.games), so a new game adds ``webplay/<game>/`` and nothing else in webplay."""
+    parts = game_webplay(game)
+    assert parts.__name__ == f"webplay.{game_info(game).package_name}"
+    assert issubclass(parts.Session, PlaySession) and parts.Session.game == game
+    args = argparse.Namespace(french="human", german="random", seed=5, setup="random")
+    session = parts.new_session(args, tmp_path / "game.json")
+    assert type(session) is parts.Session and session.players == {"french": "human", "german": "random"}
+    assert session.seed == 5 and session.record_path == tmp_path / "game.json"
+    page = parts.page(session)
+    assert page.startswith("<!DOCTYPE html>") and "__DATA__" not in page and "/*__JS__*/" not in page
+    client = create_app(session).test_client()
+    assert client.get("/").get_data(as_text=True) == page
+    assert client.get("/api/state").get_json()["players"] == session.players
+
+
+def _names_in_code(path: Path) -> set[str]:
+    """The strings (docstrings apart) and imported module names of a module."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+    }
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            out.add(node.value)
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            out.add(node.module)
+        elif isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+    return out
+
+
+def test_the_shared_web_play_modules_name_no_game() -> None:
+    """app.py, command.py, game_session.py and games.py dispatch by the game's package name, with no
+    ``if game == ...`` and no import of a game's package (the layout audit's measure 2, for this layer)."""
+    root = Path(__file__).resolve().parent.parent / "webplay"
+    for name in ("app.py", "command.py", "game_session.py", "games.py", "assets.py", "__init__.py"):
+        names = _names_in_code(root / name)
+        assert "webplay.game_session" in names or name != "app.py"  # the scan sees the imports
+        for game in GAMES:
+            assert game not in names, (name, game)
+            assert not any(
+                n.startswith((f"webplay.{game}", f"ffo_env.{game}", f"agents.{game}")) for n in names
+            )

@@ -18,9 +18,8 @@ from typing import Any
 from flask import Flask, Response, jsonify, request
 from werkzeug.serving import BaseWSGIServer, make_server
 
-from ffo_env.ffo.render.html_viewer import board_payload, static_text
-from ffo_env.ffo.render.svgboard import map_key_html
-from webplay.session import PlayError, hex_names
+from webplay.game_session import PlayError
+from webplay.games import game_webplay
 
 __all__ = ["create_app", "LocalServer"]
 
@@ -28,30 +27,14 @@ LOCALHOST = "127.0.0.1"
 
 
 def _page(session: Any) -> str:
-    if getattr(session, "game", "ffo") == "springtime":
-        from webplay.springtime_page import page as springtime_page
-
-        return springtime_page(session)
-    if getattr(session, "game", "ffo") == "france1940":
-        from webplay.france1940.page import page as france1940_page
-
-        return france1940_page(session)
-    svg, extra = board_payload(session.state.game.scenario.version)
-    data = json.loads(extra)
-    data.update(
-        {"units": session.units, "hex_names": hex_names(), "players": session.players, "seed": session.seed}
-    )
-    page = static_text("play.html")
-    js = static_text("board.js") + "\n" + static_text("play.js")
-    page = page.replace("/*__CSS__*/", static_text("ffo.css")).replace("/*__JS__*/", js)
-    page = page.replace("__BOARD__", svg).replace("__KEY__", map_key_html())
-    return page.replace("__DATA__", json.dumps(data, separators=(",", ":")).replace("</", "<\\/"))
+    """The page of ``session``'s game, by its web play package (``webplay.<package>.page``)."""
+    html: str = game_webplay(session.game).page(session)
+    return html
 
 
 def create_app(session: Any) -> Flask:
-    """The app of one game: a France Fights On :class:`GameSession`, a
-    :class:`~webplay.springtime_session.SpringtimeSession` or a
-    :class:`~webplay.france1940.session.France1940Session` (same routes)."""
+    """The app of one game: a :class:`~webplay.game_session.PlaySession` of any game of the suite (each
+    game's ``webplay.<package>.Session``), with the same routes for all."""
     app = Flask("webplay")
     page = _page(session)
 
@@ -91,7 +74,7 @@ def create_app(session: Any) -> Flask:
 
     @app.get("/api/record")
     def record() -> Response:
-        game = getattr(session, "game", "ffo")
+        game = session.game
         rec = session.record()  # the game's record (France Fights On's names its players)
         return Response(
             json.dumps(rec, indent=1),

@@ -1,5 +1,5 @@
 """``ffo play`` with ``human`` on one or both sides: serve the game on 127.0.0.1 and play it in the browser
-(France Fights On, Springtime for Hitler with ``--game springtime``, France 1940 with ``--game france1940``)."""
+(any game of the suite, ``--game G``: its session is built by its web play package, :mod:`webplay.games`)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import logging
 import time
 import webbrowser
 from pathlib import Path
-from typing import Any
 
 from ffo_env.atomic import check_writable
-from ffo_env.games import refuse_game_options
-from webplay.session import HUMAN, GameSession
+from ffo_env.games import DEFAULT_GAME, refuse_game_options
+from webplay.game_session import HUMAN
+from webplay.games import game_webplay
 
 
 def default_record_path(seed: int) -> Path:
@@ -24,24 +24,12 @@ def run(args: argparse.Namespace) -> int:
 
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port {args.port} is not a TCP port (0..65535; 0 = any free port)")
-    game = getattr(args, "game", "ffo")
-    refuse_game_options(
-        args
-    )  # France Fights On's --setup / --data with another game: before anything is written
+    game = getattr(args, "game", DEFAULT_GAME)
+    refuse_game_options(args)  # another game's own options (--setup, --data ...): before anything is written
     record = Path(args.record) if args.record else default_record_path(args.seed)
     check_writable(record)  # before a person plays a whole game, not after
     check_writable(record.with_suffix(".html"))
-    session: Any
-    if game == "springtime":
-        from webplay.springtime_session import SpringtimeSession
-
-        session = SpringtimeSession(args.french, args.german, seed=args.seed, record_path=record)
-    elif game == "france1940":
-        from webplay.france1940.session import France1940Session
-
-        session = France1940Session(args.french, args.german, seed=args.seed, record_path=record)
-    else:
-        session = GameSession(args.french, args.german, seed=args.seed, setup=args.setup, record_path=record)
+    session = game_webplay(game).new_session(args, record)
     logging.getLogger("werkzeug").setLevel(logging.WARNING)  # no line per request on the console
     server = LocalServer(session, port=args.port)
     sides = ", ".join(f"{s}: {'you' if p == HUMAN else p}" for s, p in session.players.items())

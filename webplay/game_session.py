@@ -4,8 +4,8 @@ record and its replay viewer written when the game ends. Everything game-specifi
 game interface (:mod:`ffo_env.games`: the new state, the recorder, the record and viewer writers) or is
 the subclass's: what the human sees (``_view``) and how each choice is shown (``choices``).
 
-- :class:`webplay.session.GameSession`: France Fights On (fog of war, battles, the hex board);
-- :class:`webplay.springtime_session.SpringtimeSession`: Springtime for Hitler (its map, held markers).
+Each game's subclass is its web play package's ``Session`` (``webplay/<game>/session.py``, found by
+:mod:`webplay.games`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from ffo_env.games import SIDES, game_info
 
@@ -31,7 +31,10 @@ class PlaySession:
     """A game in progress. ``players[side]`` is ``"human"`` or an agent name of ``game`` (built here with the
     seeds every tool uses, :func:`agents.harness.agent_seed`); one request at a time touches the game."""
 
-    game = "ffo"  # the game of the suite this session plays (ffo_env.games)
+    game: ClassVar[str]  # the game of the suite a subclass plays (its ffo_env.games name)
+    # what a game's record holds that the rules hide from a player ("" = nothing): while a human plays a game
+    # not yet over, the record is refused with this in the reason
+    record_hides: ClassVar[str] = ""
 
     def __init__(
         self,
@@ -88,9 +91,19 @@ class PlaySession:
         ]
 
     def record(self) -> dict[str, Any]:
-        """The game record so far, as the game's recorder writes it."""
+        """The game record so far, as the game's recorder writes it; refused while a human plays a game not yet
+        over when the record holds what the rules hide from a player (:attr:`record_hides`)."""
+        if self.record_hides and self.humans() and not self.state.is_terminal():
+            raise PlayError(
+                "the game record can be downloaded when the game is over: before that it would show what the "
+                f"rules hide ({self.record_hides})"
+            )
         rec: dict[str, Any] = self.recorder.record()
         return rec
+
+    def record_ready(self) -> bool:
+        """Whether :meth:`record` gives the record now (the page's download link is shown then)."""
+        return not self.record_hides or self.state.is_terminal() or not self.humans()
 
     # ----------------------------------------------------------------- actions
 

@@ -7,7 +7,7 @@ Names (``make_agent(name, side, seed)``):
 ``random``                         uniform over the legal actions (either side)
 ``pass``                           PASS whenever legal, else the first legal action (either side)
 ``heuristic``                      the scripted bot of the side asked for
-``heuristic:<level>``              the same with ``configs/bots/<side>_heuristic_<level>.yaml``
+``heuristic:<level>``              the same with ``configs/ffo/bots/<side>_heuristic_<level>.yaml``
                                    (levels shipped: ``cautious``, ``aggressive``)
 ``pretrained``                     the trained policy shipped with the package for the side asked for
                                    (``agents/ffo/pretrained_policies/``; see :mod:`agents.ffo.pretrained`)
@@ -17,12 +17,12 @@ Names (``make_agent(name, side, seed)``):
 ``french_heuristic[_<level>]``     the scripted French bot (French side only)
 ``german_heuristic[_<level>]``     the scripted German bot (German side only)
 ``expert``                         the side's expert bot: tuned scripted bot, lookahead where it pays
-                                   (:mod:`agents.ffo.expert`, ``configs/bots/expert/``)
+                                   (:mod:`agents.ffo.expert`, ``configs/ffo/bots/expert/``)
 ``expert:<level>``                 the same at another level (``fast``, ``strong``)
 ``french_expert``, ``german_expert`` the expert of one side (that side only)
 =================================  ============================================================
 
-Every ``configs/bots/<side>_heuristic*.yaml`` file is registered under its file name.
+Every ``configs/ffo/bots/<side>_heuristic*.yaml`` file is registered under its file name.
 ``make_agent(..., config=PATH)`` gives a heuristic bot an explicit parameter file.
 """
 
@@ -37,11 +37,20 @@ from agents.ffo.simple import PassAgent
 from agents.policy_files import peek_metadata
 from ffo_env.ffo.core.sides import SIDE_NAMES
 
-__all__ = ["AGENT_NAMES", "PassAgent", "agent_sides", "is_agent_name", "make_agent", "register"]
+__all__ = [
+    "AGENT_NAMES",
+    "LADDER_AGENTS",
+    "PassAgent",
+    "agent_sides",
+    "is_agent_name",
+    "make_agent",
+    "register",
+]
 
 _FACTORIES: dict[str, Callable[..., Any]] = {}
 _SIDES: dict[str, tuple[str, ...]] = {}  # the sides an agent can play, by name
 AGENT_NAMES: list[str] = []
+LADDER_AGENTS = "random,pass,heuristic:cautious,heuristic,heuristic:aggressive"  # ffo ladder's default
 
 
 def is_agent_name(name: object) -> bool:

@@ -14,9 +14,10 @@ from typing import Any
 
 from agents.springtime.simple import PassAgent, RandomAgent
 
-__all__ = ["AGENT_NAMES", "make_agent"]
+__all__ = ["AGENT_NAMES", "LADDER_AGENTS", "make_agent"]
 
 AGENT_NAMES = ("random", "pass", "heuristic", "expert", "pretrained")
+LADDER_AGENTS = "random,pass,heuristic,expert"  # ffo ladder's default: the bots (pretrained is a policy)
 SIDES = ("french", "german")
 
 

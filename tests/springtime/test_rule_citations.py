@@ -59,7 +59,7 @@ def cited_by_name(name: str, paras: set[str]) -> set[str]:
 
 def files() -> list[Path]:
     """The game's packages, and every module of the shared folders named after it (agents/springtime,
-    training/springtime, webplay/springtime_session.py, tests/test_springtime_render.py, ...)."""
+    training/springtime, webplay/springtime/session.py, tests/test_springtime_render.py, ...)."""
     found = {p for base in CODE for p in base.rglob("*")}
     for shared in ("agents", "training", "webplay", "benchmarks", "tests"):
         found |= {p for p in (ROOT / shared).rglob("*") if "springtime" in p.relative_to(ROOT).as_posix()}

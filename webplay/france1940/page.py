@@ -3,19 +3,17 @@ script; the layers themselves come from ``/api/state`` (drawn with the human's e
 
 from __future__ import annotations
 
-import json
-from importlib import resources
 from typing import Any
 
 from ffo_env.france1940.core.hexgrid import N_HEXES
 from ffo_env.france1940.render.hexmap import R, hex_centre
-from ffo_env.france1940.render.viewer import map_svg, static_text
+from ffo_env.france1940.render.viewer import map_svg
+from ffo_env.france1940.render.viewer import static_text as render_static
+from webplay.assets import play_script, script_json, static_text
 
 __all__ = ["page"]
 
-
-def _own_static(name: str) -> str:
-    return resources.files("webplay.france1940").joinpath("static", name).read_text(encoding="utf-8")
+_OWN = "webplay.france1940"  # this package: its static/ holds the page and its script
 
 
 def page(session: Any) -> str:
@@ -26,8 +24,8 @@ def page(session: Any) -> str:
         "r": R,
         "centres": [[0, 0]] + [list(hex_centre(n)) for n in range(1, N_HEXES + 1)],
     }
-    html = _own_static("play.html")
-    html = html.replace("/*__CSS__*/", static_text("f40.css"))
-    html = html.replace("/*__JS__*/", static_text("map.js") + "\n" + _own_static("play.js"))
+    html = static_text(_OWN, "play.html")
+    html = html.replace("/*__CSS__*/", render_static("f40.css"))
+    html = html.replace("/*__JS__*/", play_script(_OWN, render_static("map.js")))
     html = html.replace("__MAP__", map_svg(session.state.game))
-    return html.replace("__DATA__", json.dumps(data, separators=(",", ":")).replace("</", "<\\/"))
+    return html.replace("__DATA__", script_json(data))

@@ -18,7 +18,7 @@ from ffo_env.france1940.core import actions as A
 from ffo_env.france1940.core.state import MAP, State
 from ffo_env.france1940.render.svg import layers
 from ffo_env.france1940.render.view import PUBLIC, seen
-from webplay.game_session import SIDES, PlayError, PlaySession
+from webplay.game_session import SIDES, PlaySession
 
 __all__ = ["France1940Session", "action_target"]
 
@@ -45,6 +45,8 @@ class France1940Session(PlaySession):
     rules, the BEF variant, ``hidden_obac``)."""
 
     game = "france1940"
+    # the seed and the dice generator, and with hidden_obac the opponent's army
+    record_hides = "the dice generator's seed, and with hidden armies the opponent's army"
 
     def __init__(
         self,
@@ -58,16 +60,6 @@ class France1940Session(PlaySession):
         self._cache: dict[int | None, dict[Any, str]] = {}
 
     # ----------------------------------------------------------------- queries
-
-    def record(self) -> dict[str, Any]:
-        """The game record so far; refused while a human plays a game not yet over: the record holds what a
-        player may not see (the seed and the dice generator, with ``hidden_obac`` the opponent's army)."""
-        if self.humans() and not self.state.is_terminal():
-            raise PlayError(
-                "the game record can be downloaded when the game is over: before that it would show what the "
-                "rules hide (the dice generator's seed, and with hidden armies the opponent's army)"
-            )
-        return super().record()
 
     def viewer(self) -> int | None:
         """Whose eyes the map is drawn with: the one human, the deciding human when both are, else public."""
@@ -113,7 +105,7 @@ class France1940Session(PlaySession):
             "log": self.log(since_decision),
             "n_decisions": len(decs),
             "terminal": st.is_terminal(),
-            "record_ready": st.is_terminal() or not self.humans(),
+            "record_ready": self.record_ready(),
             "winner": None if st.winner < 0 else SIDES[st.winner],
             "vp": list(v["vp"]),
             "turn": v["turn"],

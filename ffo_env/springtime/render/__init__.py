@@ -9,7 +9,7 @@ Depends on the rules core (:mod:`ffo_env.springtime.core`) only:
   Out of Supply), Leaders, control, the combat and the moving unit, and a panel with the Turn and Impulse
   Tracks, French Morale, RPs, the Advantage, Air Support, Event markers and the eliminated pool;
 - :mod:`.viewer` - the self-contained HTML replay viewer of a verified record;
-- ``static/`` - the viewer's and the browser play page's HTML, CSS and JavaScript (browser play itself is
-  ``webplay.springtime_session``; the commands ``ffo play`` / ``ffo replay --game springtime`` are
+- ``static/`` - the viewer's HTML, CSS and JavaScript; the CSS serves the browser play page too (browser
+  play, with its page and script, is ``webplay.springtime``; the commands ``ffo play`` / ``ffo replay --game springtime`` are
   ``ffo_env.springtime.commands``).
 """

@@ -3,14 +3,16 @@ layer) and the page's script; the layers themselves come from ``/api/state``."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ffo_env.springtime.render.layout import default_layout
 from ffo_env.springtime.render.svg import base_svg, layer_names
-from ffo_env.springtime.render.viewer import static_text
+from ffo_env.springtime.render.viewer import static_text as render_static
+from webplay.assets import play_script, script_json, static_text
 
 __all__ = ["page"]
+
+_OWN = "webplay.springtime"  # this package: its static/ holds the page and its script
 
 
 def page(session: Any) -> str:
@@ -23,7 +25,7 @@ def page(session: Any) -> str:
         + "</svg>"
     )
     data = {"order": layer_names(game), "players": session.players, "seed": session.seed}
-    html = static_text("play.html")
-    html = html.replace("/*__CSS__*/", static_text("sfh.css")).replace("/*__JS__*/", static_text("play.js"))
+    html = static_text(_OWN, "play.html")
+    html = html.replace("/*__CSS__*/", render_static("sfh.css")).replace("/*__JS__*/", play_script(_OWN))
     html = html.replace("__MAP__", svg)
-    return html.replace("__DATA__", json.dumps(data, separators=(",", ":")).replace("</", "<\\/"))
+    return html.replace("__DATA__", script_json(data))

@@ -1,11 +1,17 @@
-// Browser play of Springtime for Hitler: draw the server's layers, offer the human's legal choices (as
-// buttons and as highlighted locations and units on the map), and let the bots move one decision at a time.
+// The browser play loop every game's page shares: fetch the position the human may see, draw it through the
+// game's hooks, offer the human's legal choices as buttons (and on the map, through the hooks), and let the
+// bots move one decision at a time with a pause, so that their moves are seen. A game's play.js calls
+// PlayCore(hooks) with:
+//   layers(v)           draw the position's layers of the view v (GET /api/state);
+//   die(d)              [text, title] of one of the view's new dice;
+//   picks(v, choices)   mark on the map where each choice is picked (and draw what else the view shows);
+//   mapPick(e, choices, act)  the choices at the map place clicked (not a unit), or null: nothing there;
+//   markHere(here)      show in the list which choices a map click left to pick from;
+//   title(players)      the page's title line from "french: you, german: heuristic".
 "use strict";
-(function () {
-  const D = JSON.parse(document.getElementById("sfh-data").textContent);
+window.PlayCore = function (hooks) {
   const $ = (id) => document.getElementById(id);
   const SIDES = ["french", "german"];
-  const shown = {};
   let nDecisions = 0, nDice = 0, choices = [], busy = false;
   function esc(s) { return String(s).replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]); }
   function setBusy(b) { busy = b; document.body.dataset.busy = b ? "1" : "0"; }
@@ -18,10 +24,7 @@
     return j;
   }
   function draw(v) {
-    for (const name of D.order) {
-      const s = v.layers[name];
-      if (s !== undefined && shown[name] !== s) { $("layer-" + name).innerHTML = s; shown[name] = s; }
-    }
+    hooks.layers(v);
     for (const d of v.log) {
       const div = document.createElement("div");
       div.className = d[1] ? "auto" : "";
@@ -30,17 +33,16 @@
     }
     if (v.log.length) $("log").scrollTop = $("log").scrollHeight;
     nDecisions = v.n_decisions;
-    for (const d of v.dice) { const b = document.createElement("b"); b.className = "die"; b.title = d[1]; b.textContent = d[0]; $("dice").prepend(b); }
+    for (const d of v.dice) {
+      const [text, title] = hooks.die(d), b = document.createElement("b");
+      b.className = "die"; b.title = title; b.textContent = text; $("dice").prepend(b);
+    }
     nDice = v.n_dice;
     choices = v.choices;
     $("choices").innerHTML = choices.map((c, i) => '<button data-i="' + i + '" data-a="' + c.a + '">' + esc(c.text) + "</button>").join("");
-    document.querySelectorAll("#map .pickable").forEach((e) => e.classList.remove("pickable"));
-    for (const c of choices) {
-      if (c.unit) document.querySelectorAll('#map g.unit[data-unit="' + c.unit + '"]').forEach((e) => e.classList.add("pickable"));
-      else if (c.loc) document.querySelectorAll('#map g.loc[data-loc="' + c.loc + '"]').forEach((e) => e.classList.add("pickable"));
-    }
+    hooks.picks(v, choices);
     $("who").textContent = v.terminal ? "game over: " + (v.winner || "") + " won" : (v.human_to_move ? "your decision: " : "bot: ") + v.at;
-    $("download").hidden = !v.record_ready;  // S59: the record shows the hidden markers (issue 61)
+    $("download").hidden = !v.record_ready;  // a record shows what the rules hide: only once the game is over
     if (v.saved) $("saved").textContent = "record written to " + v.saved.record + "; viewer " + v.saved.viewer;
     document.body.dataset.human = v.human_to_move ? "1" : "0";
     document.body.dataset.decision = v.decision;
@@ -72,14 +74,12 @@
   $("map").addEventListener("click", (e) => {
     const u = e.target.closest("g.unit.pickable");
     if (u) { const c = choices.find((x) => x.unit === u.dataset.unit); if (c) { act(c.a); return; } }
-    const l = e.target.closest("g.loc.pickable");
-    if (!l) return;
-    const here = choices.filter((x) => x.loc === l.dataset.loc && !x.unit);
+    const here = hooks.mapPick(e, choices, act);
+    if (!here) return;
     if (here.length === 1) act(here[0].a);
-    else document.querySelectorAll("#choices button").forEach((b) => {
-      b.style.fontWeight = here.some((x) => String(x.a) === b.dataset.a) ? "bold" : ""; });
+    else hooks.markHere(here);
   });
-  $("title").textContent = "seed " + D.seed + " - " + SIDES.map((s) => s + ": " + (D.players[s] === "human" ? "you" : D.players[s])).join(", ");
+  $("title").textContent = hooks.title(SIDES.map((s) => s + ": " + (hooks.players[s] === "human" ? "you" : hooks.players[s])).join(", "));
   (async function start() {
     setBusy(true);
     try { await bots(draw(await call("GET", "/api/state"))); }
@@ -87,4 +87,4 @@
     setBusy(false);
     document.body.dataset.ready = "1";
   })();
-})();
+};

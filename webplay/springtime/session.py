@@ -15,7 +15,6 @@ from ffo_env.springtime.core import actions as A
 from ffo_env.springtime.render.svg import layers
 from ffo_env.springtime.render.view import PUBLIC
 from webplay.game_session import SIDES, PlaySession
-from webplay.session import PlayError
 
 __all__ = ["SpringtimeSession", "action_target"]
 
@@ -43,6 +42,7 @@ class SpringtimeSession(PlaySession):
     the map drawn with the human's eyes is this class's."""
 
     game = "springtime"
+    record_hides = "the Event markers held, the container, the dice generator"  # S13, S59
 
     def __init__(
         self, french: str, german: str, seed: int = 0, record_path: str | Path | None = None
@@ -51,16 +51,6 @@ class SpringtimeSession(PlaySession):
         self._cache: dict[int | None, dict[tuple[Any, ...], str]] = {}
 
     # ----------------------------------------------------------------- queries
-
-    def record(self) -> dict[str, Any]:
-        """The game record so far; refused while a human plays a game not yet over: the record holds what
-        the rules hide from a player (the held Event markers, the container, the dice generator: S13, S59)."""
-        if self.humans() and not self.state.is_terminal():
-            raise PlayError(
-                "the game record can be downloaded when the game is over: before that it would show what the "
-                "rules hide (the Event markers held, the container, the dice generator)"
-            )
-        return super().record()
 
     def viewer(self) -> int | None:
         """Whose eyes the map is drawn with: the one human, the deciding human when both are, else public."""
@@ -98,7 +88,7 @@ class SpringtimeSession(PlaySession):
             "log": self.log(since_decision),
             "n_decisions": len(decs),
             "terminal": st.is_terminal(),
-            "record_ready": st.is_terminal() or not self.humans(),
+            "record_ready": self.record_ready(),
             "winner": None if st.winner < 0 else SIDES[st.winner],
             "morale": st.morale,
             "turn": st.turn,
