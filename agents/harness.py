@@ -494,9 +494,11 @@ def _open_tournament(
         old = _read_plan(plan_path)
         for key in sorted(set(plan) | set(old)):
             if old.get(key) != plan.get(key):
-                # France Fights On and France 1940 have data versions (France 1940's default moved to v2)
+                # a game whose data versions are chosen by --data (its own option in the registry)
                 data_hint = (
-                    key == "data_version" and old.get(key) and old["game"] in (DEFAULT_GAME, "france1940")
+                    key == "data_version"
+                    and old.get(key)
+                    and any(o.name == "data" for o in game_info(old["game"]).options)
                 )
                 hint = f" (add --data {old.get(key)})" if data_hint else ""
                 if key == "game":
