@@ -33,11 +33,12 @@ from typing import Any
 
 from agents.base import RandomAgent
 from agents.ffo.botconfig import available_configs
+from agents.ffo.network_spec import NETWORK  # the training hook (agents/network_spec.py)
 from agents.ffo.simple import PassAgent
 from agents.policy_files import peek_metadata
 from ffo_env.ffo.core.sides import SIDE_NAMES
 
-__all__ = ["AGENT_NAMES", "PassAgent", "agent_sides", "is_agent_name", "make_agent", "register"]
+__all__ = ["AGENT_NAMES", "NETWORK", "PassAgent", "agent_sides", "is_agent_name", "make_agent", "register"]
 
 _FACTORIES: dict[str, Callable[..., Any]] = {}
 _SIDES: dict[str, tuple[str, ...]] = {}  # the sides an agent can play, by name
