@@ -60,6 +60,14 @@ MOVED: dict[str, str] = {
     "webplay.session": "webplay.ffo.session",
     "webplay.springtime_session": "webplay.springtime.session",
     "webplay.springtime_page": "webplay.springtime.page",
+    # step 6: Springtime for Hitler's own training pipeline gave way to the one pipeline of every game
+    "training.springtime": "training",
+    "training.springtime.command": "training.train_command",
+    "training.springtime.config": "training.config",
+    "training.springtime.imitation": "training.imitation",
+    "training.springtime.opponents": "training.opponents",
+    "training.springtime.ppo": "training.model",
+    "training.springtime.release": "training.release",
 }
 
 
@@ -95,6 +103,16 @@ class _AliasLoader(importlib.abc.Loader):
             stacklevel=2,
         )
         return module
+
+    def get_code(self, fullname: str) -> object:
+        """The new module's code, so that ``python -m OLD.NAME`` runs the new module as ``__main__`` (runpy
+        asks the loader of the old name for it)."""
+        del fullname
+        spec = importlib.util.find_spec(self.new)
+        loader = spec.loader if spec is not None else None
+        if loader is None or not hasattr(loader, "get_code"):
+            raise ImportError(f"{self.new} has no code to run (the new module of {self.old})")
+        return loader.get_code(self.new)
 
     def exec_module(self, module: ModuleType) -> None:
         """Nothing to run (the module was executed once, under its new name); its own spec is put back, so

@@ -139,17 +139,36 @@ def test_the_policy_path_agent_checks_its_side_and_seeds_it() -> None:
     assert policy_io.is_policy_name("policy:a") and not policy_io.is_policy_name("policy:")
 
 
-# ------------------------------------------------------------------ checkpoints (Springtime's trainer)
+# ------------------------------------------------------------------ checkpoints (Springtime's, one pipeline)
 
 
 def _springtime_model(seed: int = 0, width: int = 16):  # noqa: ANN202 - an SB3 model
-    from training.springtime.config import SpringtimeTrainConfig
-    from training.springtime.opponents import MixOpponent
-    from training.springtime.ppo import make_model
+    from stable_baselines3.common.vec_env import DummyVecEnv
 
-    cfg = SpringtimeTrainConfig()
-    cfg.policy.net_arch, cfg.ppo.n_envs = [width], 1
-    return make_model(cfg, "french", MixOpponent("german", {"random": 1.0}), seed)
+    from training.config import TrainConfig, validate
+    from training.envs import make_env_fn
+    from training.model import build_model
+    from training.opponents import OpponentPool
+
+    cfg = validate(TrainConfig(game="springtime", n_envs=1))
+    cfg.policy.net_arch = [width]
+    pool = OpponentPool("german", {"random": 1.0}, game="springtime")
+    env = DummyVecEnv([make_env_fn(cfg, "french", pool, 0)])
+    import tempfile
+
+    return build_model(cfg, env, Path(tempfile.mkdtemp()), seed)
+
+
+def _save(model, run, side: str) -> Path:  # noqa: ANN001
+    from training.checkpoint import save_checkpoint
+
+    return save_checkpoint(model, run.checkpoints, side)
+
+
+def _load(model, run, side: str) -> int:  # noqa: ANN001
+    from training.checkpoint import load_checkpoint
+
+    return int(load_checkpoint(model, run.checkpoints, side)["num_timesteps"])
 
 
 def _run(tmp_path: Path):  # noqa: ANN202 - a RunFolder
@@ -165,31 +184,27 @@ def _weights(model) -> dict:  # noqa: ANN001
 def test_a_springtime_checkpoint_round_trips_through_the_shared_writer(tmp_path: Path) -> None:
     import torch
 
-    from training.springtime.ppo import load_checkpoint, save_checkpoint
-
     run = _run(tmp_path)
     src = _springtime_model(seed=1)
     src.num_timesteps, src._n_updates = 96, 3
-    path = save_checkpoint(src, run, "french")
+    path = _save(src, run, "french")
     manifest = json.loads(path.read_text())
     assert manifest["format"] == "springtime-checkpoint" and manifest["version"] == 1
     assert manifest["network"]["net_arch"] == [16] and manifest["network"]["activation"] == "tanh"
     dst = _springtime_model(seed=2)
-    assert load_checkpoint(dst, run, "french") == 96 and dst._n_updates == 3
+    assert _load(dst, run, "french") == 96 and dst._n_updates == 3
     assert all(torch.equal(a, b) for a, b in zip(_weights(src).values(), _weights(dst).values(), strict=True))
 
 
 def test_a_springtime_manifest_of_before_the_version_field_still_resumes(tmp_path: Path) -> None:
-    from training.springtime.ppo import load_checkpoint, save_checkpoint
-
     run = _run(tmp_path)
     src = _springtime_model()
     src.num_timesteps = 32
-    path = save_checkpoint(src, run, "french")
+    path = _save(src, run, "french")
     manifest = json.loads(path.read_text())
-    del manifest["version"], manifest["network"]  # as training/springtime/ppo.py wrote them before
+    del manifest["version"], manifest["network"]  # as training/springtime/ppo.py wrote them before issue 62
     path.write_text(json.dumps(manifest))
-    assert load_checkpoint(_springtime_model(seed=3), run, "french") == 32
+    assert _load(_springtime_model(seed=3), run, "french") == 32
 
 
 @pytest.mark.parametrize(
@@ -207,12 +222,11 @@ def test_a_springtime_checkpoint_that_does_not_fit_is_refused_and_changes_nothin
     import torch
 
     from training.checkpoint_io import CheckpointError
-    from training.springtime.ppo import load_checkpoint, save_checkpoint
 
     run = _run(tmp_path)
     src = _springtime_model()
     src.num_timesteps = 32
-    path = save_checkpoint(src, run, "french")
+    path = _save(src, run, "french")
     manifest = json.loads(path.read_text())
     weights = run.checkpoints / manifest["weights"]
     if damage == "ffo_manifest":
@@ -227,7 +241,7 @@ def test_a_springtime_checkpoint_that_does_not_fit_is_refused_and_changes_nothin
     fresh = _springtime_model(seed=5, width=24 if damage == "other_network" else 16)
     before = _weights(fresh)
     with pytest.raises(CheckpointError, match=match) as err:
-        load_checkpoint(fresh, run, "french")
+        _load(fresh, run, "french")
     assert str(run.checkpoints) in str(err.value)
     assert all(torch.equal(before[k], v) for k, v in _weights(fresh).items()) and fresh.num_timesteps == 0
 
@@ -235,10 +249,9 @@ def test_a_springtime_checkpoint_that_does_not_fit_is_refused_and_changes_nothin
 def test_the_ffo_checkpoint_kind_refuses_a_springtime_manifest(tmp_path: Path) -> None:
     from training.checkpoint import read_manifest
     from training.checkpoint_io import CheckpointError
-    from training.springtime.ppo import save_checkpoint
 
     run = _run(tmp_path)
     model = _springtime_model()
-    save_checkpoint(model, run, "french")
+    _save(model, run, "french")
     with pytest.raises(CheckpointError, match="not an ffo-checkpoint manifest"):
         read_manifest(run.checkpoints, "french")

@@ -1,10 +1,15 @@
-"""``ffo train --game springtime`` (issue 41 item 5): the run folder, resume, policy files as opponents, the
-shipped pretrained pair, and one clear error for a bad config or a policy of the other game."""
+"""``ffo train --game springtime`` on the one training pipeline of every game (issue 62 step 6; issue 41 item 5
+before it): the run folder, resume, a run folder of Springtime's earlier pipeline (``training/springtime/``,
+a committed fixture), policy files as opponents, the shipped pretrained pair, release, and one clear error for a
+bad config or a policy of the other game."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -18,14 +23,23 @@ from ffo_env.springtime.core.game import ENGINE_VERSION, Game  # noqa: E402
 from training.run_folder import RunFolder  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
+# a run folder of training/springtime/ (the code before issue 62 step 6), killed after the french side's first
+# PPO round and the german side's first checkpoint (tests/fixtures/springtime_pipeline_run/README.md)
+OLD_RUN = ROOT / "tests" / "fixtures" / "springtime_pipeline_run" / "tiny-20261128-144624"
 TINY = """\
 game: springtime
 run_name: tiny
 seed: 5
+rounds: 1
+steps_per_round: 64
+checkpoint_every: 32
+n_envs: 2
+opponents: {random: 0.3, heuristic: 0.4, self: 0.3}
+snapshot_keep: 1
 policy: {net_arch: [16], activation: relu}
-imitation: {teacher: heuristic, decisions: 100, iterations: 2, epochs: 1, opponents: {random: 1.0}}
-ppo: {rounds: 1, steps_per_round: 64, checkpoint_every: 32, n_envs: 2, n_steps: 16, batch_size: 32, n_epochs: 1}
-eval: {games: 1, opponents: [random], compare_imitation: false}
+pretrain: {teacher: heuristic, decisions: 100, iterations: 2, epochs: 1, opponents: {random: 1.0}, workers: 1}
+ppo: {n_steps: 16, batch_size: 32, n_epochs: 1}
+eval: {games: 1, opponents: [random], workers: 1, compare_start: false}
 """
 
 
@@ -33,7 +47,9 @@ def _train(tmp: Path, *extra: str, text: str = TINY) -> tuple[int, Path | None]:
     cfg = tmp / "tiny.yaml"
     cfg.write_text(text)
     out = tmp / "runs"
-    code = ffo(["train", "--game", "springtime", "--config", str(cfg), "--out", str(out), *extra])
+    code = ffo(
+        ["train", "--game", "springtime", "--config", str(cfg), "--out", str(out), "--no-progress", *extra]
+    )
     runs = sorted(out.glob("tiny-*")) if out.exists() else []
     return code, (runs[-1] if runs else None)
 
@@ -57,23 +73,24 @@ def _play(french: object, german: object, seed: int) -> int:
 
 def test_the_run_folder_holds_config_progress_checkpoints_policies_and_evaluation(run_dir: Path) -> None:
     run = RunFolder.locate(run_dir)
-    assert run.read_config()["game"] == "springtime" and run.read_seed() == 5
+    config = run.read_config()
+    assert config["game"] == "springtime" and run.read_seed() == 5
+    assert config["opponents"] == {"random": 0.3, "heuristic": 0.4, "snapshots": 0.3}  # `self` is `snapshots`
     progress = run.read_progress()
-    for key in ("imitation:french:2", "imitation:german:2", "ppo:french:r1", "ppo:german:r1", "export"):
-        assert key in progress["done"]
-    assert {"eval:final:french:random", "eval:final:german:random"} <= set(progress["done"])
+    assert progress["done"] == ["pretrain:french", "pretrain:german", "r0:french", "r0:german"]
     for side in ("french", "german"):
-        assert progress["timesteps"][side] >= 64
+        assert progress["timesteps"][side] == 64
         assert run.checkpoint_manifest(side).is_file() and run.policy(side).is_file()
-        assert run.pretrain_report(side).is_file()
-        curve = (run.stage_dir("ppo") / f"{side}.jsonl").read_text().splitlines()
-        assert len(curve) >= 2 and json.loads(curve[-1])["timesteps"] >= 64
-    results = run.read_json(run.eval_results, "evaluation")
-    assert {(p["policy"], p["side"], p["opponent"]) for p in results["pairings"]} == {
-        ("final", "french", "random"),
-        ("final", "german", "random"),
-    }
-    assert all(0 <= p["wilson95"][0] <= p["wilson95"][1] <= 1 for p in results["pairings"])
+        assert json.loads(run.checkpoint_manifest(side).read_text())["format"] == "springtime-checkpoint"
+        report = run.read_json(run.pretrain_report(side), "imitation report")
+        assert [it["iteration"] for it in report["iterations"]] == [0, 1]
+        assert [it["beta"] for it in report["iterations"]] == [1.0, 0.5]  # pretrain.beta after the first
+        assert [Path(p).stem for p in progress["snapshots"][side]] == [f"{side}_pretrain", f"{side}_r0"]
+    results = run.read_json(run.eval_results, "evaluation")  # the harness's tournament
+    assert results["config"]["game"] == "springtime"
+    pairs = {(p["french"].split("/")[-1], p["german"].split("/")[-1]) for p in results["pairings"]}
+    assert pairs == {("french.pt", "random"), ("random", "german.pt")}
+    assert all(p["games"] == 1 for p in results["pairings"])
 
 
 def test_run_policies_load_as_policy_path_agents_and_play_legal_games(run_dir: Path) -> None:
@@ -82,7 +99,7 @@ def test_run_policies_load_as_policy_path_agents_and_play_legal_games(run_dir: P
     german = make_agent(f"policy:{run.policy('german')}", "german", seed=1)
     assert _play(french, german, 3) in (0, 1)
     meta = json.loads(run.policy("german").with_suffix(".json").read_text())
-    assert meta["game"] == "springtime" and meta["side"] == "german" and meta["extra"]["seed"] == 5
+    assert meta["game"] == "springtime" and meta["side"] == "german" and meta["extra"]["run"] == run.name
 
 
 def test_a_policy_is_an_opponent_in_the_gymnasium_env(run_dir: Path) -> None:
@@ -154,45 +171,104 @@ def test_a_policy_of_a_compatible_earlier_engine_loads_and_another_is_refused(
 def test_an_interrupted_run_resumes_from_its_last_checkpoint(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from training.springtime import ppo
+    from training import train
 
-    real = ppo.save_checkpoint
-    calls = {"n": 0}
+    real = train.save_checkpoint
 
-    def save_then_die(model: object, run: RunFolder, side: str) -> Path:
-        path = real(model, run, side)
-        calls["n"] += 1
-        if calls["n"] == 3:  # french round done, german's first checkpoint written: the machine goes down
-            raise KeyboardInterrupt
+    def save_then_die(model: object, ckpt_dir: Path, side: str) -> Path:
+        path = real(model, ckpt_dir, side)
+        if side == "german" and model.num_timesteps > 0:  # type: ignore[attr-defined]
+            raise KeyboardInterrupt  # german's first PPO checkpoint written: the machine goes down
         return path
 
-    monkeypatch.setattr(ppo, "save_checkpoint", save_then_die)
-    assert _train(tmp_path)[0] == 130  # ffo reports "interrupted"
-    monkeypatch.setattr(ppo, "save_checkpoint", real)
+    monkeypatch.setattr(train, "save_checkpoint", save_then_die)
+    assert _train(tmp_path, "--no-eval")[0] == 130  # ffo reports "interrupted"
+    monkeypatch.setattr(train, "save_checkpoint", real)
     (run_dir,) = (tmp_path / "runs").glob("tiny-*")
     run = RunFolder(run_dir)
     before = run.read_progress()
-    assert "ppo:french:r1" in before["done"] and "ppo:german:r1" not in before["done"]
-    # killed after german's first checkpoint was written, before progress.json said so
+    assert "r0:french" in before["done"] and "r0:german" not in before["done"]
     assert json.loads(run.checkpoint_manifest("german").read_text())["num_timesteps"] == 32
-    assert ffo(["train", "--resume", str(run_dir)]) == 0  # the run folder says game: springtime
+    assert (
+        ffo(["train", "--resume", str(run_dir), "--no-eval", "--no-progress"]) == 0
+    )  # the config says springtime
     after = run.read_progress()
-    assert {"ppo:german:r1", "export", "eval:final:german:random"} <= set(after["done"])
-    assert after["done"].count("imitation:german:1") == 1 and after["timesteps"]["german"] == 64
-    curve = [json.loads(x) for x in (run.stage_dir("ppo") / "german.jsonl").read_text().splitlines()]
-    assert [c["timesteps"] for c in curve] == [64]  # continued from the checkpoint at 32, not restarted
-    assert len(run.read_commands()) == 2 and len(run.read_versions()) == 2
+    assert after["done"] == ["pretrain:french", "pretrain:german", "r0:french", "r0:german"]
+    assert after["timesteps"]["german"] == 64 and len(run.read_commands()) == 2
+    assert load_policy(run.policy("german")).meta["extra"]["timesteps"] == 64
+
+
+def test_a_run_folder_of_the_earlier_springtime_pipeline_resumes(tmp_path: Path) -> None:
+    """The committed run of training/springtime/ (config and progress in that pipeline's shape, rounds counted
+    from 1, no checkpoint of the imitation stage) goes on from where it stopped: german's checkpoint at 32 of
+    its first round, then the second round of both sides."""
+    run_dir = tmp_path / OLD_RUN.name
+    shutil.copytree(OLD_RUN, run_dir)
+    run = RunFolder(run_dir)
+    assert ffo(["train", "--resume", str(run_dir), "--no-progress"]) == 0
+    progress = run.read_progress()
+    assert progress["done"] == [
+        "pretrain:french",
+        "pretrain:german",
+        "r0:french",
+        "r0:german",
+        "r1:french",
+        "r1:german",
+    ]
+    assert progress["legacy"]["done"][-1] == "ppo:french:r1"
+    assert progress["timesteps"] == {"french": 128, "german": 128}
+    # the old snapshots keep their names; the new rounds go on from r2 (the old pipeline's numbering)
+    assert [Path(p).stem for p in progress["snapshots"]["french"]] == [
+        "french_pretrain",
+        "french_r1",
+        "french_r2",
+    ]
+    assert [Path(p).stem for p in progress["snapshots"]["german"]] == [
+        "german_pretrain",
+        "german_r1",
+        "german_r2",
+    ]
+    assert (OLD_RUN / "snapshots" / "french_r1.pt").read_bytes() == (
+        run.snapshots / "french_r1.pt"
+    ).read_bytes()
+    config = run.read_config()  # written again in the shared keys
+    assert config["game"] == "springtime" and config["pretrain"]["beta"] == 0.5 and "imitation" not in config
+    assert config["opponents"] == {"random": 0.3, "heuristic": 0.4, "snapshots": 0.3}
+    for side in ("french", "german"):
+        assert load_policy(run.policy(side)).side == side
+    assert (run.eval_dir / "results.json").is_file()
+
+
+def test_the_earlier_pipelines_config_shape_reads_as_the_shared_keys() -> None:
+    from training.config import load_config
+
+    old = load_config(OLD_RUN / "config.yaml")
+    assert (old.game, old.rounds, old.steps_per_round, old.checkpoint_every, old.n_envs) == (
+        "springtime",
+        2,
+        64,
+        32,
+        2,
+    )
+    assert old.pretrain.teacher == "heuristic" and old.pretrain.iterations == 2 and old.pretrain.beta == 0.5
+    assert old.opponents == {"random": 0.3, "heuristic": 0.4, "snapshots": 0.3} and old.snapshot_keep == 1
+    assert old.policy.net_arch == [16] and old.policy.activation == "relu" and old.ppo.learning_rate == 1e-4
 
 
 @pytest.mark.parametrize(
     ("text", "where"),
     [
-        (TINY.replace("rounds: 1", "rounds: one"), "ppo.rounds: expected int"),
-        (TINY.replace("teacher: heuristic", "teacher: oracle"), "imitation.teacher"),
+        (TINY.replace("rounds: 1", "rounds: one"), "rounds: expected int"),
+        (TINY.replace("teacher: heuristic", "teacher: oracle"), "pretrain.teacher"),
         (TINY + "lerning_rate: 0.1\n", "lerning_rate: unknown key"),
-        (TINY.replace("random: 1.0", "random: -1.0"), "imitation.opponents.random"),
+        (TINY.replace("random: 1.0", "random: -1.0"), "pretrain.opponents"),
         ("game: springtime\nppo: [1, 2\n", "not valid YAML"),
-        ("run_name: x\nrounds: 2\n", "game: missing; a Springtime for Hitler config says 'game: springtime'"),
+        (TINY.replace("activation: relu", "cnn_dim: 8"), "policy.cnn_dim: unknown key"),
+        (TINY.replace("activation: relu", "activation: gelu"), "policy.activation"),
+        (TINY.replace("self: 0.3", "self: 0.3, snapshots: 0.1"), "opponents.self: another name"),
+        (TINY.replace("game: springtime", "game: ffo"), "game: the file trains ffo, not springtime"),
+        (TINY + "vec_env: pipelined\n", "vec_env: expected 'dummy' or 'subproc' with game springtime"),
+        (TINY.replace("ppo: {", "ppo: {anchor_kl: 0.1, "), "ppo.anchor_kl"),
     ],
 )
 def test_a_bad_config_is_one_clear_error_and_no_run_folder(
@@ -207,18 +283,16 @@ def test_a_bad_config_is_one_clear_error_and_no_run_folder(
 
 
 def test_a_bad_set_override_is_one_clear_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, run = _train(tmp_path, "--set", "ppo.n_envs=0")
+    code, run = _train(tmp_path, "--set", "n_envs=0")
     err = capsys.readouterr().err.strip()
     assert (
         code == 2
         and run is None
-        and err == f"error: {tmp_path / 'tiny.yaml'}: ppo.n_envs: expected a positive number, got 0"
+        and err == f"error: {tmp_path / 'tiny.yaml'}: n_envs: expected an integer >= 1, got 0"
     )
 
 
-@pytest.mark.parametrize(
-    "option", [["--backend", "rllib"], ["--data", "reconstruction-v3"], ["--trust-pickle"]]
-)
+@pytest.mark.parametrize("option", [["--backend", "rllib"], ["--data", "reconstruction-v3"]])
 def test_ffo_options_are_refused_for_springtime(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], option: list[str]
 ) -> None:
@@ -227,22 +301,31 @@ def test_ffo_options_are_refused_for_springtime(
     assert (
         code == 2
         and run is None
-        and err.startswith("error: --backend")
+        and err.startswith(f"error: {option[0]}")
         and len(err.strip().splitlines()) == 1
     )
 
 
 def test_the_shipped_configs_load() -> None:
-    from training.springtime.config import load_config
+    from training.config import default_config, load_config
 
+    assert default_config("springtime").resolve() == ROOT / "configs" / "springtime" / "train_quick.yaml"
     for name in ("train_quick", "train"):
         cfg = load_config(ROOT / "configs" / "springtime" / f"{name}.yaml")
-        assert cfg.sides == ["french", "german"] and cfg.ppo.rounds >= 1 and cfg.imitation.teacher
+        assert cfg.game == "springtime" and cfg.sides == ["french", "german"] and cfg.rounds >= 1
+        assert cfg.pretrain.teacher == "heuristic" and "snapshots" in cfg.opponents
 
 
 def test_no_springtime_load_path_unpickles() -> None:
     offenders = []
-    for path in [*ROOT.glob("training/springtime/*.py"), ROOT / "agents" / "springtime" / "policy.py"]:
+    paths = [
+        *ROOT.glob("agents/springtime/*.py"),
+        *(
+            ROOT / "training" / f"{m}.py"
+            for m in ("train", "imitation", "checkpoint_io", "opponents", "release")
+        ),
+    ]
+    for path in paths:
         for n, line in enumerate(path.read_text().splitlines(), 1):
             code = line.split("#")[0]
             if re.search(r"torch\.load\(", code) and "weights_only=True" not in code:
@@ -255,26 +338,36 @@ def test_no_springtime_load_path_unpickles() -> None:
 
 
 def test_release_installs_the_pair_with_a_model_card_read_from_the_run(run_dir: Path, tmp_path: Path) -> None:
-    from training.springtime.release import main as release
-
-    assert release([str(run_dir), "--dest", str(tmp_path)]) == 0
+    assert ffo(["release", str(run_dir), "--to", str(tmp_path)]) == 0
     card = (tmp_path / "MODEL_CARD.md").read_text()
-    assert "| final | french | random | 1 |" in card and "seed 5" in card and ENGINE_VERSION in card
+    assert card.startswith("# Pretrained policies of Springtime for Hitler") and ENGINE_VERSION in card
+    assert "| random | 1 |" in card
     for side in ("french", "german"):
         assert (tmp_path / f"{side}.pt").read_bytes() == RunFolder(run_dir).policy(side).read_bytes()
         assert load_policy(tmp_path / f"{side}.pt").side == side
+        assert load_policy(tmp_path / f"{side}.pt").meta["extra"]["release"]["config"]["game"] == "springtime"
+
+
+def test_the_old_release_command_runs_the_shared_one(run_dir: Path, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "training.springtime.release", str(run_dir), "--dest", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "'ffo release RUN_DIR' now" in done.stderr and (tmp_path / "german.pt").is_file()
 
 
 def test_release_refuses_an_unfinished_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from training.springtime.release import main as release
-
     run = RunFolder(tmp_path / "run")
     run.root.mkdir()
     run.write_config({"game": "springtime"})
     run.write_progress({"done": [], "snapshots": {}, "timesteps": {}})
-    assert release([str(run.root), "--dest", str(tmp_path / "dest")]) == 2
+    assert ffo(["release", str(run.root), "--to", str(tmp_path / "dest")]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: ") and "has not finished export" in err and not (tmp_path / "dest").exists()
+    assert err.startswith("error: ") and "eval" in err and not (tmp_path / "dest").exists()
 
 
 # --- the shipped pair (agents/springtime/pretrained_policies) -------------------------------------------------
@@ -328,28 +421,3 @@ def test_the_policys_fast_probabilities_are_sb3_contribs_distribution() -> None:
             checked += 1
         state.apply_action(bots[side].act_state(state))
     assert checked == 40
-
-
-def test_no_springtime_training_module_spells_a_run_folder_name() -> None:
-    # the layout belongs to training/run_folder.py (RunFolder), as for France Fights On's trainers
-    import ast
-
-    from training import run_folder as rf
-
-    names = {
-        rf.CONFIG,
-        rf.COMMAND,
-        rf.SEED,
-        rf.VERSIONS,
-        rf.PROGRESS,
-        rf.CHECKPOINTS,
-        rf.POLICIES,
-        rf.RESULTS,
-    }
-    found = [
-        f"{path.name}:{node.lineno}: {node.value!r}"
-        for path in ROOT.glob("training/springtime/*.py")
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
-        if isinstance(node, ast.Constant) and node.value in names
-    ]
-    assert not found, found

@@ -1,10 +1,12 @@
-"""Crash-safe, weights-only training checkpoints of France Fights On: what ``ffo train --resume`` restores.
+"""Crash-safe, weights-only training checkpoints of every game: what ``ffo train --resume`` restores.
 
 The file pair, its atomic writing and its checked reading are the suite's (:mod:`training.checkpoint_io`):
 ``<run>/checkpoints/<side>-<timesteps>.pt`` (tensors only, read with ``torch.load(weights_only=True)``) and
-``<side>.json`` (manifest). What is France Fights On's here: the format name ``ffo-checkpoint`` and what a
-resume must find unchanged, the observation spec hash (:func:`agents.ffo.policy.spec_hash`) and the network
-(:data:`agents.ffo.network.NETWORK_VERSION`, policy class, sizes).
+``<side>.json`` (manifest). What is a game's here comes from its training hook
+(:meth:`agents.network_spec.NetworkSpec.checkpoint_kind`, ``checkpoint_checks``): the format name
+(``ffo-checkpoint``, ``springtime-checkpoint``) and what a resume must find unchanged, the observation spec
+hash and the network. The game is the model's (``model.game``, set by :func:`training.model.build_model`) or
+the ``game`` argument; France Fights On's by default, as before there was a choice.
 
 SB3's own ``.zip`` checkpoints (``MaskablePPO.save``) are cloudpickle archives: loading one can run code
 from the file. Runs written before this format are refused unless the user opts in (``--trust-pickle``).
@@ -15,13 +17,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from agents.network_spec import NetworkSpec, network_of
+from ffo_env.games import DEFAULT_GAME
 from training.checkpoint_io import MAX_BYTES, CheckpointError, CheckpointKind, restore, write_checkpoint
 from training.checkpoint_io import read_manifest as _read_manifest
 from training.run_folder import checkpoint_manifest_name, legacy_checkpoint_name
 
-FORMAT = "ffo-checkpoint"
-VERSION = 1
-KIND = CheckpointKind(FORMAT, VERSION)
+
+def kind_of(spec: NetworkSpec) -> CheckpointKind:
+    return CheckpointKind(*spec.checkpoint_kind())
+
+
+KIND = kind_of(network_of(DEFAULT_GAME))  # the default game's (the names of this module before issue 62)
+FORMAT = KIND.format
+VERSION = KIND.version
 
 __all__ = [
     "FORMAT",
@@ -51,60 +60,33 @@ def has_checkpoint(ckpt_dir: Path, side: str) -> bool:
     return manifest_path(ckpt_dir, side).exists() or legacy_zip(ckpt_dir, side).exists()
 
 
-def _network_meta(model: Any) -> dict[str, Any]:
-    from agents.ffo.network import NETWORK_VERSION
-
-    fe = model.policy.features_extractor
-    net_arch = model.policy.net_arch
-    if not isinstance(net_arch, dict):
-        net_arch = {"pi": list(net_arch), "vf": list(net_arch)}
-    return {
-        "version": NETWORK_VERSION,
-        "policy": type(model.policy).__name__,
-        "parameters": int(sum(p.numel() for p in model.policy.parameters())),
-        "features_extractor_kwargs": {
-            k: getattr(fe, k)
-            for k in ("cnn_dim", "channels", "spatial")
-            if isinstance(getattr(fe, k, None), int)
-        },
-        "net_arch": {"pi": list(net_arch["pi"]), "vf": list(net_arch["vf"])},
-    }
+def _spec(model: Any, game: str | None) -> NetworkSpec:
+    return network_of(game or getattr(model, "game", None) or DEFAULT_GAME)
 
 
-def save_checkpoint(model: Any, ckpt_dir: Path, side: str) -> Path:
+def save_checkpoint(model: Any, ckpt_dir: Path, side: str, game: str | None = None) -> Path:
     """Write ``model``'s learner state for ``side``; returns the manifest path."""
-    from agents.ffo.policy import spec_hash
-
-    checks = {"observation_spec_hash": spec_hash(), "network": _network_meta(model)}
-    return write_checkpoint(model, ckpt_dir, side, KIND, checks)
-
-
-def read_manifest(ckpt_dir: Path, side: str) -> dict[str, Any]:
-    return _read_manifest(ckpt_dir, side, KIND)
+    spec = _spec(model, game)
+    checks = {key: value for key, (value, _why) in spec.checkpoint_checks(model).items()}
+    return write_checkpoint(model, ckpt_dir, side, kind_of(spec), checks)
 
 
-def load_checkpoint(model: Any, ckpt_dir: Path, side: str) -> dict[str, Any]:
+def read_manifest(ckpt_dir: Path, side: str, game: str = DEFAULT_GAME) -> dict[str, Any]:
+    return _read_manifest(ckpt_dir, side, kind_of(network_of(game)))
+
+
+def load_checkpoint(model: Any, ckpt_dir: Path, side: str, game: str | None = None) -> dict[str, Any]:
     """Restore a freshly built ``model`` (same config) from the checkpoint of ``side``; returns the manifest.
 
     Raises :class:`CheckpointError` (and leaves ``model`` unchanged) if anything does not match."""
-    from agents.ffo.policy import spec_hash
-
+    spec = _spec(model, game)
     return restore(
         model,
         ckpt_dir,
         side,
-        KIND,
-        {
-            "observation_spec_hash": (
-                spec_hash(),
-                "the observation spec changed: the run cannot be resumed on this version",
-            ),
-            "network": (
-                _network_meta(model),
-                "this run's config builds another network: resume with the run's own config.yaml (without "
-                "--set on policy.*)",
-            ),
-        },
+        kind_of(spec),
+        spec.checkpoint_checks(model),
+        optional=spec.checkpoint_optional,
     )
 
 

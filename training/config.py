@@ -1,7 +1,12 @@
-"""Training run configuration: a typed dataclass loaded from YAML and validated.
+"""Training run configuration: a typed dataclass loaded from YAML and validated, for every game.
 
-A run file (``configs/train_quick.yaml``) names only what differs from the defaults
-below; the resolved config (every field) is written into the run folder.
+A run file (``configs/train_quick.yaml``, ``configs/springtime/train_quick.yaml``) names only what differs from
+the defaults below; the resolved config (every field) is written into the run folder. ``game`` (default: the
+suite's first game, France Fights On) picks the game; what differs between the games, the ``policy:``
+section and its checks, the env options, the policy files, comes from the game's training hook
+(:func:`agents.network_spec.network_of`, ``agents.<package>.NETWORK``). A run file in the shape of a game's
+earlier pipeline (Springtime for Hitler's ``training/springtime/config.py``) is read through that hook's
+translation.
 """
 
 from __future__ import annotations
@@ -14,15 +19,30 @@ from typing import Any
 
 import yaml
 
-from agents.ffo.policy import MAX_LAYERS, MAX_WIDTH, SIZE_LOWER, are_layer_widths, is_size
-from agents.registry import is_agent_name
-from ffo_env.ffo.core.game import SETUP_MODES
-from ffo_env.ffo.core.sides import SIDE_NAMES
+from agents.network_spec import NetworkSpec, NoNetworkError, network_of
+from agents.registry import agent_names, is_agent_name
+from ffo_env.games import DEFAULT_GAME, GAMES
+from ffo_env.games import SIDES as SIDE_NAMES
 
-# the run file of `ffo train` without --config
-DEFAULT_CONFIG = Path(__file__).resolve().parent.parent / "configs" / "train_quick.yaml"
+# the run file of `ffo train` without --config (and without --game: the default game's)
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+DEFAULT_CONFIG = CONFIGS / "train_quick.yaml"
 VEC_ENVS = ("subproc", "dummy", "pipelined")
 REWARDS = ("win", "shaped")
+SNAPSHOTS_ALIASES = ("self",)  # other names of `snapshots` in `opponents` (Springtime's first pipeline's)
+
+__all__ = ["TrainConfig", "default_config", "load_config", "spec_of", "validate"]
+
+
+def default_config(game: str = DEFAULT_GAME) -> Path:
+    """The run file of ``ffo train --game GAME`` without ``--config``: the shipped
+    ``configs/<package>/train_quick.yaml`` (resolved by :func:`ffo_env.resources.config_file`, from a checkout
+    or an installed wheel), or the default game's ``configs/train_quick.yaml`` where its configs still are."""
+    from ffo_env.games import game_info
+    from ffo_env.resources import config_file
+
+    own = config_file(f"configs/{game_info(game).package_name}/train_quick.yaml")
+    return own if own.exists() or game != DEFAULT_GAME else config_file(DEFAULT_CONFIG)
 
 
 def one_of(values: tuple[str, ...]) -> str:
@@ -64,18 +84,6 @@ class PPOConfig:
     # the proximal policy, and weight each sample by proximal / sampling probability) instead of clipping
     # to the sampling policy one update behind; costs one forward pass over the rollout
     proximal: bool = False
-
-
-@dataclass
-class PolicyConfig:
-    """Network sizes (see agents/ffo/network.py)."""
-
-    cnn_dim: int = 256  # board summary from the 4x4-pooled context
-    channels: int = 32  # k: channels of the coarse context and of the local features
-    spatial: int = 8  # hidden width of the per-hex logit, computed at the legal hexes (0: flat head)
-    net_arch: list[int] = field(
-        default_factory=lambda: [256]
-    )  # critic MLP (and actor MLP with the flat head)
 
 
 @dataclass
@@ -126,6 +134,9 @@ class PretrainConfig:
     side_epochs: dict[str, int] = field(default_factory=dict)  # a side's epochs instead of `epochs`
     opponents: dict[str, float] = field(default_factory=lambda: {"random": 0.5, "heuristic": 0.5})
     workers: int = 2  # collection processes
+    # the probability that the teacher's move is played in iteration i >= 1 (0-based); 0: the halving schedule
+    # 0.5 ** i (the student plays more and more); in (0, 1]: this value in every iteration after the first
+    beta: float = 0.0
 
     def epochs_of(self, side: str) -> int:
         return self.side_epochs.get(side, self.epochs)
@@ -135,6 +146,7 @@ class PretrainConfig:
 class TrainConfig:
     """One training run. Timesteps count the learner's own decisions."""
 
+    game: str = DEFAULT_GAME  # the registry's name of the game (``ffo_env.games``)
     run_name: str = "run"
     seed: int = 0
     sides: list[str] = field(default_factory=lambda: list(SIDE_NAMES))  # which sides to train
@@ -164,7 +176,8 @@ class TrainConfig:
     # on cores other processes hold); on an idle machine 0 may be faster
     learner_threads: int = 1
     ppo: PPOConfig = field(default_factory=PPOConfig)
-    policy: PolicyConfig = field(default_factory=PolicyConfig)
+    # the network's section: the game's dataclass (NetworkSpec.policy_section; France Fights On's PolicyConfig)
+    policy: Any = field(default_factory=lambda: network_of(DEFAULT_GAME).policy_section())
     eval: EvalConfig = field(default_factory=EvalConfig)
     pretrain: PretrainConfig = field(default_factory=PretrainConfig)
     curve: CurveConfig = field(default_factory=CurveConfig)
@@ -173,23 +186,41 @@ class TrainConfig:
     init_policy: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """Every field; ``game`` and ``pretrain.beta`` only when they are not the default game and schedule, so
+        that a France Fights On run writes the config.yaml it wrote before there was a choice (and the version
+        a running campaign was started with can read it)."""
+        d = asdict(self)
+        if d["game"] == DEFAULT_GAME:
+            del d["game"]
+        if d["pretrain"]["beta"] == 0.0:  # likewise the keys added with the second game's configs
+            del d["pretrain"]["beta"]
+        return d
 
     def steps_for(self, side: str) -> int:
         """Learner decisions per round for ``side``."""
         return max(1, int(self.steps_per_round * self.side_scale.get(side, 1.0)))
 
 
-_NESTED = {
+def __getattr__(name: str) -> Any:
+    if name == "PolicyConfig":  # the default game's policy section, the name of this module before issue 62
+        return network_of(DEFAULT_GAME).policy_section
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def spec_of(cfg: TrainConfig) -> NetworkSpec:
+    """The training hook of the config's game."""
+    return network_of(cfg.game)
+
+
+_NESTED: dict[str, type] = {
     "ppo": PPOConfig,
-    "policy": PolicyConfig,
     "eval": EvalConfig,
     "pretrain": PretrainConfig,
     "curve": CurveConfig,
 }
 
 
-def _build(cls: type, data: dict[str, Any], where: str, source: str) -> Any:
+def _build(cls: type, data: dict[str, Any], where: str, source: str, policy: type | None = None) -> Any:
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: {where or 'document'}: expected a mapping, got {data!r}")
     known = {f.name: f for f in fields(cls)}
@@ -203,6 +234,9 @@ def _build(cls: type, data: dict[str, Any], where: str, source: str) -> Any:
     kwargs: dict[str, Any] = {}
     for name, value in data.items():
         key = f"{where}.{name}" if where else name
+        if name == "policy" and cls is TrainConfig and policy is not None:
+            kwargs[name] = _build(policy, value, key, source)
+            continue
         if name in _NESTED and cls is TrainConfig:
             kwargs[name] = _build(_NESTED[name], value, key, source)
             continue
@@ -234,6 +268,17 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
     def bad(key: str, expected: str, got: Any) -> ConfigError:
         return ConfigError(f"{source}: {key}: expected {expected}, got {got!r}")
 
+    if cfg.game not in GAMES:
+        raise bad("game", f"a game of the suite ({', '.join(GAMES)})", cfg.game)
+    try:
+        spec = network_of(cfg.game)
+    except NoNetworkError as e:
+        raise ConfigError(f"{source}: game: {e}") from None
+    if not isinstance(cfg.policy, spec.policy_section):
+        if cfg.policy != network_of(DEFAULT_GAME).policy_section():
+            raise bad("policy", f"the keys of {cfg.game}'s network", cfg.policy)
+        cfg.policy = spec.policy_section()  # no policy: section in the file: the game's defaults
+    game = cfg.game
     if not cfg.sides or any(s not in SIDE_NAMES for s in cfg.sides):
         raise bad("sides", "a non-empty list of 'french'/'german'", cfg.sides)
     if cfg.rounds < 0:
@@ -257,10 +302,12 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
         raise bad("side_scale", "a mapping of 'french'/'german' -> positive multiplier", cfg.side_scale)
     if cfg.vec_env not in VEC_ENVS:
         raise bad("vec_env", one_of(VEC_ENVS), cfg.vec_env)
-    if cfg.setup not in SETUP_MODES:
-        raise bad("setup", one_of(SETUP_MODES), cfg.setup)
-    if cfg.reward not in REWARDS:
-        raise bad("reward", one_of(REWARDS), cfg.reward)
+    if cfg.vec_env not in spec.vec_envs:
+        raise bad("vec_env", f"{one_of(spec.vec_envs)} with game {game}", cfg.vec_env)
+    if cfg.setup not in spec.setups:
+        raise bad("setup", one_of(spec.setups), cfg.setup)
+    if cfg.reward not in spec.rewards:
+        raise bad("reward", one_of(spec.rewards), cfg.reward)
     if not cfg.opponents or any(w < 0 for w in cfg.opponents.values()) or sum(cfg.opponents.values()) <= 0:
         raise bad(
             "opponents",
@@ -278,7 +325,7 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
     if not DEVICE.fullmatch(cfg.device):
         raise bad("device", "'cpu', 'cuda', 'cuda:<n>', 'mps' or 'auto'", cfg.device)
     _check_ppo(cfg, bad)
-    _check_policy(cfg, bad)
+    spec.check_policy(cfg.policy, bad)
     _check_curve(cfg, bad)
     ev = cfg.eval
     if ev.games < 1 or ev.workers < 1:
@@ -288,10 +335,10 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
     if not isinstance(ev.compare_start, bool):
         raise bad("eval.compare_start", "true or false", ev.compare_start)
     for name in ev.opponents:
-        if not is_agent_name(name):
+        if not is_agent_name(name, game):
             raise bad("eval.opponents", "agent names (see 'ffo eval --help') or policy:PATH", name)
     for name in cfg.opponents:
-        if name != "snapshots" and not is_agent_name(name):
+        if name != "snapshots" and not is_agent_name(name, game):
             raise bad("opponents", "agent names, policy:PATH or 'snapshots'", name)
     pc = cfg.pretrain
     if pc.teacher:
@@ -324,11 +371,13 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
                 "a mapping of opponent name -> non-negative weight with a positive sum",
                 pc.opponents,
             )
-        if not is_agent_name(pc.teacher):
-            from agents.registry import AGENT_NAMES
-
+        if not (math.isfinite(pc.beta) and 0.0 <= pc.beta <= 1.0):
+            raise bad("pretrain.beta", "a probability in [0, 1] (0: the halving schedule)", pc.beta)
+        if not is_agent_name(pc.teacher, game):
             raise bad(
-                "pretrain.teacher", f"an agent name ({', '.join(AGENT_NAMES)}) or policy:PATH", pc.teacher
+                "pretrain.teacher",
+                f"an agent name ({', '.join(agent_names(game))}) or policy:PATH",
+                pc.teacher,
             )
     for side, source in cfg.init_policy.items():
         if side not in SIDE_NAMES or not source.strip():
@@ -350,19 +399,19 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
                 f"0 unless every trained side starts from a policy (pretrain or init_policy; not {unanchored[0]})",
                 cfg.ppo.anchor_kl,
             )
-        if cfg.policy.spatial <= 0:
-            raise bad("ppo.anchor_kl", "0 with the flat network (policy.spatial 0)", cfg.ppo.anchor_kl)
+        if not spec.legal_head(cfg.policy):
+            raise bad("ppo.anchor_kl", f"0 with {NO_LEGAL_HEAD}", cfg.ppo.anchor_kl)
     if cfg.ppo.teacher_coef > 0:
-        if not is_agent_name(cfg.ppo.teacher):
+        if not is_agent_name(cfg.ppo.teacher, game):
             raise bad(
                 "ppo.teacher", "an agent name (e.g. 'expert') when ppo.teacher_coef > 0", cfg.ppo.teacher
             )
         if cfg.vec_env == "pipelined":
             raise bad("vec_env", "'dummy' or 'subproc' with ppo.teacher_coef > 0", cfg.vec_env)
-        if cfg.policy.spatial <= 0:
-            raise bad("ppo.teacher_coef", "0 with the flat network (policy.spatial 0)", cfg.ppo.teacher_coef)
-    if cfg.ppo.critic_warmup > 0 and cfg.policy.spatial <= 0:
-        raise bad("ppo.critic_warmup", "0 with the flat network (policy.spatial 0)", cfg.ppo.critic_warmup)
+        if not spec.legal_head(cfg.policy):
+            raise bad("ppo.teacher_coef", f"0 with {NO_LEGAL_HEAD}", cfg.ppo.teacher_coef)
+    if cfg.ppo.critic_warmup > 0 and not spec.legal_head(cfg.policy):
+        raise bad("ppo.critic_warmup", f"0 with {NO_LEGAL_HEAD}", cfg.ppo.critic_warmup)
     if cfg.ppo.proximal and cfg.vec_env != "pipelined":
         # without the lag the proximal policy is the sampling policy: the flag would only cost time
         raise bad("ppo.proximal", "false unless vec_env is pipelined", cfg.ppo.proximal)
@@ -373,6 +422,8 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
     return cfg
 
 
+# the networks whose head computes the legal actions' logits only (France Fights On's with policy.spatial > 0)
+NO_LEGAL_HEAD = "this network (its head is not the legal-action head: policy.spatial 0, or the game's MLP)"
 RUN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}")
 DEVICE = re.compile(r"cpu|cuda|cuda:\d{1,2}|mps|auto")
 
@@ -426,28 +477,24 @@ def _check_curve(cfg: TrainConfig, bad: Any) -> None:
         raise bad("vec_env", "'dummy' or 'subproc' with a curve (curve.every > 0)", cfg.vec_env)
 
 
-def _check_policy(cfg: TrainConfig, bad: Any) -> None:
-    pol = cfg.policy
-    for key, lo in SIZE_LOWER.items():
-        if not is_size(getattr(pol, key), lo):
-            raise bad(f"policy.{key}", f"an integer in [{lo}, {MAX_WIDTH}]", getattr(pol, key))
-    if not are_layer_widths(pol.net_arch, min_layers=1):
-        raise bad(
-            "policy.net_arch", f"a list of 1..{MAX_LAYERS} layer widths in [1, {MAX_WIDTH}]", pol.net_arch
-        )
-
-
-def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> TrainConfig:
-    """Read a run config; ``overrides`` (dotted keys, e.g. ``{"ppo.n_steps": 64}``) win over the file."""
+def load_config(
+    path: str | Path, overrides: dict[str, Any] | None = None, game: str | None = None
+) -> TrainConfig:
+    """Read a run config; ``overrides`` (dotted keys, e.g. ``{"ppo.n_steps": 64}``) win over the file.
+    ``game`` (``ffo train --game``) is the game of a file that names none, and refused for a file of another
+    game."""
     p = Path(path)
     try:
         data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
     except OSError as e:
         raise ConfigError(f"{p}: cannot read: {e}") from e
-    except yaml.YAMLError as e:
-        raise ConfigError(f"{p}: not valid YAML: {e}") from e
+    except yaml.YAMLError as e:  # one line: where, and what the parser found
+        mark = getattr(e, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        raise ConfigError(f"{p}:{where}: not valid YAML ({getattr(e, 'problem', None) or e})") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{p}: expected a mapping of config keys, got {type(data).__name__}")
+    data = _game_and_shape(data, game, str(p))
     for key, value in (overrides or {}).items():
         node = data
         parts = key.split(".")
@@ -458,7 +505,41 @@ def load_config(path: str | Path, overrides: dict[str, Any] | None = None) -> Tr
                     f"{p}: {'.'.join(parts[: i + 1])}: expected a mapping (to set {key}), got {node!r}"
                 )
         node[parts[-1]] = value
-    return validate(_build(TrainConfig, data, "", str(p)), str(p))
+    return validate(_build(TrainConfig, data, "", str(p), spec_of_raw(data).policy_section), str(p))
+
+
+def spec_of_raw(data: dict[str, Any]) -> NetworkSpec:
+    name = data.get("game", DEFAULT_GAME)
+    return network_of(name if isinstance(name, str) and name in GAMES else DEFAULT_GAME)
+
+
+def _game_and_shape(data: dict[str, Any], game: str | None, source: str) -> dict[str, Any]:
+    """The file's mapping with its game settled (its ``game`` key, else ``game``), in today's shape (a file of a
+    game's earlier pipeline translated by the game's hook), ``opponents.self`` named ``snapshots``."""
+    named = data.get("game")
+    if named is not None and (not isinstance(named, str) or named not in GAMES):
+        raise ConfigError(f"{source}: game: expected a game of the suite ({', '.join(GAMES)}), got {named!r}")
+    if named is not None and game is not None and named != game:
+        raise ConfigError(f"{source}: game: the file trains {named}, not {game} (--game); drop one of them")
+    name = named or game or DEFAULT_GAME
+    try:
+        spec = network_of(name)
+    except NoNetworkError as e:
+        raise ConfigError(f"{source}: game: {e}") from None
+    translated = spec.legacy_config(data)
+    data = dict(translated if translated is not None else data)
+    if name != DEFAULT_GAME or "game" in data:
+        data["game"] = name
+    opponents = data.get("opponents")
+    if isinstance(opponents, dict):
+        for alias in SNAPSHOTS_ALIASES:
+            if alias in opponents:
+                if "snapshots" in opponents:
+                    raise ConfigError(
+                        f"{source}: opponents.{alias}: another name of opponents.snapshots; give one of them"
+                    )
+                data["opponents"] = {("snapshots" if k == alias else k): v for k, v in opponents.items()}
+    return data
 
 
 def usable_cores() -> int:

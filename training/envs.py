@@ -7,30 +7,32 @@ from __future__ import annotations
 
 from typing import Any
 
-from ffo_env.ffo.core.sides import Side
-from training.config import TrainConfig
+from ffo_env.games import SIDES, game_info
+from training.config import TrainConfig, spec_of
 
 
 def other_side(side: str) -> str:
-    return Side.of(side).other.agent
+    """The other side's name (every game of the suite has the two sides of ``ffo_env.games.SIDES``)."""
+    return SIDES[1 - SIDES.index(side)]
+
+
+def side_index(side: str) -> int:
+    return SIDES.index(side)
 
 
 def make_env_fn(cfg: TrainConfig, side: str, pool: Any, rank: int) -> Any:
     """A picklable factory of one training environment (used by SubprocVecEnv)."""
 
     def _init() -> Any:
-        from ffo_env.ffo.single_agent import FFOSingleAgentEnv
-
         pool.reseed(cfg.seed * 1000 + rank)
-        env: Any = FFOSingleAgentEnv(
-            side=side, opponent_sampler=pool, setup=cfg.setup, reward=cfg.reward, max_steps=cfg.max_steps
-        )
+        options = spec_of(cfg).env_kwargs(cfg.setup, cfg.reward, cfg.max_steps)
+        env: Any = game_info(cfg.game).single_agent_env(side=side, opponent_sampler=pool, **options)
         if cfg.ppo.teacher_coef > 0:
-            from agents import make_agent
+            from agents.registry import make_agent
             from training.teacher_labels import TeacherLabelEnv
 
             seed = cfg.seed * 1000 + rank + 500_000  # the teacher's own generator, apart from the env's
-            env = TeacherLabelEnv(env, make_agent(cfg.ppo.teacher, side, seed=seed), seed)
+            env = TeacherLabelEnv(env, make_agent(cfg.ppo.teacher, side, seed=seed, game=cfg.game), seed)
         env.reset(seed=cfg.seed * 1000 + rank)
         return env
 
@@ -47,7 +49,11 @@ def build_local_vec_env(cfg: TrainConfig, side: str, snapshots: list[str]) -> An
     fns = []
     for rank in range(cfg.n_envs):
         pool = OpponentPool(
-            other_side(side), cfg.opponents, snapshots[-cfg.snapshot_keep :], seed=cfg.seed + rank
+            other_side(side),
+            cfg.opponents,
+            snapshots[-cfg.snapshot_keep :],
+            seed=cfg.seed + rank,
+            game=cfg.game,
         )
         fns.append(make_env_fn(cfg, side, pool, rank))
     vec: Any
@@ -55,7 +61,7 @@ def build_local_vec_env(cfg: TrainConfig, side: str, snapshots: list[str]) -> An
         vec = SubprocVecEnv(fns, start_method="spawn")
     else:
         vec = DummyVecEnv(fns)
-    monitored = VecMonitor(vec, info_keywords=("winner", "vp", "opponent"))
+    monitored = VecMonitor(vec, info_keywords=("winner", *spec_of(cfg).monitor_keys, "opponent"))
     if cfg.ppo.teacher_coef > 0:
         from training.teacher_labels import TeacherLabelsVecEnv
 

@@ -21,6 +21,11 @@ DAgger (Ross, Gordon & Bagnell 2011), iteration ``i`` of ``pretrain.iterations``
    passes over everything gathered so far: cross-entropy of the masked policy on the teacher's action,
    plus ``value_coef`` x the squared error of the value head on the return.
 
+Every game the same way (issue 62): the games are played in ``game_info(cfg.game).single_agent_env`` with the
+env options of the game's training hook (:func:`agents.network_spec.network_of`), the teacher and the
+opponents are the game's agents by name, and the observation is stored by the keys of the env's space (each
+key of a ``Dict`` space, or one ``obs`` array for a flat ``Box``), in the space's dtype.
+
 Collection runs in ``pretrain.workers`` spawned processes, fitting in the learner process with
 ``learner_threads`` torch threads. Metrics go to TensorBoard (``pretrain/*``) and to
 ``pretrain/<side>.json`` in the run folder: per iteration the teacher-agreement of the student on held-out decisions and the games
@@ -37,9 +42,12 @@ from typing import Any
 
 import numpy as np
 
+from ffo_env.games import DEFAULT_GAME
 from training.run_folder import RunFolder
 
-OBS_KEYS = ("planes", "globals", "units")
+OBS_KEYS = ("planes", "globals", "units")  # France Fights On's observation keys (the name before issue 62)
+FLAT = "obs"  # the one observation array of a game whose env observes a flat Box
+LABELS = ("mask", "action", "ret", "has_return", "games")  # the other arrays of a collected part
 
 
 @dataclass
@@ -59,6 +67,7 @@ class CollectJob:
     student: str | None  # path of an exported policy, or None: the teacher plays every move
     beta: float  # probability that the teacher's move is the one played
     keep: float = 1.0  # probability that a learner decision is kept in the data set
+    game: str = DEFAULT_GAME
 
 
 def collect(job: CollectJob) -> dict[str, Any]:
@@ -70,27 +79,29 @@ def collect(job: CollectJob) -> dict[str, Any]:
     import random
 
     import torch
+    from gymnasium import spaces as gym_spaces
 
-    from agents import make_agent
-    from ffo_env.ffo.single_agent import FFOSingleAgentEnv
+    from agents.network_spec import network_of
+    from agents.registry import make_agent
+    from ffo_env.games import game_info
     from training.envs import other_side
     from training.opponents import OpponentPool
 
     torch.set_num_threads(1)  # one worker per core
     rng = random.Random(job.seed)
-    pool = OpponentPool(other_side(job.side), job.opponents, job.snapshots, seed=job.seed)
-    env = FFOSingleAgentEnv(
-        side=job.side, opponent_sampler=pool, setup=job.setup, reward=job.reward, max_steps=job.max_steps
-    )
-    teacher = make_agent(job.teacher, job.side, seed=job.seed)
+    spec = network_of(job.game)
+    pool = OpponentPool(other_side(job.side), job.opponents, job.snapshots, seed=job.seed, game=job.game)
+    options = spec.env_kwargs(job.setup, job.reward, job.max_steps)
+    env = game_info(job.game).single_agent_env(side=job.side, opponent_sampler=pool, **options)
+    teacher = make_agent(job.teacher, job.side, seed=job.seed, game=job.game)
     student = None
     if job.student is not None and job.beta < 1.0:
-        from agents.ffo.policy import load_policy
-
-        student = load_policy(job.student)
+        student = spec.load_policy(job.student)
     n = job.decisions
-    space = env.observation_space.spaces
-    data: dict[str, np.ndarray] = {k: np.zeros((n, *space[k].shape), dtype=space[k].dtype) for k in OBS_KEYS}
+    space = observation_spaces(env.observation_space, gym_spaces)
+    obs_keys = tuple(space)
+    flat = not isinstance(env.observation_space, gym_spaces.Dict)
+    data: dict[str, np.ndarray] = {k: np.zeros((n, *space[k].shape), dtype=space[k].dtype) for k in obs_keys}
     data["mask"] = np.zeros((n, env.action_space.n), dtype=bool)
     data["action"] = np.zeros(n, dtype=np.int64)
     data["ret"] = np.zeros(n, dtype=np.float32)
@@ -102,12 +113,13 @@ def collect(job: CollectJob) -> dict[str, Any]:
     kept: list[tuple[int, int]] = []  # (row in data, decision number in the game) of this game
     i = 0
     while i < n:
-        assert env.state is not None
+        state = env.game_state
+        assert state is not None
         mask = env.action_masks()
-        a_teacher = int(teacher.act_state(env.state))
+        a_teacher = int(teacher.act_state(state))
         if job.keep >= 1.0 or rng.random() < job.keep:
-            for k in OBS_KEYS:
-                data[k][i] = obs[k]
+            for k in obs_keys:
+                data[k][i] = obs if flat else obs[k]
             data["mask"][i] = mask
             data["action"][i] = a_teacher
             kept.append((i, len(rewards)))
@@ -134,6 +146,22 @@ def collect(job: CollectJob) -> dict[str, Any]:
     return data
 
 
+def observation_spaces(space: Any, gym_spaces: Any) -> dict[str, Any]:
+    """The arrays of an observation: a ``Dict`` space's keys, or :data:`FLAT` for one ``Box``."""
+    if isinstance(space, gym_spaces.Dict):
+        return dict(space.spaces)
+    return {FLAT: space}
+
+
+def policy_input(d: dict[str, np.ndarray], keys: tuple[str, ...]) -> Any:
+    """The policy's input for the decisions ``d`` holds: a dict of tensors, or the one tensor of a flat Box."""
+    import torch as th
+
+    if keys == (FLAT,):
+        return th.as_tensor(d[FLAT])
+    return {k: th.as_tensor(d[k]) for k in keys}
+
+
 class Dataset:
     """Labelled decisions kept as the workers' arrays, never concatenated (a decision's planes take
     ~100 kB, so a copy of the whole set would double the peak memory); ``batch`` gathers by index."""
@@ -142,6 +170,11 @@ class Dataset:
         self.parts: list[dict[str, np.ndarray]] = []
         self.starts: list[int] = []
         self.n = 0
+
+    @property
+    def obs_keys(self) -> tuple[str, ...]:
+        """The observation arrays of the decisions (the env space's keys, or :data:`FLAT`)."""
+        return tuple(k for k in self.parts[0] if k not in LABELS) if self.parts else OBS_KEYS
 
     def add(self, part: dict[str, np.ndarray]) -> None:
         self.parts.append({k: v for k, v in part.items() if k != "games"})
@@ -212,7 +245,7 @@ def fit(
         tot = {"loss_pi": 0.0, "loss_v": 0.0, "n": 0}
         for b in range(0, len(order), batch_size):
             d = data.batch(order[b : b + batch_size])
-            obs = {k: th.as_tensor(d[k]) for k in OBS_KEYS}
+            obs = policy_input(d, data.obs_keys)
             values, logp = _values_and_log_prob(policy, obs, th.as_tensor(d["action"]), d["mask"])
             loss_pi = -logp.mean()
             has = th.as_tensor(d["has_return"])
@@ -237,29 +270,34 @@ def fit(
     return last
 
 
-def agreement(policy: Any, data: Dataset, idx: np.ndarray, batch_size: int = 512) -> dict[str, float]:
+def agreement(
+    policy: Any, data: Dataset, idx: np.ndarray, batch_size: int = 512, game: str = DEFAULT_GAME
+) -> dict[str, float]:
     """How often the policy's argmax over the legal actions is the teacher's action, on ``data[idx]``:
-    overall and by the kind of the teacher's action (hex, unit, special) over decisions with a choice."""
+    overall and, where the game's training hook sorts its actions into kinds (France Fights On: hex, unit,
+    special), by the kind of the teacher's action over decisions with a choice."""
     import torch as th
 
-    from agents.ffo.network import hex_cells
+    from agents.network_spec import network_of
 
-    n_hex = len(hex_cells())
-    hits = {"all": 0, "hex": 0, "unit": 0, "special": 0}
+    spec = network_of(game)
+    names = spec.action_kind_names
+    hits = dict.fromkeys(("all", *names), 0)
     count = dict.fromkeys(hits, 0)
     policy.set_training_mode(False)
-    n_units = int(policy.observation_space["units"].shape[0])
     with th.inference_mode():
         for b in range(0, len(idx), batch_size):
             d = data.batch(idx[b : b + batch_size])
-            obs = {k: th.as_tensor(d[k]) for k in OBS_KEYS}
+            obs = policy_input(d, data.obs_keys)
             dist = policy.get_distribution(obs, action_masks=d["mask"])
             ok = dist.distribution.probs.argmax(dim=1).numpy() == d["action"]
-            choice = d["mask"].sum(axis=1) > 1
-            kind = np.where(d["action"] < n_hex, 0, np.where(d["action"] < n_hex + n_units, 1, 2))
             hits["all"] += int(ok.sum())
             count["all"] += len(ok)
-            for i, name in enumerate(("hex", "unit", "special")):
+            if not names:
+                continue
+            choice = d["mask"].sum(axis=1) > 1
+            kind = spec.action_kinds(policy, d["action"])
+            for i, name in enumerate(names):
                 sel = choice & (kind == i)
                 hits[name] += int(ok[sel].sum())
                 count[name] += int(sel.sum())
@@ -274,9 +312,9 @@ def pretrain(
     import torch
     from stable_baselines3.common.logger import configure
 
-    from agents.ffo.policy import export_policy
-    from training.config import learner_threads
+    from training.config import learner_threads, spec_of
 
+    spec = spec_of(cfg)
     pc = cfg.pretrain
     run = run_dir if isinstance(run_dir, RunFolder) else RunFolder(run_dir)
     data = Dataset()
@@ -291,7 +329,8 @@ def pretrain(
     logger = configure(str(run.tensorboard_log(f"pretrain_{side}")), ["tensorboard"])
     t_start = time.perf_counter()
     for it in range(pc.iterations):
-        beta = 0.5**it
+        # the teacher plays every move of the first iteration (behaviour cloning), then with probability beta
+        beta = 1.0 if it == 0 else (pc.beta if pc.beta > 0 else 0.5**it)
         t0 = time.perf_counter()
         per = -(-int(pc.decisions * pc.side_scale.get(side, 1.0)) // pc.workers)
         jobs = [
@@ -309,6 +348,7 @@ def pretrain(
                 student=student_path,
                 beta=beta,
                 keep=pc.keep_fraction,
+                game=cfg.game,
             )
             for w in range(pc.workers)
         ]
@@ -340,7 +380,7 @@ def pretrain(
             progress=progress,
         )
         t_fit = time.perf_counter() - t1
-        agree = agreement(model.policy, data, test_idx)
+        agree = agreement(model.policy, data, test_idx, game=cfg.game)
         torch.set_num_threads(cfg.torch_threads)
         row = {
             "iteration": it,
@@ -351,7 +391,7 @@ def pretrain(
             "learner_win_rate": float(g[1] / max(g[0], 1)),
             "mean_vp": float(g[2] / max(g[0], 1)),
             "heldout_agreement": agree["all"],
-            "heldout_agreement_by_kind": {k: agree[k] for k in ("hex", "unit", "special")},
+            "heldout_agreement_by_kind": {k: agree[k] for k in spec.action_kind_names},
             **losses,
             "collect_s": round(t_collect, 1),
             "fit_s": round(t_fit, 1),
@@ -360,18 +400,20 @@ def pretrain(
         for k in ("heldout_agreement", "loss_pi", "loss_v", "learner_win_rate", "mean_vp"):
             logger.record(f"pretrain/{k}", row[k])
         logger.dump(it)
-        student = export_policy(
+        student = spec.export(
             model,
             run.pretrain_student(side),
-            side=side,
+            side,
+            cfg.policy,
             extra={"pretrain_iteration": it, "teacher": pc.teacher},
         )
         student_path = str(student)
+        kinds = ", ".join(f"{k} {agree[k]:.2f}" for k in spec.action_kind_names)
         print(
             f"pretrain {side} iteration {it + 1}/{pc.iterations}: {n_new} decisions in {int(g[0])} games "
             f"(played with beta={beta:.2f}: win rate {row['learner_win_rate']:.2f}), teacher agreement "
-            f"{agree['all']:.3f} on held-out decisions (hex {agree['hex']:.2f}, unit {agree['unit']:.2f}, "
-            f"special {agree['special']:.2f}), {t_collect:.0f} s collecting + {t_fit:.0f} s fitting",
+            f"{agree['all']:.3f} on held-out decisions{f' ({kinds})' if kinds else ''}, "
+            f"{t_collect:.0f} s collecting + {t_fit:.0f} s fitting",
             flush=True,
         )
     logger.close()

@@ -7,7 +7,7 @@ from collections.abc import Generator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from training.config import TrainConfig
+from training.config import TrainConfig, spec_of
 from training.envs import build_local_vec_env
 from training.planes import plane_entries_of, planes_reader_of
 from training.ppo_settings import ppo_kwargs
@@ -24,23 +24,8 @@ def build_vec_env(cfg: TrainConfig, side: str, snapshots: list[str]) -> Any:
 
 
 def policy_spec(cfg: TrainConfig) -> tuple[Any, dict[str, Any]]:
-    """The policy class and its kwargs for a config (also written into exported policies)."""
-    from agents.ffo.network import HexFeatures, HexPolicy
-
-    fe = {"cnn_dim": cfg.policy.cnn_dim, "channels": cfg.policy.channels, "spatial": cfg.policy.spatial}
-    if cfg.policy.spatial > 0:
-        # foreach: one multi-tensor Adam update instead of a loop over the ~40 parameter tensors
-        return HexPolicy, {
-            "features_extractor_class": HexFeatures,
-            "features_extractor_kwargs": fe,
-            "net_arch": {"pi": [], "vf": list(cfg.policy.net_arch)},
-            "optimizer_kwargs": {"foreach": True},
-        }
-    return "MultiInputPolicy", {
-        "features_extractor_class": HexFeatures,
-        "features_extractor_kwargs": fe,
-        "net_arch": {"pi": list(cfg.policy.net_arch), "vf": list(cfg.policy.net_arch)},
-    }
+    """The policy class and its kwargs for a config (the game's network, :meth:`NetworkSpec.policy_spec`)."""
+    return spec_of(cfg).policy_spec(cfg.policy)
 
 
 def ppo_classes() -> tuple[type, type]:
@@ -483,6 +468,10 @@ def build_model(cfg: TrainConfig, env: Any, tb_dir: Path, seed: int) -> Any:
     policy, policy_kwargs = policy_spec(cfg)
     p = cfg.ppo
     ppo, buffer = ppo_classes()
+    from gymnasium import spaces
+
+    if not isinstance(env.observation_space, spaces.Dict):
+        buffer = None  # a flat observation: sb3-contrib's own buffer (the fast one reads dict observations)
     model = ppo(
         policy,
         env,
@@ -498,4 +487,5 @@ def build_model(cfg: TrainConfig, env: Any, tb_dir: Path, seed: int) -> Any:
     model.critic_warmup = p.critic_warmup
     model.teacher_coef = p.teacher_coef
     model.proximal = p.proximal
+    model.game = cfg.game  # whose checkpoints and policy files it writes (training/checkpoint.py)
     return model

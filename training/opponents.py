@@ -12,13 +12,26 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from ffo_env.games import DEFAULT_GAME
+
 SNAPSHOTS = "snapshots"
 
 
 class OpponentPool:
+    """The opponents of one env of ``game``: its bots by name (:func:`agents.registry.make_agent`) and the
+    snapshots, policy files of the game (:func:`agents.network_spec.network_of`)."""
+
+    game = DEFAULT_GAME  # a pool pickled before the pool had a game
+
     def __init__(
-        self, opponent_side: str, weights: dict[str, float], snapshots: list[str] | None = None, seed: int = 0
+        self,
+        opponent_side: str,
+        weights: dict[str, float],
+        snapshots: list[str] | None = None,
+        seed: int = 0,
+        game: str = DEFAULT_GAME,
     ) -> None:
+        self.game = game
         self.opponent_side = opponent_side
         self.weights = dict(weights)
         self.snapshots = list(snapshots or [])
@@ -43,14 +56,15 @@ class OpponentPool:
         agent = self._cache.get(name)
         if agent is None:
             if name.startswith("snapshot:"):
-                from agents.ffo.policy import load_policy
+                from agents.network_spec import network_of
 
-                agent = load_policy(name.split(":", 1)[1])
+                agent = network_of(self.game).load_policy(name.split(":", 1)[1])
                 agent.name = "snapshot"
             else:
-                from agents import make_agent
+                from agents.registry import make_agent
 
-                agent = make_agent(name, self.opponent_side, seed=self.seed + 7919 * len(self._cache))
+                seed = self.seed + 7919 * len(self._cache)
+                agent = make_agent(name, self.opponent_side, seed=seed, game=self.game)
             self._cache[name] = agent
         return agent
 

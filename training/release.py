@@ -1,7 +1,13 @@
 """Install a finished training run's policies as the package's pretrained policies.
 
     ffo train --config configs/train_release.yaml      # train both sides and evaluate (>= 200 games a pairing)
-    ffo release runs/release-20261123-102231            # copy its policies into agents/ffo/pretrained_policies/
+    ffo release runs/release-20261123-102231            # copy its policies into agents/<game>/pretrained_policies/
+
+Every game the same way (issue 62): the game is the run's (its config's ``game``, France Fights On's when it
+names none); its policy files are loaded and its pretrained folder found through the game's training hook
+(:func:`agents.network_spec.network_of`), and the model card is headed with the game's title from the
+registry. (``python -m training.springtime.release RUN_DIR [--dest DIR]``, Springtime's own command before,
+runs this one.)
 
 Each side's ``.pt`` is copied byte for byte (it stays a weights-only ``state_dict``) and its ``.json``
 gains ``extra.release``: the training command, config and seed, the wall seconds of every stage and
@@ -22,7 +28,7 @@ from typing import Any
 import yaml
 
 from ffo_env.atomic import atomic_write_bytes, atomic_write_text
-from ffo_env.ffo.core.sides import SIDE_NAMES
+from ffo_env.games import DEFAULT_GAME, SIDES, game_info
 from training.envs import other_side
 from training.run_folder import RunFolder, RunFolderError
 
@@ -82,7 +88,7 @@ def release_metadata(run_dir: Path) -> dict[str, dict[str, Any]]:
         raise ReleaseError(f"{run_dir}: config.yaml, progress.json and eval/results.json must be mappings")
     seconds = progress.get("seconds", {})
     out: dict[str, dict[str, Any]] = {}
-    for side in config.get("sides", SIDE_NAMES):
+    for side in config.get("sides", SIDES):
         pt = run.policy(side)
         evaluation = _policy_results(results, side, pt)
         if not evaluation:
@@ -108,9 +114,23 @@ def release_metadata(run_dir: Path) -> dict[str, dict[str, Any]]:
     return out
 
 
-def model_card(metas: dict[str, dict[str, Any]]) -> str:
-    """A Markdown summary of the released policies (written as ``MODEL_CARD.md``)."""
-    lines = ["# Pretrained policies", ""]
+def run_game(run_dir: Path) -> str:
+    """The game of a run folder: its config's ``game`` (the default game when it names none)."""
+    try:
+        config = yaml.safe_load(RunFolder(run_dir).config_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as e:
+        raise ReleaseError(f"{run_dir}: cannot read config.yaml ({e})") from e
+    game = config.get("game", DEFAULT_GAME) if isinstance(config, dict) else DEFAULT_GAME
+    try:
+        game_info(str(game))
+    except (KeyError, ValueError) as e:
+        raise ReleaseError(f"{run_dir}/config.yaml: game: {e}") from e
+    return str(game)
+
+
+def model_card(metas: dict[str, dict[str, Any]], game: str = DEFAULT_GAME) -> str:
+    """A Markdown summary of the released policies of ``game`` (written as ``MODEL_CARD.md``)."""
+    lines = [f"# Pretrained policies of {game_info(game).title}", ""]
     for side, meta in metas.items():
         rel = meta["extra"]["release"]
         lines += [
@@ -141,11 +161,12 @@ def release(
     """Check ``run_dir`` and install its policies in ``to`` (default: the package's pretrained folder): every
     side it trained, or only ``sides`` (a side whose policy came out weaker than the one installed keeps the
     installed one, and its part of the model card)."""
-    from agents.ffo.policy import PolicyLoadError, load_policy
-    from agents.ffo.pretrained import PRETRAINED_DIR
+    from agents.network_spec import network_of
 
-    target = to or PRETRAINED_DIR
     extras = release_metadata(run_dir)
+    game = run_game(run_dir)
+    spec = network_of(game)
+    target = to or spec.pretrained_dir
     if sides is not None:
         missing = [side for side in sides if side not in extras]
         if missing:
@@ -157,8 +178,8 @@ def release(
     for side, rel in extras.items():
         pt = RunFolder(run_dir).policy(side)
         try:
-            agent = load_policy(pt)
-        except PolicyLoadError as e:
+            agent = spec.load_policy(pt)
+        except spec.policy_load_error as e:
             raise ReleaseError(f"{pt}: does not load on this installation: {e}") from e
         if agent.side != side:
             raise ReleaseError(f"{pt}: holds a {agent.side} policy")
@@ -175,7 +196,7 @@ def release(
         atomic_write_bytes(target / f"{side}.pt", data)
         atomic_write_text(target / f"{side}.json", json.dumps(meta, indent=1) + "\n")
     metas = {side: meta for side, (_, meta) in files.items()}
-    atomic_write_text(target / "MODEL_CARD.md", model_card(_installed(target, metas)))
+    atomic_write_text(target / "MODEL_CARD.md", model_card(_installed(target, metas), game))
     return metas
 
 
@@ -186,7 +207,7 @@ def _installed(target: Path, metas: dict[str, dict[str, Any]]) -> dict[str, dict
     from agents.policy_files import peek_metadata
 
     out = {}
-    for side in SIDE_NAMES:
+    for side in SIDES:
         # nothing (readable) installed for a side: the card covers the run's sides
         meta = metas.get(side) or peek_metadata(target / side)
         if meta is not None and isinstance(meta.get("extra"), dict) and "release" in meta["extra"]:
@@ -198,14 +219,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("run_dir", type=Path, help="a finished 'ffo train' run folder (its eval/ complete)")
     p.add_argument(
         "--to",
+        "--dest",
+        dest="to",
         type=Path,
         default=None,
-        help="install into this folder instead of the package's agents/ffo/pretrained_policies/",
+        help="install into this folder instead of the package's agents/<game>/pretrained_policies/",
     )
     p.add_argument(
         "--side",
         action="append",
-        choices=SIDE_NAMES,
+        choices=SIDES,
         default=None,
         help="install only this side's policy (repeat for both; default: every side the run trained); the "
         "other side's installed policy and its part of MODEL_CARD.md stay as they are",
@@ -213,11 +236,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from agents.ffo.pretrained import PRETRAINED_DIR
+    from agents.network_spec import network_of
 
     metas = release(args.run_dir, args.to, args.side)
-    target = args.to or PRETRAINED_DIR
-    print(model_card(metas))
+    game = run_game(args.run_dir)
+    target = args.to or network_of(game).pretrained_dir
+    print(model_card(metas, game))
     print(f"installed {', '.join(f'{s}.pt' for s in metas)} and MODEL_CARD.md in {target}")
     return 0
 
@@ -229,4 +253,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    if (
+        __spec__ is not None and __spec__.name != "training.release"
+    ):  # python -m <old name> (ffo_env/_moved.py)
+        print(f"note: python -m {__spec__.name} is 'ffo release RUN_DIR' now (issue 62)", file=sys.stderr)
     sys.exit(main())

@@ -34,7 +34,7 @@ from typing import Any
 import yaml
 
 from ffo_env.atomic import atomic_write_text, new_unique_dir
-from ffo_env.ffo.core.sides import SIDE_NAMES
+from ffo_env.games import SIDES as SIDE_NAMES
 
 CONFIG = "config.yaml"
 COMMAND = "command.txt"

@@ -12,7 +12,8 @@ Each run writes, in its own folder ``<out>/<run_name>-<timestamp>/`` (the layout
   ``games/episode_decisions``, ``time/steps_per_s``;
 - ``checkpoints/<side>.zip`` (full MaskablePPO state, for resuming) every ``checkpoint_every`` steps;
 - ``snapshots/<side>_r<round>.pt`` + ``.json`` frozen policies (weights only) that join the pool;
-- ``policies/<side>.pt`` + ``.json`` the final policies, loadable with ``agents.ffo.policy.load_policy``;
+- ``policies/<side>.pt`` + ``.json`` the final policies, policy files of the game (``policy:PATH`` with
+  ``--game``; the game's loader is its training hook's, :func:`agents.network_spec.network_of`);
 - ``progress.json`` (what is done, for ``--resume``) and ``eval/`` (the final evaluation, JSON + CSV).
 
 - ``pretrain/<side>.json`` (with ``pretrain.teacher`` set): the imitation stage's report per DAgger
@@ -26,6 +27,12 @@ round, each trained side learns with PPO for ``steps_per_round`` (times its ``si
 decisions against opponents drawn per episode from the pool (scripted bots by name, plus frozen
 snapshots of the other side taken after every earlier stage); with ``ppo.anchor_kl`` its loss also
 holds it near the policy it started from.
+
+Every game trains through this one schedule (issue 62): ``game`` in the config (``ffo train --game G``) picks
+the game, whose training hook (``agents.<package>.NETWORK``) gives the network, the env options, the policy
+files and the checkpoints; the bots, the league and the evaluation are the game's by name. A run folder of a
+game's earlier pipeline (Springtime for Hitler's ``training/springtime/``) resumes through the hook's
+translation of its config and progress.
 """
 
 from __future__ import annotations
@@ -39,7 +46,6 @@ from typing import Any
 import yaml
 
 from ffo_env.atomic import atomic_write_text
-from ffo_env.ffo.core.sides import Side
 from training.checkpoint import (
     CheckpointError,
     load_checkpoint,
@@ -47,8 +53,8 @@ from training.checkpoint import (
     refuse_legacy,
     save_checkpoint,
 )
-from training.config import DEFAULT_CONFIG, ConfigError, TrainConfig, load_config
-from training.envs import make_env_fn, other_side
+from training.config import DEFAULT_CONFIG, ConfigError, TrainConfig, load_config, spec_of
+from training.envs import make_env_fn, other_side, side_index
 from training.model import build_model, build_vec_env
 from training.run_folder import RunFolder, RunFolderError
 
@@ -80,8 +86,10 @@ def threads_callback(cfg: TrainConfig) -> Any:
 def _callbacks(cfg: TrainConfig, side: str, run: RunFolder, total: int, progress: bool) -> Any:
     from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 
+    keys = spec_of(cfg).monitor_keys  # the game's episode facts worth a curve (France Fights On: vp)
+
     class GameStats(BaseCallback):
-        """Namespaced game metrics: win rate vs each opponent, VP, episode length, steps/s."""
+        """Namespaced game metrics: win rate vs each opponent, the game's facts (VP), episode length, steps/s."""
 
         def __init__(self) -> None:
             super().__init__()
@@ -103,7 +111,8 @@ def _callbacks(cfg: TrainConfig, side: str, run: RunFolder, total: int, progress
                 self.results.setdefault(opp, []).append(won)
                 self.logger.record_mean(f"games/win_rate_vs_{opp}", won)
                 self.logger.record_mean("games/win_rate", won)
-                self.logger.record_mean("games/vp", float(info.get("vp", 0)))
+                for key in keys:
+                    self.logger.record_mean(f"games/{key}", float(info.get(key, 0)))
                 self.logger.record_mean("games/episode_decisions", float(ep["l"]))
             dt = time.perf_counter() - self.t0
             if dt > 0:
@@ -153,14 +162,13 @@ def _callbacks(cfg: TrainConfig, side: str, run: RunFolder, total: int, progress
 
 def _side_seed(cfg: TrainConfig, side: str) -> int:
     """The seed of the side's model: the same when a run starts and when it resumes."""
-    return cfg.seed + int(Side.of(side))
+    return cfg.seed + side_index(side)
 
 
 def _pretrain_side(
     cfg: TrainConfig, side: str, run: RunFolder, progress: dict[str, Any], progress_bar: bool
 ) -> Any:
     """The imitation warm start of one side (training/imitation.py); its result joins the pool as a snapshot."""
-    from agents.ffo.policy import export_policy
     from training.imitation import pretrain
 
     probe = _probe_env(cfg, side)
@@ -169,7 +177,9 @@ def _pretrain_side(
     probe.close()
     save_checkpoint(model, run.checkpoints, side)
     snap = run.snapshot(side, "pretrain")
-    export_policy(model, snap, side=side, extra={"round": "pretrain", "teacher": cfg.pretrain.teacher})
+    spec_of(cfg).export(
+        model, snap, side, cfg.policy, extra={"round": "pretrain", "teacher": cfg.pretrain.teacher}
+    )
     run.add_snapshot(progress, side, snap)
     return model
 
@@ -177,16 +187,14 @@ def _pretrain_side(
 def load_init_policy(cfg: TrainConfig, side: str) -> Any:
     """The agent of ``init_policy[side]`` (the shipped ``pretrained`` policy or a policy file), refused with a
     ``ConfigError`` naming the key when it cannot be loaded or is another side's."""
-    from agents.ffo.policy import PolicyLoadError, load_policy
-    from agents.ffo.pretrained import load_pretrained
-
+    spec = spec_of(cfg)
     source = cfg.init_policy[side].strip()
     try:
         if source == "pretrained":
-            agent = load_pretrained(side, deterministic=False)
+            agent = spec.load_pretrained(side, deterministic=False)
         else:
-            agent = load_policy(source.removeprefix("policy:"), deterministic=False)
-    except PolicyLoadError as e:
+            agent = spec.load_policy(source.removeprefix("policy:"), deterministic=False)
+    except spec.policy_load_error as e:
         raise ConfigError(f"init_policy.{side}: {e}") from None
     if agent.side != side:
         raise ConfigError(f"init_policy.{side}: {source} is a {agent.side} policy")
@@ -196,8 +204,6 @@ def load_init_policy(cfg: TrainConfig, side: str) -> Any:
 def _init_side(cfg: TrainConfig, side: str, run: RunFolder, progress: dict[str, Any]) -> Any:
     """The side's model with the weights of ``init_policy[side]``; like the imitation result, it is
     checkpointed and joins the pool as the snapshot ``<side>_init``."""
-    from agents.ffo.policy import export_policy
-
     agent = load_init_policy(cfg, side)
     probe = _probe_env(cfg, side)
     model = build_model(cfg, probe, run.tensorboard, _side_seed(cfg, side))
@@ -214,7 +220,8 @@ def _init_side(cfg: TrainConfig, side: str, run: RunFolder, progress: dict[str, 
         ) from None
     save_checkpoint(model, run.checkpoints, side)
     snap = run.snapshot(side, "init")
-    export_policy(model, snap, side=side, extra={"round": "init", "init_policy": cfg.init_policy[side]})
+    extra = {"round": "init", "init_policy": cfg.init_policy[side]}
+    spec_of(cfg).export(model, snap, side, cfg.policy, extra=extra)
     run.add_snapshot(progress, side, snap)
     return model
 
@@ -232,17 +239,26 @@ def _probe_env(cfg: TrainConfig, side: str) -> Any:
     so the model later takes that stage's env without reloading."""
     from stable_baselines3.common.vec_env import DummyVecEnv
 
-    return DummyVecEnv([make_env_fn(cfg, side, _probe_pool(side), r) for r in range(cfg.n_envs)])
+    return DummyVecEnv([make_env_fn(cfg, side, _probe_pool(side, cfg.game), r) for r in range(cfg.n_envs)])
 
 
-def _probe_pool(side: str) -> Any:
+def _probe_pool(side: str, game: str) -> Any:
     from training.opponents import OpponentPool
 
-    return OpponentPool(other_side(side), {"random": 1.0})
+    return OpponentPool(other_side(side), {"random": 1.0}, game=game)
 
 
-def _restore(cfg: TrainConfig, side: str, env: Any, run: RunFolder, trust_pickle: bool) -> Any:
-    """The model of ``side`` from its last checkpoint (or a new one if it has none)."""
+def _restore(
+    cfg: TrainConfig,
+    side: str,
+    env: Any,
+    run: RunFolder,
+    trust_pickle: bool,
+    progress: dict[str, Any] | None = None,
+) -> Any:
+    """The model of ``side`` from its last checkpoint, else with the weights of its start policy (the imitation
+    result or ``init_policy``, its first snapshot: a run of an earlier pipeline kept no checkpoint of it), else
+    a new one."""
     import torch
 
     torch.set_num_threads(cfg.torch_threads)
@@ -254,8 +270,21 @@ def _restore(cfg: TrainConfig, side: str, env: Any, run: RunFolder, trust_pickle
     if run.legacy_checkpoint(side).exists():
         if not trust_pickle:
             raise refuse_legacy(run.legacy_checkpoint(side))
-        return load_legacy_zip(run.legacy_checkpoint(side), env, cfg.device)
-    return build_model(cfg, env, run.tensorboard, seed)
+        model = load_legacy_zip(run.legacy_checkpoint(side), env, cfg.device)
+        model.game = cfg.game
+        return model
+    model = build_model(cfg, env, run.tensorboard, seed)
+    start = _start_snapshot(run, progress, side) if progress is not None else None
+    if start is not None:
+        model.policy.load_state_dict(torch.load(start, map_location="cpu", weights_only=True))
+    return model
+
+
+def _start_snapshot(run: RunFolder, progress: dict[str, Any], side: str) -> Path | None:
+    snaps = progress["snapshots"].get(side, [])
+    if snaps and Path(snaps[0]).stem in (f"{side}_pretrain", f"{side}_init"):
+        return run.resolve(snaps[0])
+    return None
 
 
 def train(
@@ -266,11 +295,18 @@ def train(
     trust_pickle: bool = False,
 ) -> dict[str, Any]:
     """Run (or resume) the self-play schedule in a run folder; returns the progress record."""
-    from agents.ffo.policy import export_policy
-
+    spec = spec_of(cfg)
     run = run_dir if isinstance(run_dir, RunFolder) else RunFolder(run_dir)
     run.make_folders()
     progress = run.read_progress() if resume and run.progress_path.exists() else run.new_progress()
+    translated = spec.legacy_progress(progress, cfg) if resume else None
+    if translated is not None:  # a run folder of the game's earlier pipeline, in this one's stage keys
+        progress = translated
+        if run.eval_results.exists():  # its own evaluation's file: kept apart, the harness writes eval/ anew
+            run.eval_results.replace(run.eval_results.with_name("results.legacy.json"))
+        run.write_progress(progress)
+    # a translated run goes on numbering its round snapshots as its pipeline did (Springtime's from r1)
+    offset = int(progress.get("legacy", {}).get("snapshot_round_offset", 0))
     models: dict[str, Any] = {}
     if cfg.pretrain.teacher:
         for side in cfg.sides:
@@ -298,7 +334,7 @@ def train(
             model = models.get(side)
             try:
                 if model is None:
-                    model = _restore(cfg, side, env, run, trust_pickle)
+                    model = _restore(cfg, side, env, run, trust_pickle, progress)
                 else:
                     model.set_env(env)
             except BaseException:
@@ -320,8 +356,9 @@ def train(
             finally:
                 env.close()
             save_checkpoint(model, run.checkpoints, side)
-            snap = run.snapshot(side, rnd)
-            export_policy(model, snap, side=side, extra={"round": rnd, "timesteps": int(model.num_timesteps)})
+            snap = run.snapshot(side, rnd + offset)
+            extra = {"round": rnd, "timesteps": int(model.num_timesteps)}
+            spec.export(model, snap, side, cfg.policy, extra=extra)
             run.add_snapshot(progress, side, snap)
             progress["timesteps"][side] = int(model.num_timesteps)
             progress["done"].append(key)
@@ -332,11 +369,10 @@ def train(
         model = models.get(side)
         if model is None:
             probe = _probe_env(cfg, side)
-            model = _restore(cfg, side, probe, run, trust_pickle)
+            model = _restore(cfg, side, probe, run, trust_pickle, progress)
             probe.close()
-        export_policy(
-            model, run.policy(side), side=side, extra={"timesteps": int(model.num_timesteps), "run": run.name}
-        )
+        final: dict[str, Any] = {"timesteps": int(model.num_timesteps), "run": run.name}
+        spec.export(model, run.policy(side), side, cfg.policy, extra=final)
     return progress
 
 
@@ -385,6 +421,7 @@ def evaluate(cfg: TrainConfig, run_dir: Path | RunFolder, progress_bar: bool = T
         workers=cfg.eval.workers,
         out=run.eval_dir,
         progress=progress_bar,
+        game=cfg.game,
     )
     if compared:
         write_rl_stage(run, cfg, start, compared)
@@ -438,7 +475,9 @@ def new_run_dir(out: Path, name: str) -> Path:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
-        "--config", default=str(DEFAULT_CONFIG), help="run config (YAML; default configs/train_quick.yaml)"
+        "--config",
+        default=str(DEFAULT_CONFIG),
+        help="run config (YAML; default configs/train_quick.yaml, with --game G configs/G/train_quick.yaml)",
     )
     p.add_argument("--out", default="runs", help="folder that receives the run folder (default runs/)")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint")
@@ -474,7 +513,7 @@ def run(args: argparse.Namespace) -> int:
             run = RunFolder.locate(args.resume)
             cfg = load_config(run.config_path, overrides)
         else:
-            cfg = load_config(args.config, overrides)
+            cfg = load_config(args.config, overrides, game=getattr(args, "train_game", None))
             run = RunFolder.create(Path(args.out), cfg.run_name)
     except (ConfigError, RunFolderError) as e:
         print(f"error: {e}", file=sys.stderr)

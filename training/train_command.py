@@ -1,16 +1,16 @@
 """``ffo train``: the stable-baselines3 pipeline (default) or Ray RLlib (``--backend rllib``).
 
     ffo train --config configs/train_quick.yaml                          # SB3: imitation, then MaskablePPO
+    ffo train --game springtime                                          # the same pipeline, Springtime for Hitler
     ffo train --backend rllib --config configs/train_rllib_smoke.yaml   # RLlib multi-agent PPO
     ffo train --backend rllib --config configs/train_rllib.yaml --address auto --num-env-runners 32
     ffo train --resume runs/rllib-smoke-20261124-010000                  # either backend: continue a run
-    ffo train --game springtime --config configs/springtime/train_quick.yaml  # Springtime for Hitler
 
-A config file that says ``backend: rllib`` selects RLlib by itself, and one that says ``method:
+The game is the config's ``game`` key, or ``--game`` for a config that names none (the default game's run files
+name none); ``--game G`` without ``--config`` takes ``configs/G/train_quick.yaml``; a resumed run keeps its
+own. A config file that says ``backend: rllib`` selects RLlib by itself, and one that says ``method:
 expert_iteration`` the expert-iteration trainer (``training/expert_iteration.py``), ``method: self_imitation``
-the self-imitation trainer (``training/self_imitation.py``). ``--game springtime``
-(or a config or resumed run that says ``game: springtime``) trains Springtime for Hitler
-(``training/springtime``).
+the self-imitation trainer (``training/self_imitation.py``); these three train the default game only.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     g.add_argument("--num-env-runners", type=int, default=None, help="rllib: EnvRunner actors")
     from ffo_env.games import add_game_option
 
-    add_game_option(p, "; springtime's default config is configs/springtime/train_quick.yaml")
+    add_game_option(p, "; without --config, the game's configs/<game>/train_quick.yaml")
 
 
 def _config_backend(path: str) -> str | None:
@@ -55,29 +55,49 @@ def _config_backend(path: str) -> str | None:
     return raw.get("backend") if isinstance(raw, dict) else None
 
 
-def _springtime(args: argparse.Namespace, given_config: bool) -> bool:
-    """Is this a Springtime for Hitler run (``--game springtime``, or its config or resumed run says so)?"""
-    from training.springtime.config import is_springtime_config
-
-    if getattr(args, "game", "ffo") == "springtime":
-        return True
-    if args.resume:
-        return is_springtime_config(RunFolder(args.resume).config_path)
-    return given_config and is_springtime_config(config_file(args.config))
+def _config_game(path: Path) -> str | None:
+    """The ``game`` key of a run file or a run's config.yaml as written (None if it has none or cannot be read:
+    the loader reports the problem)."""
+    try:
+        raw = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return None
+    game = raw.get("game") if isinstance(raw, dict) else None
+    return game if isinstance(game, str) else None
 
 
 def run(args: argparse.Namespace) -> int:
+    from ffo_env.games import DEFAULT_GAME, refuse_game_options
     from training import train as sb3
+    from training.config import default_config
 
     given_config = args.config != str(sb3.DEFAULT_CONFIG)
-    if _springtime(args, given_config):  # issue 41: the second game's trainer
-        from training.springtime import command as springtime
+    asked = getattr(args, "game", None) or DEFAULT_GAME
+    if args.resume:
+        game = _config_game(RunFolder(args.resume).config_path) or DEFAULT_GAME
+        if asked != DEFAULT_GAME and asked != game:
+            print(f"error: --resume {args.resume}: a {game} run, not {asked} (--game)", file=sys.stderr)
+            return 2
+    elif given_config:
+        game = _config_game(config_file(args.config)) or asked
+    else:
+        game = asked
+        args.config = str(default_config(game))
+    try:
+        refuse_game_options(args, game)
+        from agents.network_spec import network_of
 
-        ffo_only = args.backend or args.address or args.num_env_runners is not None or args.trust_pickle
-        if ffo_only or getattr(args, "data", None) is not None:
+        network_of(game)  # a game with no network to train: one error saying so, before any file is read
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    args.train_game = asked if asked != DEFAULT_GAME else None  # the game of a config that names none
+    if game != DEFAULT_GAME:  # the one SB3 pipeline; the other trainers are written for the default game
+        other = args.backend == "rllib" or args.address or args.num_env_runners is not None
+        if other or (not args.resume and _config_backend(str(config_file(args.config))) == "rllib"):
             print(
-                "error: --backend, --address, --num-env-runners, --trust-pickle and --data are options of France "
-                "Fights On's training; Springtime for Hitler trains with its own MaskablePPO pipeline",
+                f"error: --backend rllib, --address and --num-env-runners train {DEFAULT_GAME} only; "
+                f"{game} trains with the SB3 pipeline",
                 file=sys.stderr,
             )
             return 2
@@ -87,9 +107,9 @@ def run(args: argparse.Namespace) -> int:
                 file=sys.stderr,
             )
             return 2
-        if not given_config:
-            args.config = springtime.DEFAULT_CONFIG
-        return springtime.command(args)
+        if not args.resume:
+            args.config = str(config_file(args.config))
+        return sb3.run(args)
     args.config = str(config_file(args.config))
     from training import expert_iteration as ei
 

@@ -33,6 +33,7 @@ from typing import Any
 
 from agents.base import RandomAgent
 from agents.ffo.botconfig import available_configs
+from agents.ffo.network_spec import NETWORK  # the training hook (agents/network_spec.py)
 from agents.ffo.simple import PassAgent
 from agents.policy_files import peek_metadata
 from ffo_env.ffo.core.sides import SIDE_NAMES
@@ -40,6 +41,7 @@ from ffo_env.ffo.core.sides import SIDE_NAMES
 __all__ = [
     "AGENT_NAMES",
     "LADDER_AGENTS",
+    "NETWORK",
     "PassAgent",
     "agent_sides",
     "is_agent_name",

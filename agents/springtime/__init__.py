@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from agents.springtime.network_spec import NETWORK  # the training hook (agents/network_spec.py)
 from agents.springtime.simple import PassAgent, RandomAgent
 
-__all__ = ["AGENT_NAMES", "LADDER_AGENTS", "make_agent"]
+__all__ = ["AGENT_NAMES", "LADDER_AGENTS", "NETWORK", "make_agent"]
 
 AGENT_NAMES = ("random", "pass", "heuristic", "expert", "pretrained")
 LADDER_AGENTS = "random,pass,heuristic,expert"  # ffo ladder's default: the bots (pretrained is a policy)
