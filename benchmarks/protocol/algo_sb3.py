@@ -338,7 +338,7 @@ register(
     AlgoSpec(
         "dagger_expert",
         "DAgger imitation of the side's expert bot into the project's network (training.imitation.fit; "
-        "on Springtime into maskable_ppo's MlpPolicy, training.springtime.imitation.fit)",
+        "on Springtime into maskable_ppo's MlpPolicy, benchmarks.protocol.springtime._dagger_fit)",
         True,
         "dict",
         _dagger,

@@ -319,6 +319,58 @@ DAGGER_SETTINGS: dict[str, Any] = {
 }
 
 
+_DAGGER_KEYS = ("obs", "mask", "label", "ret")
+
+
+def _dagger_fit(
+    policy: Any,
+    optimizer: Any,
+    data: dict[str, np.ndarray],
+    epochs: int,
+    batch_size: int,
+    value_coef: float,
+    seed: int,
+) -> dict[str, float]:
+    """Minimise ``-log pi(label | obs, mask) + value_coef * (V(obs) - ret)^2`` over ``data``; returns the last
+    epoch's mean losses and the accuracy of the argmax against the labels.
+
+    The fit of ``training/springtime/imitation.py`` as it was when this task's committed results were made
+    (main at 66c8867), kept here unchanged until the benchmark's learners share one DAgger path (issue 62,
+    step 7): the shared pipeline's ``training.imitation.fit`` takes a ``Dataset``, not these arrays."""
+    import torch
+
+    n = len(data["label"])
+    gen = np.random.default_rng(seed)
+    obs = torch.as_tensor(data["obs"])  # float16, converted batch by batch
+    masks = torch.as_tensor(data["mask"])
+    labels = torch.as_tensor(data["label"].astype(np.int64))
+    rets = torch.as_tensor(data["ret"])
+    policy.set_training_mode(True)
+    out: dict[str, float] = {}
+    for _ in range(epochs):
+        order = torch.as_tensor(gen.permutation(n))
+        tot_pi = tot_v = correct = 0.0
+        for i in range(0, n, batch_size):
+            idx = order[i : i + batch_size]
+            x = obs[idx].float()
+            values, log_prob, _ = policy.evaluate_actions(x, labels[idx], action_masks=masks[idx])
+            loss_pi = -log_prob.mean()
+            loss_v = torch.nn.functional.mse_loss(values.flatten(), rets[idx])
+            loss = loss_pi + value_coef * loss_v
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 1.0)
+            optimizer.step()
+            with torch.no_grad():
+                dist = policy.get_distribution(x, action_masks=masks[idx].numpy())
+                correct += float((dist.distribution.probs.argmax(dim=1) == labels[idx]).sum())
+            tot_pi += loss_pi.item() * len(idx)
+            tot_v += loss_v.item() * len(idx)
+        out = {"policy_loss": tot_pi / n, "value_loss": tot_v / n, "accuracy": correct / n}
+    policy.set_training_mode(False)
+    return out
+
+
 class SpringtimeDaggerLearner(DaggerSteps, SpringtimePPOLearner):
     """``dagger_expert`` on a Springtime task: DAgger imitation of the side's ``expert`` bot (Ross et al.
     2011) into the network of ``maskable_ppo``. Each interval of the budget plays ``n`` learner decisions
@@ -326,19 +378,17 @@ class SpringtimeDaggerLearner(DaggerSteps, SpringtimePPOLearner):
     played by the teacher with probability ``0.5 ** (segment - 1)`` (all of them in the first interval),
     else by the student's argmax, and a ``keep_fraction`` of them is labelled with the teacher's move and
     the game's result (+1/-1 for the learner; none for a game the interval cuts short). Then
-    ``epochs`` passes of :func:`training.springtime.imitation.fit` over every label so far."""
+    ``epochs`` passes of :func:`_dagger_fit` over every label so far."""
 
     def _fit(self, seed: int) -> None:
         import torch
 
-        from training.springtime.imitation import concat, fit
-
-        data = concat(self.parts)
+        data = {k: np.concatenate([p[k] for p in self.parts]) for k in _DAGGER_KEYS}
         known = data["ret"] == data["ret"]  # NaN marks a label without a result
         if len(data["label"]):
             policy: Any = self.model.policy
             opt = torch.optim.Adam(policy.parameters(), lr=float(DAGGER_SETTINGS["learning_rate"]))
-            fit(
+            _dagger_fit(
                 policy,
                 opt,
                 {**data, "ret": np.where(known, data["ret"], 0.0).astype(np.float32)},
