@@ -39,12 +39,18 @@ EVAL_SEED = 10_000
 
 
 def make_env(
-    env_id: str, reward: str | None, action_layout: str | None = None, slot_order: str | None = None
+    env_id: str,
+    reward: str | None,
+    action_layout: str | None = None,
+    slot_order: str | None = None,
+    slot_count: int | None = None,
 ) -> gym.Env:
     """The id as registered, with only the options given on the command line changed."""
     kwargs: dict[str, Any] = {}
     if slot_order is not None:
         kwargs["slot_order"] = slot_order
+    if slot_count is not None:
+        kwargs["slot_count"] = slot_count
     if reward is not None:
         kwargs["reward"] = reward
     if action_layout is not None:
@@ -89,11 +95,11 @@ CONTROLS = ("slot0", "slot0_decline", "pass_first")
 def control_action(env: gym.Env, control: str) -> int:
     """The fixed policy ``control``'s action in the slot layout (its masks: the core's legality)."""
     from ffo_env.ffo.core.phases import Decision
-    from ffo_env.ffo.encoding.slots import N_SLOTS
 
     u: Any = env.unwrapped
     m = u.action_masks()
-    slots, specials = np.flatnonzero(m[:N_SLOTS]), np.flatnonzero(m[N_SLOTS:]) + N_SLOTS
+    k = u.slot_count
+    slots, specials = np.flatnonzero(m[:k]), np.flatnonzero(m[k:]) + k
     attack = u.game_state.decision in (Decision.ATTACK_TARGET, Decision.AIR_TARGET)
     if specials.size and (control == "pass_first" or (control == "slot0_decline" and attack)):
         return int(specials[0])
@@ -155,6 +161,12 @@ def main(argv: list[str] | None = None) -> int:
         "'board': sorted by public board features)",
     )
     p.add_argument(
+        "--slot-count",
+        type=int,
+        default=None,
+        help="the slot layout's number of slots (the id's default: 64; fewer: more narrowing steps)",
+    )
+    p.add_argument(
         "--control",
         default=None,
         choices=CONTROLS,
@@ -178,13 +190,14 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     t0 = time.perf_counter()
     if args.control:
-        cenv = make_env(args.env_id, args.reward, args.action_layout, args.slot_order)
+        cenv = make_env(args.env_id, args.reward, args.action_layout, args.slot_order, args.slot_count)
         if getattr(cenv.unwrapped, "action_layout", "core") != "slots":
             p.error("--control plays the slot layout: drop --action-layout core")
         out = {
             "env_id": args.env_id,
             "action_layout": "slots",
             "slot_order": getattr(cenv.unwrapped, "slot_order", None),
+            "slot_count": getattr(cenv.unwrapped, "slot_count", None),
             "control": args.control,
             "games": args.games,
             "result": evaluate_control(cenv, args.control, args.games),
@@ -196,9 +209,9 @@ def main(argv: list[str] | None = None) -> int:
 
             atomic_write_text(args.out, json.dumps(out) + "\n")
         return 0
-    env = make_env(args.env_id, args.reward, args.action_layout, args.slot_order)
+    env = make_env(args.env_id, args.reward, args.action_layout, args.slot_order, args.slot_count)
     model = MaskablePPO("MlpPolicy", env, seed=args.seed, verbose=0, device="cpu")
-    eval_env = make_env(args.env_id, args.reward, args.action_layout, args.slot_order)
+    eval_env = make_env(args.env_id, args.reward, args.action_layout, args.slot_order, args.slot_count)
     deterministic = not args.sample
     before = evaluate(model, eval_env, args.games, deterministic)
     t1 = time.perf_counter()
@@ -211,6 +224,7 @@ def main(argv: list[str] | None = None) -> int:
         "reward": eval_env.unwrapped.reward_mode,  # type: ignore[attr-defined]
         "action_layout": getattr(eval_env.unwrapped, "action_layout", "core"),
         "slot_order": getattr(eval_env.unwrapped, "slot_order", None),
+        "slot_count": getattr(eval_env.unwrapped, "slot_count", None),
         "seed": args.seed,
         "timesteps": args.timesteps,
         "games": args.games,

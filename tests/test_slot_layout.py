@@ -303,3 +303,43 @@ def test_shuffled_order_is_a_seeded_permutation_that_keeps_the_game_seeds():
     assert any(c != s for c, s in zip(first["core"], first["shuffled"], strict=True))
     orders = {tuple(x) for x in first["shuffled"]}
     assert len(orders) > 1
+
+
+def test_slot_count_sets_the_spaces_and_keeps_every_legal_action_reachable():
+    from ffo_env.ffo.encoding.slots import narrowing_depth
+
+    assert [narrowing_depth(n, 8) for n in (0, 8, 9, 64, 65, 512, 513, 1592)] == [0, 0, 1, 1, 2, 2, 3, 3]
+    for k, depth in ((8, 3), (16, 2)):
+        env = _slot_env(slot_count=k)
+        assert env.slot_count == env.slots.n_slots == k and env.slots.max_depth == depth
+        assert env.action_space == gym.spaces.Discrete(k + 15)
+        assert env.observation_space.shape == (123 + 20 + 15 + 4 + k * N_FEATURES,)
+        assert env.observation_space.high[env.slots.slots_offset - 1] == max(2, depth)  # "narrowed"
+        rng = np.random.default_rng(k)
+        obs, _ = env.reset(seed=21)
+        deepest, checked = 0, 0
+        for _ in range(1500):
+            assert env.observation_space.contains(obs)
+            m = env.action_masks()
+            s = env.game_state
+            if not env._depth and s.current_player == env.learner and checked < 40:
+                legal = set(s.legal_actions())
+                out = {int(a) for a in env.slots.candidates(s).specials}
+                stack = list(env.slots.candidates(s).groups)
+                while stack:
+                    g = stack.pop()
+                    out.add(int(g[0])) if len(g) == 1 else stack.extend(split_candidates(g, k))
+                assert out == legal and m[:k].sum() == min(k, sum(a < env.slots.special_base for a in legal))
+                checked += 1
+            obs, _r, te, tr, info = env.step(int(rng.choice(np.flatnonzero(m))))
+            assert "illegal_action" not in info
+            deepest = max(deepest, info.get("narrowed", 0))
+            if te or tr:
+                break
+        assert checked == 40 and 1 <= deepest <= depth
+
+
+def test_slot_count_out_of_range_is_refused_with_its_name():
+    for bad in (1, 0, 2000, 8.0, True):
+        with pytest.raises(ValueError, match="slot_count"):
+            _slot_env(slot_count=bad)

@@ -4,13 +4,16 @@
 The same game, opponent, rewards, ``info`` and illegal-action convention as
 :class:`~ffo_env.ffo.single_agent.FFOSingleAgentEnv`; only the spaces differ:
 
-- action: ``Discrete(N_SLOTS + n_specials)`` (79 for the shipped data): slot ``k`` or special ``j``;
+- action: ``Discrete(slot_count + n_specials)`` (79 for the shipped data and the default 64 slots): slot ``k``
+  or special ``j``;
   :meth:`action_masks` gives the filled slots and the legal specials (the core's legality);
 - a slot holding a group narrows the decision to the group's members: the game does not move, the reward
   is 0 and ``info["narrowed"]`` is the depth (``episode_stats["learner_steps"]`` counts game decisions only);
 - ``slot_order``: ``"core"`` (the core's action order), ``"board"`` or ``"overstack_last"`` (sorted by
   public board features, :meth:`~ffo_env.ffo.encoding.slots.SlotEncoder.board_order`) or ``"shuffled"`` (a
   new random order at every decision, from a generator seeded by the game's seed);
+- ``slot_count``: the number of slots ``K`` (default 64); fewer slots mean fewer weights per feature for a
+  stock MLP and more narrowing steps;
 - :meth:`core_action` maps a slot action to the core action it plays (None for a group);
 - observation: the 1-D float32 ``Box`` of :class:`~ffo_env.ffo.encoding.slots.SlotEncoder`.
 """
@@ -22,7 +25,14 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from ffo_env.ffo.encoding.slots import N_SLOTS, SLOT_ORDERS, SlotCandidates, SlotEncoder, slot_encoder_for
+from ffo_env.ffo.encoding.slots import (
+    N_SLOTS,
+    SLOT_ORDERS,
+    SlotCandidates,
+    SlotEncoder,
+    check_slot_count,
+    slot_encoder_for,
+)
 from ffo_env.ffo.single_agent import FFOSingleAgentEnv
 
 __all__ = ["FFOSlotEnv"]
@@ -33,10 +43,11 @@ _SHUFFLE_STREAM = 0x5107  # the second word of the shuffled order's seed: a stre
 class FFOSlotEnv(FFOSingleAgentEnv):
     """:class:`FFOSingleAgentEnv` with the slot layout (keyword arguments as there)."""
 
-    def __init__(self, slot_order: str = "core", **kwargs: Any) -> None:
+    def __init__(self, slot_order: str = "core", slot_count: int = N_SLOTS, **kwargs: Any) -> None:
         if slot_order not in SLOT_ORDERS:
             raise ValueError(f"slot_order must be one of {SLOT_ORDERS}, got {slot_order!r}")
         self.slot_order = slot_order
+        check_slot_count(slot_count)
         if kwargs.get("observation_format", "compact") != "compact":
             raise ValueError(
                 "action_layout='slots' has its own observation (observation_format='compact'), got "
@@ -44,7 +55,8 @@ class FFOSlotEnv(FFOSingleAgentEnv):
             )
         kwargs["observation_format"] = "compact"
         super().__init__(**kwargs)
-        self.slots: SlotEncoder = slot_encoder_for(self.adapter.game)
+        self.slots: SlotEncoder = slot_encoder_for(self.adapter.game, slot_count)
+        self.slot_count = self.slots.n_slots
         self.action_layout = "slots"
         self.action_space = spaces.Discrete(self.slots.n_actions)
         self.observation_space = spaces.Box(
@@ -75,11 +87,11 @@ class FFOSlotEnv(FFOSingleAgentEnv):
         a = int(action)
         if cands is None or a < 0 or a >= self.slots.n_actions:
             return None
-        if a < N_SLOTS:
+        if a < self.slot_count:
             if a >= len(cands.groups) or len(cands.groups[a]) != 1:
                 return None
             return int(cands.groups[a][0])
-        core = self.slots.special_base + (a - N_SLOTS)
+        core = self.slots.special_base + (a - self.slot_count)
         return core if core in cands.specials else None
 
     def action_masks(self) -> np.ndarray:
@@ -87,7 +99,7 @@ class FFOSlotEnv(FFOSingleAgentEnv):
         cands = self._candidates()
         if cands is not None:
             m[: len(cands.groups)] = True
-            m[N_SLOTS + (cands.specials - self.slots.special_base)] = True
+            m[self.slot_count + (cands.specials - self.slots.special_base)] = True
         return m
 
     def _new_decision(self) -> None:

@@ -3,7 +3,8 @@ issue 60).
 
 The compact layout's actions are the core's: ``Discrete(1607)``, one output per hex, unit and special. A
 stock MLP then learns "do not over-stack" or "take the city" once per hex, from the few games a short run
-sees. The slot layout lists the decision's legal hex and unit actions in ``K`` = :data:`N_SLOTS` slots and
+sees. The slot layout lists the decision's legal hex and unit actions in ``K`` slots (``slot_count``, default
+:data:`N_SLOTS`) and
 describes each slot with the same features: a feature such as "over-stacks" sits at the same place for every
 candidate, and each slot's weights are trained at almost every decision (an MLP still has weights per slot;
 nothing is shared by construction):
@@ -19,7 +20,7 @@ nothing is shared by construction):
 - more than ``K`` candidates (the German's refugee placement, rule 10.2, offers ~900 hexes): the slots hold
   ``K`` *groups* of consecutive candidates (``numpy.array_split``); choosing a group narrows the decision to
   its members (the game does not move, the reward is 0) until they fit, so every legal action stays
-  reachable in at most three steps (``K**3`` > the 1,607 actions);
+  reachable (at most one narrowing with 64 slots; :func:`narrowing_depth` for fewer);
 - masks: the filled slots and the legal specials, from ``State.legal_actions()`` (the core's legality).
 
 Slot features (:data:`SLOT_FEATURES`, per slot, all from the core's public board: stack heights are public,
@@ -47,16 +48,21 @@ from ffo_env.ffo.encoding.compact import CompactEncoder, compact_encoder_for
 
 __all__ = [
     "EXTRA_FEATURES",
+    "MAX_SLOTS",
+    "MIN_SLOTS",
     "N_SLOTS",
     "SLOT_FEATURES",
     "SLOT_ORDERS",
     "SlotCandidates",
     "SlotEncoder",
+    "check_slot_count",
+    "narrowing_depth",
     "slot_encoder_for",
 ]
 
 SLOT_ORDERS = ("core", "overstack_last", "board", "shuffled")
-N_SLOTS = 64  # a German movement decision has 34 legal destinations on average, at most ~110
+N_SLOTS = 64  # the default: a German movement decision has 34 legal destinations on average, at most ~110
+MIN_SLOTS, MAX_SLOTS = 2, 1024
 
 # (name, meaning); every feature is in [0, 1] but d_city_delta, in [-1, 1]
 SLOT_FEATURES: tuple[tuple[str, str], ...] = (
@@ -98,34 +104,54 @@ OBS_BLOCKS = ("globals", "city_german", "legal_special", "extra", "slots")
 class SlotCandidates:
     """The slots of one decision: per slot the core actions it stands for (one, or a group)."""
 
-    groups: list[np.ndarray]  # slot k -> the core actions (int64) it holds; len <= N_SLOTS
+    groups: list[np.ndarray]  # slot k -> the core actions (int64) it holds; len <= the encoder's n_slots
     specials: np.ndarray  # legal core special actions
 
-    def slot_mask(self) -> np.ndarray:
-        m = np.zeros(N_SLOTS, dtype=bool)
+    def slot_mask(self, n_slots: int = N_SLOTS) -> np.ndarray:
+        m = np.zeros(n_slots, dtype=bool)
         m[: len(self.groups)] = True
         return m
 
 
-def split_candidates(actions: np.ndarray) -> list[np.ndarray]:
-    """The slots of ``actions`` (sorted core actions): one each if they fit, else ``N_SLOTS`` groups of
-    consecutive ones, as equal as ``numpy.array_split`` makes them."""
-    if len(actions) <= N_SLOTS:
+def split_candidates(actions: np.ndarray, n_slots: int = N_SLOTS) -> list[np.ndarray]:
+    """The slots of ``actions`` (core actions in the listing's order): one each if they fit, else
+    ``n_slots`` groups of consecutive ones, as equal as ``numpy.array_split`` makes them."""
+    if len(actions) <= n_slots:
         return [actions[i : i + 1] for i in range(len(actions))]
-    return list(np.array_split(actions, N_SLOTS))
+    return list(np.array_split(actions, n_slots))
+
+
+def check_slot_count(n_slots: object) -> int:
+    """``n_slots`` if it is a valid ``slot_count`` (an int, not a bool or a float, in range); else ValueError."""
+    if not isinstance(n_slots, int) or isinstance(n_slots, bool) or not MIN_SLOTS <= n_slots <= MAX_SLOTS:
+        raise ValueError(f"slot_count must be an integer in [{MIN_SLOTS}, {MAX_SLOTS}], got {n_slots!r}")
+    return n_slots
+
+
+def narrowing_depth(n_candidates: int, n_slots: int) -> int:
+    """The most narrowing steps a decision of ``n_candidates`` takes with ``n_slots`` slots."""
+    depth = 0
+    while n_candidates > n_slots:
+        n_candidates = -(-n_candidates // n_slots)  # array_split's largest group
+        depth += 1
+    return depth
 
 
 class SlotEncoder:
     """The slot layout of one game: candidates of a decision, the observation, the action mapping."""
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Game, n_slots: int = N_SLOTS) -> None:
+        check_slot_count(n_slots)
         self.game = game
+        self.n_slots = n_slots
         self.compact: CompactEncoder = compact_encoder_for(game)
         lay = self.compact.layout
         self.n_specials = game.num_distinct_actions - game.layout.special_base
         self.special_base = game.layout.special_base
         self.unit_base = game.layout.unit_base
-        self.n_actions = N_SLOTS + self.n_specials
+        self.n_actions = n_slots + self.n_specials
+        # the deepest narrowing of any decision (every hex and unit action legal at once), the bound of "narrowed"
+        self.max_depth = narrowing_depth(self.special_base, n_slots)
         self.city_hexes = np.asarray(game.tables.city_hexes, dtype=np.int64)
         self.is_city = np.zeros(hg.N_HEX, dtype=bool)
         self.is_city[self.city_hexes] = True
@@ -150,7 +176,7 @@ class SlotEncoder:
             "city_german": n_c,
             "legal_special": self.n_specials,
             "extra": N_EXTRA,
-            "slots": N_SLOTS * N_FEATURES,
+            "slots": n_slots * N_FEATURES,
         }
         self.size = sum(self.sizes.values())
         g_low, g_high = (
@@ -161,10 +187,10 @@ class SlotEncoder:
         high = np.ones(self.size, dtype=np.float32)
         low[:n_g], high[:n_g] = g_low, g_high
         e0 = n_g + n_c + self.n_specials
-        high[e0 : e0 + N_EXTRA] = (8.0, 1.0, 4.0, 2.0)
+        high[e0 : e0 + N_EXTRA] = (8.0, 1.0, 4.0, float(max(2, self.max_depth)))
         high[e0] = 8.0  # at most 62 units over 8 hexes is well below
         slots0 = e0 + N_EXTRA
-        delta = slots0 + np.arange(N_SLOTS) * N_FEATURES + _F["d_city_delta"]
+        delta = slots0 + np.arange(n_slots) * N_FEATURES + _F["d_city_delta"]
         low[delta] = -1.0
         self.low, self.high = low, high
         self.slots_offset = slots0
@@ -192,7 +218,9 @@ class SlotEncoder:
                 acts = acts[self.board_order(state, acts, overstack_only=order == "overstack_last")]
         else:
             acts = narrowed
-        return SlotCandidates(split_candidates(acts), specials if narrowed is None else specials[:0])
+        return SlotCandidates(
+            split_candidates(acts, self.n_slots), specials if narrowed is None else specials[:0]
+        )
 
     def board_order(self, state: State, acts: np.ndarray, overstack_only: bool = False) -> np.ndarray:
         """The permutation of ``acts`` (core hex and unit actions) that ``order="board"`` lists them in.
@@ -318,8 +346,8 @@ class SlotEncoder:
         return f
 
     def slot_features(self, state: State, viewer: int, cands: SlotCandidates, comp: np.ndarray) -> np.ndarray:
-        """The ``N_SLOTS x N_FEATURES`` table of ``cands`` (``comp``: the compact vector of the position)."""
-        table = np.zeros((N_SLOTS, N_FEATURES), dtype=np.float32)
+        """The ``n_slots x N_FEATURES`` table of ``cands`` (``comp``: the compact vector of the position)."""
+        table = np.zeros((self.n_slots, N_FEATURES), dtype=np.float32)
         flat = np.concatenate(cands.groups) if cands.groups else np.zeros(0, dtype=np.int64)
         if flat.size == 0:
             return table
@@ -339,14 +367,15 @@ class SlotEncoder:
         return table
 
 
-_CACHE: dict[int, SlotEncoder] = {}
+_CACHE: dict[tuple[int, int], SlotEncoder] = {}
 
 
-def slot_encoder_for(game: Game) -> SlotEncoder:
-    """The (cached) slot encoder of ``game``."""
-    enc = _CACHE.get(id(game))
+def slot_encoder_for(game: Game, n_slots: int = N_SLOTS) -> SlotEncoder:
+    """The (cached) slot encoder of ``game`` with ``n_slots`` slots."""
+    check_slot_count(n_slots)  # before the lookup: 8.0 == 8 as a key
+    enc = _CACHE.get((id(game), n_slots))
     if enc is None or enc.game is not game:
         if len(_CACHE) > 8:
             _CACHE.clear()
-        enc = _CACHE[id(game)] = SlotEncoder(game)
+        enc = _CACHE[(id(game), n_slots)] = SlotEncoder(game, n_slots)
     return enc
