@@ -89,10 +89,12 @@ def evaluate(model: MaskablePPO, env: gym.Env, games: int, deterministic: bool) 
     }
 
 
-CONTROLS = ("slot0", "slot0_decline", "pass_first")
+# "last_slot": the last filled slot; "uniform": a filled slot or legal special drawn uniformly (a generator
+# seeded by the game's index), the two place-only policies besides "slot0" that a slot order could favour
+CONTROLS = ("slot0", "slot0_decline", "pass_first", "last_slot", "uniform")
 
 
-def control_action(env: gym.Env, control: str) -> int:
+def control_action(env: gym.Env, control: str, rng: np.random.Generator | None = None) -> int:
     """The fixed policy ``control``'s action in the slot layout (its masks: the core's legality)."""
     from ffo_env.ffo.core.phases import Decision
 
@@ -100,10 +102,15 @@ def control_action(env: gym.Env, control: str) -> int:
     m = u.action_masks()
     k = u.slot_count
     slots, specials = np.flatnonzero(m[:k]), np.flatnonzero(m[k:]) + k
+    if control == "uniform":
+        assert rng is not None
+        return int(rng.choice(np.flatnonzero(m)))
     attack = u.game_state.decision in (Decision.ATTACK_TARGET, Decision.AIR_TARGET)
     if specials.size and (control == "pass_first" or (control == "slot0_decline" and attack)):
         return int(specials[0])
-    return int(slots[0]) if slots.size else int(specials[0])
+    if not slots.size:
+        return int(specials[0])
+    return int(slots[-1]) if control == "last_slot" else int(slots[0])
 
 
 def evaluate_control(env: gym.Env, control: str, games: int) -> dict[str, Any]:
@@ -113,9 +120,10 @@ def evaluate_control(env: gym.Env, control: str, games: int) -> dict[str, Any]:
     vps: list[int] = []
     for g in range(games):
         env.reset(seed=EVAL_SEED + g)
+        rng = np.random.default_rng(g)
         done, info = False, dict[str, Any]()
         while not done:
-            _obs, _r, terminated, truncated, info = env.step(control_action(env, control))
+            _obs, _r, terminated, truncated, info = env.step(control_action(env, control, rng))
             done = terminated or truncated
         wins.append(int(info["winner"] == side))
         vps.append(int(info["episode_stats"]["vp"]))

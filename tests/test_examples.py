@@ -135,7 +135,7 @@ def test_german_compact_stock_script_runs_at_a_tiny_budget():
     (res,) = _run("examples/german_compact_stock.py", "--timesteps", "64", "--games", "1")
     # the id's defaults (issue 60): the candidate-slot action layout and the potential reward
     assert res["env_id"] == "ffo_env/German-compact-v0" and res["reward"] == "potential"
-    assert res["action_layout"] == "slots"
+    assert res["action_layout"] == "slots" and res["slot_count"] == 8
     for when in ("before", "after"):
         r = res[when]
         assert len(r["wins"]) == 1 and r["mean_return"] in (

@@ -42,9 +42,9 @@ def _random_positions(env: FFOSlotEnv, seed: int, every: int = 7):
 def test_spaces_of_the_slot_layout_and_the_core_layout_kept_as_an_option():
     env = _slot_env()
     n_spec = env.game.num_distinct_actions - env.game.layout.special_base
-    assert n_spec == 15 and N_SLOTS == 64 and N_FEATURES == 21
-    assert env.action_space == gym.spaces.Discrete(N_SLOTS + n_spec) == gym.spaces.Discrete(79)
-    assert env.observation_space.shape == (123 + 20 + 15 + 4 + N_SLOTS * N_FEATURES,) == (1506,)
+    assert n_spec == 15 and N_SLOTS == 8 and N_FEATURES == 21 and env.slot_count == N_SLOTS
+    assert env.action_space == gym.spaces.Discrete(N_SLOTS + n_spec) == gym.spaces.Discrete(23)
+    assert env.observation_space.shape == (123 + 20 + 15 + 4 + N_SLOTS * N_FEATURES,) == (330,)
     core = gym.make("ffo_env/German-compact-v0", action_layout="core").unwrapped
     assert core.action_space == gym.spaces.Discrete(1607)
     assert core.observation_space.shape == (4490,)
@@ -309,7 +309,7 @@ def test_slot_count_sets_the_spaces_and_keeps_every_legal_action_reachable():
     from ffo_env.ffo.encoding.slots import narrowing_depth
 
     assert [narrowing_depth(n, 8) for n in (0, 8, 9, 64, 65, 512, 513, 1592)] == [0, 0, 1, 1, 2, 2, 3, 3]
-    for k, depth in ((8, 3), (16, 2)):
+    for k, depth in ((64, 1), (16, 2), (8, 3)):
         env = _slot_env(slot_count=k)
         assert env.slot_count == env.slots.n_slots == k and env.slots.max_depth == depth
         assert env.action_space == gym.spaces.Discrete(k + 15)

@@ -4,7 +4,7 @@
 The same game, opponent, rewards, ``info`` and illegal-action convention as
 :class:`~ffo_env.ffo.single_agent.FFOSingleAgentEnv`; only the spaces differ:
 
-- action: ``Discrete(slot_count + n_specials)`` (79 for the shipped data and the default 64 slots): slot ``k``
+- action: ``Discrete(slot_count + n_specials)`` (23 for the shipped data and the default 8 slots): slot ``k``
   or special ``j``;
   :meth:`action_masks` gives the filled slots and the legal specials (the core's legality);
 - a slot holding a group narrows the decision to the group's members: the game does not move, the reward
@@ -12,8 +12,8 @@ The same game, opponent, rewards, ``info`` and illegal-action convention as
 - ``slot_order``: ``"core"`` (the core's action order), ``"board"`` or ``"overstack_last"`` (sorted by
   public board features, :meth:`~ffo_env.ffo.encoding.slots.SlotEncoder.board_order`) or ``"shuffled"`` (a
   new random order at every decision, from a generator seeded by the game's seed);
-- ``slot_count``: the number of slots ``K`` (default 64); fewer slots mean fewer weights per feature for a
-  stock MLP and more narrowing steps;
+- ``slot_count``: the number of slots ``K`` (default 8; 64 is the layout of sessions 40-42); fewer slots
+  mean fewer weights per feature for a stock MLP and more narrowing steps;
 - :meth:`core_action` maps a slot action to the core action it plays (None for a group);
 - observation: the 1-D float32 ``Box`` of :class:`~ffo_env.ffo.encoding.slots.SlotEncoder`.
 """

@@ -20,7 +20,7 @@ nothing is shared by construction):
 - more than ``K`` candidates (the German's refugee placement, rule 10.2, offers ~900 hexes): the slots hold
   ``K`` *groups* of consecutive candidates (``numpy.array_split``); choosing a group narrows the decision to
   its members (the game does not move, the reward is 0) until they fit, so every legal action stays
-  reachable (at most one narrowing with 64 slots; :func:`narrowing_depth` for fewer);
+  reachable (at most three narrowings with the default 8 slots, one with 64; :func:`narrowing_depth`);
 - masks: the filled slots and the legal specials, from ``State.legal_actions()`` (the core's legality).
 
 Slot features (:data:`SLOT_FEATURES`, per slot, all from the core's public board: stack heights are public,
@@ -30,7 +30,12 @@ learner still has to find out what a city or an over-stack is worth.
 
 The observation (:data:`OBS_BLOCKS`): the compact vector's ``globals`` (123), ``city_german`` (20) and
 ``legal_special`` (15) blocks (:mod:`ffo_env.ffo.encoding.compact`), four board counts (:data:`EXTRA_FEATURES`)
-and the ``K x F`` slot table: 1,506 floats for the shipped data, all in [-4, 4].
+and the ``K x F`` slot table: 330 floats for the shipped data and 8 slots (1,506 with 64), all in [-4, 4].
+
+Why 8 slots (issue 60, ``docs/experiments/2026-11-28-german-compact-slots.md``, session 43): with 64 slots
+stock ``MaskablePPO("MlpPolicy")`` lowered the French score but won 0-5 of 30 games within 60,000
+decisions; with 8 it won 30/30 and 29/30 (seeds 0, 1) while the place-only controls (first, last,
+uniform slot) win 0/30.
 """
 
 from __future__ import annotations
@@ -61,7 +66,9 @@ __all__ = [
 ]
 
 SLOT_ORDERS = ("core", "overstack_last", "board", "shuffled")
-N_SLOTS = 64  # the default: a German movement decision has 34 legal destinations on average, at most ~110
+# the default (session 43): 8 slots, so a stock MLP learns a slot feature (over-stacks, rule 6.5) 8 times,
+# not 64; a German movement decision has 34 legal destinations on average (at most ~110), two narrowings
+N_SLOTS = 8
 MIN_SLOTS, MAX_SLOTS = 2, 1024
 
 # (name, meaning); every feature is in [0, 1] but d_city_delta, in [-1, 1]
