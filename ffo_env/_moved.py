@@ -11,8 +11,8 @@ names with one import hook: importing an old name gives **the same module object
 :data:`MOVED` maps an old module name to its new one; an entry also covers every submodule of the old name
 (``ffo_env.render`` -> ``ffo_env.ffo.render`` answers ``ffo_env.render.svgboard`` with
 ``ffo_env.ffo.render.svgboard``).
-``ffo_env`` installs the hook when imported (:func:`install`), and so do ``agents``, ``training`` and
-``webplay``; a name that has no new module (a typo under an old package) fails as any missing module
+``ffo_env`` installs the hook when imported (:func:`install`), and so do ``agents``, ``training``,
+``webplay`` and ``benchmarks``; a name that has no new module (a typo under an old package) fails as any missing module
 does. The hook names modules of a game by design: it is listed in the layout audit's ``ALLOWED``.
 """
 
@@ -68,6 +68,9 @@ MOVED: dict[str, str] = {
     "training.springtime.opponents": "training.opponents",
     "training.springtime.ppo": "training.model",
     "training.springtime.release": "training.release",
+    # step 7: each game's part of the benchmark into benchmarks/<game>/
+    "benchmarks.protocol.springtime": "benchmarks.springtime",
+    "benchmarks.protocol.states": "benchmarks.ffo.states",
 }
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from agents import make_agent
@@ -132,6 +134,26 @@ def test_shipped_configs_load() -> None:
         cls, side = (FrenchParams, "french") if name.startswith("french") else (GermanParams, "german")
         load_params(name, cls, side)
     assert load_params("german_heuristic_aggressive", GermanParams, "german").aggression == "aggressive"
+
+
+def test_the_bot_files_moved_to_configs_ffo_bots_and_their_old_paths_still_load(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """issue 62 step 8: configs/bots/ -> configs/ffo/bots/; a path under the old folder names the same file."""
+    from agents.ffo.botconfig import CONFIG_DIR, config_path
+
+    assert CONFIG_DIR.parts[-2:] == ("ffo", "bots") and (CONFIG_DIR / "german_heuristic.yaml").is_file()
+    monkeypatch.chdir(tmp_path)  # no configs/bots/ here: the old relative path is resolved to the new folder
+    old = Path("configs/bots/expert/german_expert.yaml")
+    assert config_path(old) == CONFIG_DIR / "expert" / "german_expert.yaml"
+    assert load_params(
+        "configs/bots/german_heuristic_aggressive.yaml", GermanParams, "german"
+    ) == load_params("german_heuristic_aggressive", GermanParams, "german")
+    (tmp_path / "configs" / "bots").mkdir(parents=True)  # a user's own file there is theirs: used as is
+    own = tmp_path / "configs" / "bots" / "mine.yaml"
+    own.write_text("version: 1\nside: german\nparams: {risk_weight: 2}\n", encoding="utf-8")
+    assert config_path("configs/bots/mine.yaml") == Path("configs/bots/mine.yaml")
+    assert load_params("configs/bots/mine.yaml", GermanParams, "german").risk_weight == 2
 
 
 @pytest.mark.parametrize(

@@ -182,7 +182,7 @@ def test_a_retired_task_version_is_refused_with_its_successor_named(tmp_path, ca
 
 
 def test_the_state_set_is_valid_and_regenerates_the_same_first_state():
-    from benchmarks.protocol.states import DATA_DIR, load_state_set, play_to_turn, start_states
+    from benchmarks.ffo.states import DATA_DIR, load_state_set, play_to_turn, start_states
 
     path = DATA_DIR / "endgame-t13-v1.json.gz"
     doc = load_state_set(path)
@@ -194,8 +194,8 @@ def test_the_state_set_is_valid_and_regenerates_the_same_first_state():
 def test_endgame_v2_evaluates_on_positions_its_training_never_starts_from():
     """Version 2's training set (seeds 2000-2399) and evaluation set (version 1's, seeds 0-31) share no game
     and no position; evaluation games start from the evaluation set, training episodes from the training set."""
+    from benchmarks.ffo.states import load_state_set, play_to_turn, start_states
     from benchmarks.protocol.envs import eval_start, make_env
-    from benchmarks.protocol.states import load_state_set, play_to_turn, start_states
     from benchmarks.protocol.tasks import get_task
 
     task = get_task("ffo/german-endgame/v2")
@@ -235,7 +235,8 @@ def test_a_drawn_start_that_ends_before_the_learner_decides_is_redrawn():
     import gymnasium as gym
 
     from agents import make_agent
-    from benchmarks.protocol.envs import FromStates, sampler
+    from benchmarks.ffo import sampler
+    from benchmarks.protocol.envs import FromStates
     from benchmarks.protocol.tasks import get_task
     from ffo_env.envs.suite_single_agent import NoLearnerDecision
     from ffo_env.ffo.single_agent import FFOSingleAgentEnv
@@ -715,3 +716,49 @@ def test_pretrained_row_is_a_reference_row_naming_its_weights(reference_runs, tm
     assert algos["pretrained"]["from_start"] is None
     md = (tmp_path / "rep" / "report.md").read_text()
     assert "`pretrained`" in md and "not in the aggregate" not in md
+
+
+def test_each_game_s_benchmark_part_is_found_by_its_package_and_a_game_without_one_has_no_tasks():
+    """Issue 62, one benchmark path: the protocol gathers the tasks of every game that has a package
+    ``benchmarks.<package>`` (France 1940 has none yet), each task listed by its own game's part."""
+    import importlib.util
+
+    from benchmarks.protocol.games import bench_games, bench_of, games_offering
+    from benchmarks.protocol.tasks import SUPERSEDED, TASKS
+    from ffo_env.games import GAMES
+
+    assert bench_games() == ["ffo", "springtime"]
+    assert "france1940" in GAMES and importlib.util.find_spec("benchmarks.france1940") is None
+    with pytest.raises(ValueError, match="france1940.*no benchmark tasks"):
+        bench_of("france1940")
+    for game in bench_games():
+        part = bench_of(game)
+        assert part.GAME == game and part.TASKS and all(t.game == game for t in part.TASKS)
+        assert all(TASKS[t.id] is t for t in part.TASKS)
+        assert all(SUPERSEDED[k] == v for k, v in part.SUPERSEDED.items())
+    assert sum(len(bench_of(g).TASKS) for g in bench_games()) == len(TASKS)
+    assert games_offering("shaped_reward") == ("springtime",)
+    assert games_offering("pretrained_init") == ("ffo",)
+
+
+def test_the_logits_agent_plays_the_best_legal_action_or_samples_reproducibly():
+    """One agent over a network's logits for every learner: the argmax over the legal actions only (an illegal
+    action with a higher logit is never played); sampled, a seed replays its draws."""
+    import torch
+
+    from benchmarks.protocol.algos import LogitsAgent
+
+    class State:
+        def legal_actions(self) -> list[int]:
+            return [1, 3, 4]
+
+    logits = torch.tensor([[9.0, 1.0, 8.0, 2.0, 1.5]])
+    greedy = LogitsAgent(lambda s: np.zeros(2, np.float32), lambda obs: logits)
+    assert greedy.act_state(State()) == 3
+    sampled = LogitsAgent(lambda s: np.zeros(2, np.float32), lambda obs: logits, sample=True)
+
+    def draws(seed: int) -> list[int]:
+        sampled.reset(seed)
+        return [sampled.act_state(State()) for _ in range(30)]
+
+    assert draws(5) == draws(5) and set(draws(5)) <= {1, 3, 4} and len(set(draws(5))) > 1

@@ -108,13 +108,13 @@ def test_springtime_dagger_labels_the_teachers_moves_with_the_games_results(tmp_
     """dagger_expert on Springtime: its first interval's labels are the expert's own moves (the teacher
     plays every move), each with the learner's result of a finished game, and the data survives a save."""
     from agents.springtime import make_agent
+    from benchmarks.protocol.algo_sb3 import DaggerLearner
     from benchmarks.protocol.algos import Context
-    from benchmarks.protocol.springtime import SpringtimeDaggerLearner
 
     task = get_task("springtime/german-vs-random/v2")
     ctx = Context(task, "german", 0, 400, tmp_path, lambda r: make_agent("random", "french", r))
-    learner = SpringtimeDaggerLearner(ctx)
-    data = learner._collect(400, 1.0, 11)
+    learner = DaggerLearner(ctx)
+    data = learner.part.dagger_collect(learner, 400, 1.0, 11)
     n = len(data["label"])
     assert (
         100 < n < 300 and data["obs"].shape == (n, 1351) and data["mask"][np.arange(n), data["label"]].all()
@@ -124,7 +124,7 @@ def test_springtime_dagger_labels_the_teachers_moves_with_the_games_results(tmp_
     learner.parts = [data]
     learner._decisions = 400
     learner.save(tmp_path)
-    again = SpringtimeDaggerLearner(ctx)
+    again = DaggerLearner(ctx)
     again.load(tmp_path)
     assert again.decisions == 400 and np.array_equal(again.parts[0]["label"], data["label"])
 
@@ -224,7 +224,9 @@ def test_report_over_both_games_aggregates_each_game_apart(tmp_path, capsys):
 
 
 def test_springtime_self_play_is_rated_against_its_own_frozen_ladder(tmp_path, capsys):
-    from benchmarks.protocol.ladder_ref import REFERENCE_LADDER, SPRINGTIME_LADDER, rate_one
+    from benchmarks.ffo import LADDER as REFERENCE_LADDER
+    from benchmarks.protocol.ladder_ref import rate_one
+    from benchmarks.springtime import LADDER as SPRINGTIME_LADDER
 
     task = "springtime/selfplay-ladder/v2"
     t = get_task(task)
@@ -269,8 +271,8 @@ def test_a_shaped_learner_trains_on_the_shaped_reward_and_samples_reproducibly(t
     """The training env pays the German learner minus the change of the French potential (Morale / 30) times
     the scale; the evaluated agent draws from the policy with a generator its reset seeds, so a seed
     replays a game and another seed need not."""
+    import benchmarks.springtime as springtime
     from agents import make_agent
-    from benchmarks.protocol import springtime
     from benchmarks.protocol.algos import Context, get_algo
 
     task = get_task("springtime/german-vs-random/v2")
@@ -279,7 +281,7 @@ def test_a_shaped_learner_trains_on_the_shaped_reward_and_samples_reproducibly(t
         return make_agent("random", "french", seed=rank, game="springtime")
 
     learner = get_algo("maskable_ppo_shaped").make(Context(task, "german", 0, 100, tmp_path, opponent))
-    env = learner._vec_env(0).envs[0]  # type: ignore[attr-defined]
+    env = learner.vec_env(0).envs[0]  # type: ignore[attr-defined]
     assert env.reward_mode == "shaped" and env.shaping_scale == springtime.SHAPING_SCALE
     state = env.game_state
     before, total = state.morale, 0.0
@@ -293,7 +295,7 @@ def test_a_shaped_learner_trains_on_the_shaped_reward_and_samples_reproducibly(t
     assert total == pytest.approx(-springtime.SHAPING_SCALE * (state.morale - before) / 30)
 
     def german_moves(seed: int) -> list[int]:
-        s, agent, french = springtime.eval_start(20_000), learner.agent(), opponent(1)
+        s, agent, french = springtime.eval_start(task, 0), learner.agent(), opponent(1)
         agent.reset(seed)
         moves: list[int] = []
         while len(moves) < 40:

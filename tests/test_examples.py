@@ -55,7 +55,7 @@ def test_cleanrl_masked_ppo_example_runs_from_the_id_alone(mask):
 def test_openspiel_bridge_example():
     pytest.importorskip("pyspiel", reason="open_spiel is not installed (pip install 'ffo_env[openspiel]')")
     (res,) = _run(
-        "examples/openspiel_bridge.py", "--games", "1", "--simulations", "2", "--max-decisions", "20"
+        "examples/ffo/openspiel_bridge.py", "--games", "1", "--simulations", "2", "--max-decisions", "20"
     )
     assert res["games"] == 1 and res["decisions"] == 20
 
@@ -79,7 +79,7 @@ def test_rllib_multi_agent_example():
 def test_benchmark_reinforce_example_registers_runs_and_resumes_its_algorithm(tmp_path):
     """docs/tutorials/own_algorithm.md: a learner of the user's own, run by the protocol's own commands."""
     out = tmp_path / "r"
-    run = ["examples/benchmark_reinforce.py", "run", "--task", "ffo/french-endgame/v2", "--algo", "reinforce",
+    run = ["examples/ffo/benchmark_reinforce.py", "run", "--task", "ffo/french-endgame/v2", "--algo", "reinforce",
            "--seeds", "1", "--budget", "64", "--eval-games", "2", "--out", str(out), "--no-progress"]  # fmt: skip
     _run(*run)
     doc = json.loads((out / "results.json").read_text())
@@ -93,7 +93,7 @@ def test_benchmark_reinforce_example_registers_runs_and_resumes_its_algorithm(tm
                            cwd=ROOT, capture_output=True, text=True, timeout=600)  # fmt: skip
     assert plain.returncode == 2 and "known only to a process that registered it" in plain.stderr
     assert "Traceback" not in plain.stderr
-    _run("examples/benchmark_reinforce.py", "run", "--resume", str(out), "--no-progress")
+    _run("examples/ffo/benchmark_reinforce.py", "run", "--resume", str(out), "--no-progress")
     assert json.loads((out / "results.json").read_text())["ffo_env"] == doc["ffo_env"]
 
 
@@ -102,7 +102,7 @@ def test_a_killed_benchmark_reinforce_run_resumes_to_the_result_of_an_uninterrup
     """The tutorial's claim for a learner of one's own: seeded by (seed, interval) from fresh environments and
     restored from its checkpoint, a run killed after its second point and resumed gives every point (scores and
     each evaluation game) of a run never stopped."""
-    script = [sys.executable, "examples/benchmark_reinforce.py", "run"]
+    script = [sys.executable, "examples/ffo/benchmark_reinforce.py", "run"]
     args = ["--task", "ffo/french-endgame/v2", "--algo", "reinforce", "--seeds", "1", "--evals", "4",
             "--eval-games", "2", "--budget", "3000", "--no-progress"]  # fmt: skip
     killed, straight = tmp_path / "killed", tmp_path / "straight"
@@ -132,7 +132,7 @@ def test_a_killed_benchmark_reinforce_run_resumes_to_the_result_of_an_uninterrup
 def test_german_compact_stock_script_runs_at_a_tiny_budget():
     """Issue 60's stock script: MaskablePPO("MlpPolicy") defaults on the registered German-compact id, the same
     evaluation games before and after training (one game each here; one 2,048-decision rollout is trained)."""
-    (res,) = _run("examples/german_compact_stock.py", "--timesteps", "64", "--games", "1")
+    (res,) = _run("examples/ffo/german_compact_stock.py", "--timesteps", "64", "--games", "1")
     # the id's defaults (issue 60): the candidate-slot action layout and the potential reward
     assert res["env_id"] == "ffo_env/German-compact-v0" and res["reward"] == "potential"
     assert res["action_layout"] == "slots" and res["slot_count"] == 8
@@ -150,7 +150,7 @@ def test_german_compact_stock_script_plays_a_fixed_control_policy():
     """``--control``: a fixed slot policy on the same evaluation games, no training (the control of the
     slot-order experiment, docs/experiments/2026-11-28-german-compact-slots.md)."""
     (res,) = _run(
-        "examples/german_compact_stock.py",
+        "examples/ffo/german_compact_stock.py",
         "--control",
         "slot0",
         "--slot-order",

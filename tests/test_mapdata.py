@@ -165,7 +165,7 @@ def test_save_map_is_atomic(md: MapData, tmp_path: Path, monkeypatch: pytest.Mon
 
 
 def test_builder_projection_anchor() -> None:
-    spec = importlib.util.spec_from_file_location("build_map", ROOT / "tools" / "build_map.py")
+    spec = importlib.util.spec_from_file_location("build_map", ROOT / "tools" / "ffo" / "build_map.py")
     assert spec and spec.loader
     mod = importlib.util.module_from_spec(spec)
     sys.modules.setdefault("build_map", mod)

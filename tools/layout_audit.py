@@ -9,7 +9,7 @@ Four measures, read from the source with :mod:`ast` and :mod:`tokenize` (nothing
 1. **game code outside its places**: the Python lines of each game that sit outside the places the game's
    code belongs in (:data:`GAMES`: ``ffo_env/<game>/``, ``agents/<game>/``, ...). A file is a game's by
    evidence: it sits under one of the game's packages (its packages of today and of the target layout), or a
-   part of its path names the game (``training/springtime/``, ``webplay/springtime_session.py``,
+   part of its path names the game (``training/springtime/``, ``benchmarks/protocol/springtime.py``,
    ``ffo_env/envs/ffo_adapter.py``), or, outside every game, it imports (at the top or inside a function) or
    names by a dotted path or a file path a module or file of exactly one game and not the registry;
 2. **shared modules that name a game**: every other module outside the games' places that imports a game's
@@ -80,7 +80,6 @@ GAMES: tuple[GamePlaces, ...] = (
         places=_places("ffo"),
         packages=(
             *_places("ffo"),
-            "configs/bots/",
             "configs/train_*.yaml",
         ),
         tokens=("ffo",),

@@ -1,4 +1,4 @@
-"""Scripted-bot parameters: YAML files under ``configs/bots/``, loaded and validated.
+"""Scripted-bot parameters: YAML files under ``configs/ffo/bots/``, loaded and validated.
 
 A file names its side and gives parameters; a variant names a base file with
 ``extends`` and overrides some of them::
@@ -25,7 +25,9 @@ import yaml
 
 from ffo_env.resources import configs_dir
 
-CONFIG_DIR = configs_dir() / "bots"  # configs/bots of a checkout, or the installed package data
+CONFIG_DIR = configs_dir() / "ffo" / "bots"  # configs/ffo/bots of a checkout, or the installed package data
+# issue 62 moved the files from configs/bots/: a path given there (a command line, a script) still finds them
+_OLD_DIR = Path("configs") / "bots"
 CONFIG_VERSION = 1
 _TOP_KEYS = ("version", "side", "extends", "description", "params")
 
@@ -37,15 +39,18 @@ class BotConfigError(ValueError):
 
 
 def config_path(name_or_path: str | Path) -> Path:
-    """``"german_heuristic"`` -> ``configs/bots/german_heuristic.yaml``; a path is returned as is."""
+    """``"german_heuristic"`` -> ``configs/ffo/bots/german_heuristic.yaml``; a path is returned as is, but a
+    missing one under the folder's former place, ``configs/bots/...``, is the same file under the new one."""
     p = Path(name_or_path)
     if p.suffix in (".yaml", ".yml") or p.parent != Path("."):
+        if not p.exists() and p.parts[:2] == _OLD_DIR.parts:
+            return CONFIG_DIR.joinpath(*p.parts[2:])
         return p
     return CONFIG_DIR / f"{name_or_path}.yaml"
 
 
 def available_configs() -> list[str]:
-    """Names of the bot configuration files shipped in ``configs/bots/``."""
+    """Names of the bot configuration files shipped in ``configs/ffo/bots/``."""
     return sorted(p.stem for p in CONFIG_DIR.glob("*.yaml"))
 
 

@@ -1,11 +1,11 @@
 """The expert bots: the side's scripted bot with tuned parameters, plus rollout lookahead where it pays.
 
-An expert level is a file ``configs/bots/expert/<side>_expert[_<level>].yaml`` whose ``params`` are the
+An expert level is a file ``configs/ffo/bots/expert/<side>_expert[_<level>].yaml`` whose ``params`` are the
 fields of :class:`ExpertParams`. Its ``heuristic`` key names the scripted bot's parameter file (in the
 same folder): ``<side>_tuned.yaml``, found by :mod:`agents.ffo.bot_tuning` (cross-entropy search against
 the other side's default bot on common random numbers; the figures are in that file's description).
 The best parameters depend on the game data, so a file of the same name in a subfolder named after a
-shipped data version (``configs/bots/expert/reconstruction-v3/<side>_tuned.yaml``) holds the parameters
+shipped data version (``configs/ffo/bots/expert/reconstruction-v3/<side>_tuned.yaml``) holds the parameters
 for that version (tuned on it or, for v3, v2's: the file's header says which). The expert plays them in
 games of that data version (the version the game's files declare, ``state.game.scenario.version``) and
 the folder's own file in any other game.
@@ -68,7 +68,9 @@ class ExpertParams:
     level: str = param(
         "default", "label of the level (documentation only)", choices=("fast", "default", "strong")
     )
-    heuristic: str = param("", "the scripted bot's parameter file, in configs/bots/expert/ (without .yaml)")
+    heuristic: str = param(
+        "", "the scripted bot's parameter file, in configs/ffo/bots/expert/ (without .yaml)"
+    )
     search: str = param(
         "",
         f"decisions searched by rollouts, comma-separated (any of {', '.join(sorted(SEARCHABLE))}); empty: none",
@@ -253,7 +255,7 @@ def load_expert(path: str | Path, side: str) -> tuple[ExpertParams, Any, dict[st
 def make_expert(
     side: str, level: str | None = None, seed: int | None = None, config: str | Path | None = None, **_kw: Any
 ) -> ExpertBot:
-    """The expert of ``side`` at ``level`` (``configs/bots/expert/<side>_expert[_<level>].yaml``, or ``config``)."""
+    """The expert of ``side`` at ``level`` (``configs/ffo/bots/expert/<side>_expert[_<level>].yaml``, or ``config``)."""
     side_i = int(Side.of(side))
     if level is not None and level not in LEVELS:
         raise ValueError(f"unknown expert level {level!r}; levels: {', '.join(LEVELS)}")

@@ -476,7 +476,7 @@ class FrenchHeuristic(HeuristicBot):
 def make_french(
     level: str | None = None, seed: int | None = None, config: str | None = None, strict: bool = False
 ) -> FrenchHeuristic:
-    """The French bot with ``configs/bots/french_heuristic[_<level>].yaml`` (or an explicit config path)."""
+    """The French bot with ``configs/ffo/bots/french_heuristic[_<level>].yaml`` (or an explicit config path)."""
     name = "french_heuristic" + (f"_{level}" if level else "")
     params = load_params(config or name, FrenchParams, "french")
     return FrenchHeuristic(params, seed=seed, name=name, strict=strict)

@@ -441,7 +441,7 @@ class GermanHeuristic(HeuristicBot):
 def make_german(
     level: str | None = None, seed: int | None = None, config: str | None = None, strict: bool = False
 ) -> GermanHeuristic:
-    """The German bot with ``configs/bots/german_heuristic[_<level>].yaml`` (or an explicit config path)."""
+    """The German bot with ``configs/ffo/bots/german_heuristic[_<level>].yaml`` (or an explicit config path)."""
     name = "german_heuristic" + (f"_{level}" if level else "")
     params = load_params(config or name, GermanParams, "german")
     return GermanHeuristic(params, seed=seed, name=name, strict=strict)

@@ -42,16 +42,21 @@ register(
 
 
 def _shipped_policy_files() -> dict[str, str]:
-    """sha256 of every shipped policy file of both games: a ``pretrained`` row names the weights it measured,
-    so a row re-run after a release (issue 60: the campaign's policies shipped as ``pretrained``) is told
-    apart from the imitation policies' row."""
+    """sha256 of every shipped policy file of every game that trains a network (its training hook's
+    ``pretrained_dir``): a ``pretrained`` row names the weights it measured, so a row re-run after a release
+    (issue 60: the campaign's policies shipped as ``pretrained``) is told apart from the imitation policies'
+    row."""
     import hashlib
 
-    from agents.ffo.pretrained import PRETRAINED_DIR
-    from agents.springtime.policy import PRETRAINED_DIR as SPRINGTIME_DIR
+    from agents.network_spec import NoNetworkError, network_of
+    from ffo_env.games import GAMES
 
     out: dict[str, str] = {}
-    for game, folder in (("ffo", PRETRAINED_DIR), ("springtime", SPRINGTIME_DIR)):
+    for game in GAMES:
+        try:
+            folder = network_of(game).pretrained_dir
+        except (NoNetworkError, NotImplementedError):
+            continue  # a game with no network has no shipped policy
         for path in sorted(folder.glob("*.pt")):
             out[f"{game}/{path.name}"] = hashlib.sha256(path.read_bytes()).hexdigest()
     return out

@@ -6,9 +6,10 @@ critic head 1), Adam (eps 1e-5) at 2.5e-4 annealed linearly to 0 over the run's 
 rollout, gamma 0.99, GAE lambda 0.95, 4 minibatches, 4 epochs, advantage normalisation, clipped surrogate
 (0.2) and clipped value loss, entropy 0.01, value 0.5, gradient norm 0.5. One addition, CleanRL's own for
 gym-microrts (``ppo_gridnet.py``'s ``CategoricalMasked``): illegal actions get logit -1e8, so the policy only
-samples legal ones. Observation: ``observation_format="compact"`` (``ffo_env/French-compact-v0``,
-``ffo_env/German-compact-v0``); on a Springtime for Hitler task the flat observation (1,351 floats,
-``ffo_env/Springtime-French-flat-v0``). Evaluation plays the argmax over the legal actions.
+samples legal ones. Observation: the game's one flat vector (the registry's ``vector_observation``: France Fights
+On's ``compact``, ``ffo_env/French-compact-v0``; Springtime for Hitler's ``flat``, 1,351 floats,
+``ffo_env/Springtime-French-flat-v0``), encoded by the game's benchmark part (``encode_vector``). Evaluation plays
+the argmax over the legal actions (:class:`benchmarks.protocol.algos.LogitsAgent`).
 """
 
 from __future__ import annotations
@@ -20,8 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.protocol.algos import AlgoError, AlgoSpec, Context, Learner, register
-from benchmarks.protocol.springtime import SHAPING_SCALE
+from benchmarks.protocol.algos import AlgoSpec, Context, Learner, LogitsAgent, register
 from ffo_env.atomic import atomic_write_bytes
 
 ARGS = {
@@ -41,17 +41,7 @@ ARGS = {
     "max_grad_norm": 0.5,
     "hidden": 64,
 }
-FORMAT = "compact"
-
-
-def _check_compact() -> None:
-    from ffo_env.ffo.env import OBSERVATION_FORMATS
-
-    if FORMAT not in OBSERVATION_FORMATS:
-        raise AlgoError(
-            "ppo_mlp_compact needs observation_format='compact' (ffo_env/French-compact-v0), which this "
-            f"installation does not have (formats: {', '.join(OBSERVATION_FORMATS)})"
-        )
+FORMAT = "compact"  # the name of the observation in the registry (each game reads its own flat vector)
 
 
 def _agent_net(n_obs: int, n_actions: int) -> Any:
@@ -99,45 +89,21 @@ def _agent_net(n_obs: int, n_actions: int) -> Any:
     return Agent()
 
 
-class _Greedy:
-    """The trained MLP as an agent: argmax over the legal actions of the compact observation, or with
-    ``sample`` a draw from the policy over them (a generator seeded by :meth:`reset`, which the evaluation
-    calls with a seed fixed by the game and the run)."""
-
-    def __init__(self, learner: CleanRLLearner, sample: bool = False) -> None:
-        self.learner = learner
-        self.sample = sample
-        self.rng = np.random.default_rng(0)
-
-    def reset(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def act_state(self, state: Any) -> int:
-        import torch
-
-        obs = self.learner.encode(state)
-        legal = state.legal_actions()
-        with torch.inference_mode():
-            logits = self.learner.net.actor(torch.as_tensor(obs).unsqueeze(0))[0].numpy().astype(np.float64)
-        if not self.sample:
-            return int(legal[int(np.argmax(logits[legal]))])
-        z = logits[legal] - logits[legal].max()
-        p = np.exp(z)
-        return int(legal[int(self.rng.choice(len(legal), p=p / p.sum()))])
-
-
 class CleanRLLearner(Learner):
-    """``ppo_mlp_compact``; with ``reward="shaped"`` and ``evaluation="sample"`` (Springtime only)
-    ``ppo_mlp_compact_shaped``, which trains on the env's shaped reward, is evaluated with its policy sampled,
+    """``ppo_mlp_compact``; with ``reward="shaped"`` and ``evaluation="sample"`` (games offering
+    ``shaped_reward``) ``ppo_mlp_compact_shaped``, which trains on the env's shaped reward, is evaluated with its policy sampled,
     and is scored, like every learner, by its win rate."""
 
     def __init__(self, ctx: Context, reward: str = "win", evaluation: str = "greedy") -> None:
         import torch
 
         from benchmarks.protocol.envs import make_env
+        from benchmarks.protocol.games import bench_of
+        from ffo_env.games import game_info
 
-        if ctx.task.game != "springtime":
-            _check_compact()
+        self.bench = bench_of(ctx.task.game)
+        self.bench.check_vector()
+        self.format = game_info(ctx.task.game).vector_observation
         torch.set_num_threads(1)
         torch.manual_seed(ctx.seed)
         super().__init__(ctx)
@@ -145,7 +111,7 @@ class CleanRLLearner(Learner):
         self.evaluation = evaluation
         # the spaces only; in self-play the opponent (the other side's learner) may not exist yet
         probe_opponent = None if ctx.task.kind == "selfplay" else ctx.opponent(0)
-        probe: Any = make_env(ctx.task, ctx.side, probe_opponent, FORMAT, ctx.seed)
+        probe: Any = make_env(ctx.task, ctx.side, probe_opponent, self.format, ctx.seed)
         self.n_obs = int(np.prod(probe.observation_space.shape))
         self.n_actions = int(probe.action_space.n)
         self.net = _agent_net(self.n_obs, self.n_actions)
@@ -158,20 +124,11 @@ class CleanRLLearner(Learner):
         return self.steps
 
     def encode(self, state: Any) -> np.ndarray:
-        """The compact observation of ``state`` for the learner's side (the env's own encoder)."""
-        if self.ctx.task.game == "springtime":
-            from benchmarks.protocol import springtime
-
-            return springtime.encode(state, self.ctx.side)
-        from ffo_env.ffo.core.sides import Side
-        from ffo_env.ffo.encoding.compact import compact_encoder_for
-
-        return np.asarray(
-            compact_encoder_for(state.game).encode(state, int(Side.of(self.ctx.side))), np.float32
-        )
+        """The flat observation of ``state`` for the learner's side (the env's own encoder)."""
+        return np.asarray(self.bench.encode_vector(state, self.ctx.side))
 
     def agent(self) -> Any:
-        return _Greedy(self, sample=self.evaluation == "sample")
+        return LogitsAgent(self.encode, self.net.actor, sample=self.evaluation == "sample")
 
     def learn(self, until: int, segment: int) -> None:
         import torch
@@ -187,7 +144,7 @@ class CleanRLLearner(Learner):
         torch.manual_seed(seed)
         n_envs, n_steps = int(a["num_envs"]), int(a["num_steps"])
         envs: list[Any] = [
-            make_env(ctx.task, ctx.side, ctx.opponent(seed * 10 + r), FORMAT, seed * 10 + r, self.reward)
+            make_env(ctx.task, ctx.side, ctx.opponent(seed * 10 + r), self.format, seed * 10 + r, self.reward)
             for r in range(n_envs)
         ]
         next_obs = np.stack([e.reset(seed=seed * 10 + r)[0] for r, e in enumerate(envs)]).astype(np.float32)
@@ -315,12 +272,12 @@ register(
 register(
     AlgoSpec(
         "ppo_mlp_compact_shaped",
-        "ppo_mlp_compact trained on Springtime's shaped reward (potential from French Morale), its policy "
+        "ppo_mlp_compact trained on the env's shaped reward (Springtime: potential from French Morale), its policy "
         "sampled in evaluation; scored by the task's win rate",
         True,
         FORMAT,
         partial(CleanRLLearner, reward="shaped", evaluation="sample"),
-        hyperparameters={**ARGS, "reward": "shaped", "shaping_scale": SHAPING_SCALE, "evaluation": "sample"},
-        games=("springtime",),
+        hyperparameters=dict(ARGS),  # with the game's reward settings (its benchmark part's hyperparameters)
+        needs="shaped_reward",
     )
 )

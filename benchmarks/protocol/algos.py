@@ -18,7 +18,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.protocol.tasks import Task
+import numpy as np
+
+from benchmarks.protocol.task import Task
 
 
 class AlgoError(ValueError):
@@ -70,16 +72,59 @@ class AlgoSpec:
     make: Callable[[Context], Learner]
     hyperparameters: dict[str, Any] = field(default_factory=dict)
     kinds: tuple[str, ...] = ("full", "endgame", "selfplay")
-    games: tuple[str, ...] = ("ffo", "springtime")  # the games of the suite whose tasks it can run
+    # the games of the suite whose tasks it can run (empty: every one that has tasks)
+    games: tuple[str, ...] = ()
+    # what it needs of a game's benchmark part beyond the shared contract (one of the part's FEATURES, such as
+    # "shaped_reward"); "" needs nothing more
+    needs: str = ""
+
+    def game_list(self) -> tuple[str, ...]:
+        """The games whose tasks it can run (:mod:`benchmarks.protocol.games`)."""
+        from benchmarks.protocol.games import bench_games, games_offering
+
+        found = games_offering(self.needs) if self.needs else tuple(bench_games())
+        return tuple(g for g in found if not self.games or g in self.games)
 
     def observation_in(self, game: str) -> str:
-        """The observation format it reads in ``game`` (Springtime has one flat vector, 1,351 floats)."""
-        if game == "springtime" and self.observation != "-":
-            return "flat"
-        return self.observation
+        """The observation format it reads in ``game`` (the game's benchmark part says: Springtime has one flat
+        vector, 1,351 floats, for every learner)."""
+        from benchmarks.protocol.games import bench_of
+
+        return bench_of(game).observation_in(self.observation)
 
 
 ALGOS: dict[str, AlgoSpec] = {}
+
+
+class LogitsAgent:
+    """A policy network as an agent: the argmax of its logits over the legal actions, or with ``sample`` a draw
+    from its distribution over them (from a generator seeded by :meth:`reset`, which the evaluation calls with a
+    seed fixed by the game and the run). ``encode(state)`` is the observation the network reads and
+    ``logits(batch)`` the network's logits for a batch of one (a torch tensor in, one row out)."""
+
+    def __init__(
+        self, encode: Callable[[Any], Any], logits: Callable[[Any], Any], sample: bool = False
+    ) -> None:
+        self.encode = encode
+        self.logits = logits
+        self.sample = sample
+        self.rng = np.random.default_rng(0)
+
+    def reset(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def act_state(self, state: Any) -> int:
+        import torch
+
+        obs = torch.as_tensor(self.encode(state)).unsqueeze(0)
+        legal = state.legal_actions()
+        with torch.inference_mode():
+            logits = np.asarray(self.logits(obs)[0].numpy(), dtype=np.float64)
+        if not self.sample:
+            return int(legal[int(np.argmax(logits[legal]))])
+        z = logits[legal] - logits[legal].max()
+        p = np.exp(z)
+        return int(legal[int(self.rng.choice(len(legal), p=p / p.sum()))])
 
 
 def register(spec: AlgoSpec) -> None:

@@ -36,62 +36,24 @@ OUT = ROOT / "benchmarks" / "results"
 REFERENCES = ("random", "untrained", "expert")
 LEARNERS = ("dagger_expert", "maskable_ppo", "ppo_mlp_compact")
 INTERRUPTED = 130  # the exit status of a command stopped by Ctrl-C, as ffo's own
-# version 2: held-out evaluation positions (version 1, superseded, trained on its evaluation positions)
-ENDGAME = ("ffo/french-endgame/v2", "ffo/german-endgame/v2")
-FULL = (
-    "ffo/french-vs-heuristic/v1",
-    "ffo/german-vs-random/v1",
-    "ffo/german-vs-heuristic/v1",
-    "ffo/french-vs-expert/v1",
-    "ffo/german-vs-expert/v1",
-)
-SELFPLAY = "ffo/selfplay-ladder/v1"
-
-
-SFH_CHEAP = (
-    "springtime/french-vs-random/v2",
-    "springtime/french-vs-heuristic/v2",
-    "springtime/german-vs-random/v2",
-    "springtime/german-vs-heuristic/v2",
-)
-SFH_EXPERT = ("springtime/french-vs-expert/v2", "springtime/german-vs-expert/v2")
-SFH_LEARN = ("springtime/german-vs-random/v2",)
-SFH_LEARN_LATE = ("springtime/french-vs-heuristic/v2", "springtime/german-vs-heuristic/v2")
-SFH_SELFPLAY = "springtime/selfplay-ladder/v2"
-SFH_CLEANRL = ("ppo_mlp_compact", "ppo_mlp_compact_shaped")
 
 
 def jobs() -> list[tuple[str, str, int]]:
-    out = [(t, a, 5) for t in ENDGAME for a in (*REFERENCES, *LEARNERS)]
-    # RL started from the shipped policy (issue 39): the German endgame first, the side RL has to lift
-    out += [(t, "maskable_ppo_pretrained", 5) for t in reversed(ENDGAME)]
-    out += [(t, a, 3) for t in (*FULL, "ffo/french-vs-random/v1") for a in REFERENCES]  # the last: solved?
-    out += [(t, a, 3) for t in FULL for a in LEARNERS]
-    out += [(SELFPLAY, a, 3) for a in (*REFERENCES, *LEARNERS)]  # rated against the frozen ladder
-    out += [(t, a, 3) for t in SFH_CHEAP for a in ("random", "untrained")]
-    out += [(t, "maskable_ppo", 3) for t in SFH_LEARN]
-    out += [(t, "expert", 3) for t in SFH_CHEAP if t.startswith("springtime/german")]
-    out += [(t, a, 3) for t in SFH_EXPERT for a in ("random", "untrained")]
-    out += [(t, "expert", 3) for t in (*SFH_CHEAP, *SFH_EXPERT) if not t.startswith("springtime/german-vs-r")]
-    out += [(t, "maskable_ppo", 3) for t in SFH_LEARN_LATE]
-    # the shaped-reward learners (docs/experiments/2026-11-26-springtime-rl.md): the Axis from scratch first
-    out += [(t, a, 3) for t in SFH_LEARN for a in ("maskable_ppo_shaped", *SFH_CLEANRL)]
-    out += [(t, "maskable_ppo_shaped", 3) for t in SFH_LEARN_LATE]
-    out += [(t, a, 3) for t in SFH_LEARN_LATE for a in SFH_CLEANRL]
-    # the imitation reference (issue 40), against the heuristics first
-    out += [(t, "dagger_expert", 3) for t in (*SFH_LEARN_LATE, *SFH_LEARN)]
-    # the rest of issue 40's floor on this game: three learners on the expert tasks, then self-play
-    out += [(t, a, 3) for t in SFH_EXPERT for a in LEARNERS]
-    out += [(SFH_SELFPLAY, a, 3) for a in (*REFERENCES, *LEARNERS)]
+    """Every game's baseline jobs ``(task, algorithm, seeds)`` in the registry's order of the games (each game's
+    benchmark part lists its own: ``baseline_jobs()``), each job once."""
+    from benchmarks.protocol.games import bench_games, bench_of
+
+    out = [job for game in bench_games() for job in bench_of(game).baseline_jobs()]
     return list(dict.fromkeys(out))
 
 
 def folder_of(out: Path, task: str, algo: str) -> Path:
     """``<out>/<name>/<version>/<algo>`` for France Fights On (as shipped), ``<out>/<game>/<name>/...`` for
-    another game of the suite."""
+    another game of the suite (its benchmark part's ``RESULTS`` folder)."""
+    from benchmarks.protocol.games import results_folder
+
     game, name, version = task.split("/")
-    base = out if game == "ffo" else out / game
-    return base / name / version / algo
+    return results_folder(out, game) / name / version / algo
 
 
 class DriverError(ValueError):

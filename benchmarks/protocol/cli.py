@@ -1,6 +1,6 @@
 """Benchmark protocol: list the tasks, run an algorithm on a task, report results with intervals.
 
-    ffo benchmark tasks [--json]        # both games' tasks: ffo/... and springtime/...
+    ffo benchmark tasks [--json]        # every game's tasks: ffo/..., springtime/... (benchmarks/<game>/)
     ffo benchmark run --task ffo/french-endgame/v2 --algo maskable_ppo --track short --seeds 5 --out DIR
     ffo benchmark run --resume DIR
     ffo benchmark report benchmarks/results --out report/
@@ -16,6 +16,8 @@ import json
 import sys
 from pathlib import Path
 from typing import Any
+
+from benchmarks.protocol.games import bench_games
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -77,7 +79,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     pp.add_argument("--seed", type=int, default=0, help="bootstrap seed (default 0)")
     pp.add_argument(
         "--game",
-        choices=("ffo", "springtime"),
+        choices=bench_games(),
         help="report only the tasks of this game of the suite (default: every task found; the normalised "
         "aggregate then pools the games' tasks)",
     )

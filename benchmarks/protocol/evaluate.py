@@ -14,35 +14,23 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks.protocol.envs import eval_start
+from benchmarks.protocol.games import bench_of
 from benchmarks.protocol.ladder_ref import rate_one, reference_ladder
-from benchmarks.protocol.tasks import Task
+from benchmarks.protocol.task import Task
+from ffo_env.games import DEFAULT_GAME, SIDES
 
 MAX_DECISIONS = 20_000
 
 
-SIDES = ("french", "german")  # the agents of every game of the suite, by current_player
-# the figure each game's row averages besides the result: FFO's French VP, Springtime's French Morale
-FIGURE = {"ffo": "mean_vp", "springtime": "mean_morale"}
-
-
-def play(state: Any, agents: dict[str, Any], game: str = "ffo") -> tuple[str | None, int]:
-    """Play ``state`` to the end (or ``MAX_DECISIONS``); the winner's side and the final French VP (FFO) or
-    French Morale (Springtime)."""
-    if game == "springtime":
-        from benchmarks.protocol import springtime
-
-        for _ in range(MAX_DECISIONS):
-            if state.is_terminal():
-                return springtime.winner(state), springtime.final_figure(state)
-            state.apply_action(int(agents[SIDES[state.current_player]].act_state(state)))
-        return None, springtime.final_figure(state)
-    from ffo_env.ffo.core.sides import SIDE_NAMES
-
+def play(state: Any, agents: dict[str, Any], game: str = DEFAULT_GAME) -> tuple[str | None, int]:
+    """Play ``state`` of ``game`` to the end (or ``MAX_DECISIONS``); the winner's side and the game's figure
+    (its benchmark part's ``final_figure``: France Fights On's final French VP, Springtime's French Morale)."""
+    part = bench_of(game)
     for _ in range(MAX_DECISIONS):
         if state.is_terminal():
-            return SIDE_NAMES[int(state.winner)], int(state.vp)
-        state.apply_action(int(agents[state.current_agent].act_state(state)))
-    return None, int(state.vp)
+            return part.winner(state), part.final_figure(state)
+        state.apply_action(int(agents[SIDES[state.current_player]].act_state(state)))
+    return None, part.final_figure(state)
 
 
 def side_games(
@@ -72,7 +60,7 @@ def side_games(
         "score": score / games,
         "wins": score,
         "games": games,
-        FIGURE[task.game]: vp / games,
+        bench_of(task.game).FIGURE: vp / games,
         "per_game": per_game,
     }
 

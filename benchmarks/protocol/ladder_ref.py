@@ -1,9 +1,7 @@
-"""The frozen reference ladders of the self-play tasks (one per game of the suite), and a learner's Elo against
-them.
+"""The frozen reference ladders of the self-play tasks (one per game of the suite, its benchmark part's ``LADDER``:
+:data:`benchmarks.ffo.LADDER`, :data:`benchmarks.springtime.LADDER`), and a learner's Elo against them.
 
-The reference ratings are those of the project's ladder regenerated on 2026-11-25 (README, *The ladder*:
-``ffo ladder --agents random,pass,heuristic:cautious,heuristic,heuristic:aggressive,expert,pretrained
---games 50 --workers 2``, 2,450 games, seeds 0-49, random setup, ffo-engine-2, reconstruction-v3). They are
+The reference ratings are those of each game's ladder (France Fights On's regenerated on 2026-11-25). They are
 frozen: a learner is rated against them without refitting them, as gym-microrts rates agents against the
 fixed ratings of its scripted bots. The model is the ladder's (:mod:`agents.ladder`): a Bradley-Terry model of
 the French result, ``P(French wins) = 1 / (1 + 10 ** ((g - f) / 400))``, with the same wide normal prior (sd
@@ -14,31 +12,13 @@ from __future__ import annotations
 
 import math
 
-# agent -> (rating as French, rating as German), Elo points, centred on the ladder's mean
-REFERENCE_LADDER: dict[str, tuple[float, float]] = {
-    "random": (-833.0, -1906.0),
-    "heuristic": (592.0, 573.0),
-    "expert": (749.0, 718.0),
-}
-LADDER_SOURCE = "ffo ladder of 2026-11-25 (README, The ladder): 50 games a pairing, seeds 0-49"
-# Springtime for Hitler's own ladder (docs/results/springtime_bots.md, *Ladder*: ``ffo ladder --game springtime
-# --agents random,pass,heuristic,expert --games 20 --seed 0 --workers 2``, 320 games, seeds 0-19,
-# springtime-core-1, sfh-reconstruction-v1), the same model and prior; frozen as FFO's is
-SPRINGTIME_LADDER: dict[str, tuple[float, float]] = {
-    "random": (-234.0, -1154.0),
-    "heuristic": (649.0, 574.0),
-    "expert": (746.0, 806.0),
-}
-SPRINGTIME_LADDER_SOURCE = (
-    "ffo ladder --game springtime of 2026-11-26 (docs/results/springtime_bots.md, Ladder): 20 games a pairing, "
-    "seeds 0-19"
-)
-LADDERS = {"ffo": REFERENCE_LADDER, "springtime": SPRINGTIME_LADDER}
-
 
 def reference_ladder(game: str) -> dict[str, tuple[float, float]]:
-    """The frozen reference ratings of ``game``'s self-play task: ``agent -> (as French, as German)``."""
-    return LADDERS[game]
+    """The frozen reference ratings of ``game``'s self-play task: ``agent -> (as French, as German)`` (its
+    benchmark part's ``LADDER``)."""
+    from benchmarks.protocol.games import bench_of
+
+    return dict(bench_of(game).LADDER)
 
 
 ELO = 400.0 / math.log(10.0)

@@ -36,7 +36,15 @@ from benchmarks.protocol.results import ENV_NAME, ResultError, find_results, loa
 from ffo_env.atomic import atomic_write_bytes, atomic_write_text
 
 REFERENCE_ALGOS = ("random", "untrained", "pretrained", "expert")  # rows that do not learn
-GAME_NAMES = {"ffo": "France Fights On", "springtime": "Springtime for Hitler"}
+
+
+def game_title(game: str) -> str:
+    """The registry's title of ``game`` (the name itself for one the registry does not know)."""
+    from ffo_env.games import GAMES
+
+    return GAMES[game].title if game in GAMES else game
+
+
 TAUS = [round(x, 2) for x in np.linspace(0.0, 1.2, 25)]
 # a learner's row joins its game's aggregate (IQM, profiles, probability of improvement) only with at least this
 # many complete runs on the task: with one or two, the bootstrap over runs gives intervals of no width (one run
@@ -174,7 +182,7 @@ def _from_start(done: list[dict[str, Any]]) -> dict[str, Any] | None:
 def make_report(
     paths: list[Path], out: Path, reps: int = 2000, seed: int = 0, game: str | None = None
 ) -> dict[str, Any]:
-    """Pool the results under ``paths`` (only the tasks of ``game`` if given: ``ffo`` or ``springtime``, the
+    """Pool the results under ``paths`` (only the tasks of ``game`` if given: a game of the registry, the
     id's first part) and write the report into ``out``."""
     from benchmarks.protocol.tasks import TASKS
 
@@ -399,7 +407,7 @@ def _markdown_aggregate(game: str, aggregate: dict[str, Any]) -> list[str]:
     agg = aggregate["normalised_final"]
     if agg:
         md.append(
-            f"**Normalised final score over the {GAME_NAMES.get(game, game)} benchmark tasks** (random 0, expert 1)\n"
+            f"**Normalised final score over the {game_title(game)} benchmark tasks** (random 0, expert 1)\n"
         )
         md.append("| algorithm | tasks | IQM [95% CI] | median | mean | optimality gap |")
         md.append("|---|---:|---|---:|---:|---:|")
@@ -541,7 +549,7 @@ def _plots(report: dict[str, Any], normalised: dict[str, Any], out: Path) -> lis
             ax.fill_between(p["tau"], p["lo"], p["hi"], alpha=0.2, color=_color(algo))
         ax.set_xlabel("normalised score tau")
         ax.set_ylabel("fraction of runs with score > tau")
-        ax.set_title(f"{GAME_NAMES.get(game, game)} benchmark tasks")
+        ax.set_title(f"{game_title(game)} benchmark tasks")
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
         name = profile_file(game, len(games))

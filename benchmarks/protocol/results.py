@@ -68,10 +68,12 @@ def library_versions() -> dict[str, str]:
     return out
 
 
-def run_meta_common(command: list[str], game: str = "ffo") -> dict[str, Any]:
-    """The machine, the libraries and the game's versions (engine, data, observation layout) of a run."""
+def run_meta_common(command: list[str], game: str | None = None) -> dict[str, Any]:
+    """The machine, the libraries and the game's versions (engine, data, observation layout) of a run
+    (``game``: the registry's default game if not given)."""
     from ffo_env.games import DEFAULT_GAME, game_info
 
+    game = game or DEFAULT_GAME
     # every game's versions through the registry (issue 62: the same values as the games' former branches here,
     # tests/test_games.py); a result of a game other than the default names it, as Springtime's always did
     versions = game_info(game).versions()

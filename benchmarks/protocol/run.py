@@ -62,9 +62,9 @@ def make_plan(
     spec = get_algo(algo)
     if task.kind not in spec.kinds:
         raise ValueError(f"algorithm {algo} cannot run the {task.kind} task {task.id}")
-    if task.game not in spec.games:
+    if task.game not in spec.game_list():
         raise ValueError(
-            f"algorithm {algo} cannot run {task.id}: it is written for {', '.join(spec.games)} tasks only"
+            f"algorithm {algo} cannot run {task.id}: it is written for {', '.join(spec.game_list())} tasks only"
         )
     if budget is None:  # the task's short track unless --track long
         budget = task.long_budget if track == "long" else task.short_budget
@@ -254,7 +254,7 @@ def run_seed(
 
 def write_results(folder: Path, plan: dict[str, Any]) -> dict[str, Any]:
     """Rebuild ``results.json`` from the seeds' progress files (atomically)."""
-    from benchmarks.protocol.algo_sb3 import hyperparameters_of
+    from benchmarks.protocol.games import bench_of
 
     spec = get_algo(plan["algorithm"])
     game = get_task(plan["task"]).game
@@ -278,7 +278,7 @@ def write_results(folder: Path, plan: dict[str, Any]) -> dict[str, Any]:
                 "budget": plan["budget"],
                 "track": plan.get("track", "custom"),
                 "eval_games": plan["eval_games"],
-                "hyperparameters": {**spec.hyperparameters, **hyperparameters_of(spec.name, game)},
+                "hyperparameters": {**spec.hyperparameters, **bench_of(game).hyperparameters(spec.name)},
                 "complete": bool(progress.get("complete")),
                 "resumed": int(progress.get("resumed", 0)),
                 "restarted": int(progress.get("restarted", 0)),

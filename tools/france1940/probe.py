@@ -8,7 +8,7 @@ The Allied player sets up on the Belgian frontier and the Maginot Line, stands, 
 the enemy; losses take the weakest unit. Prints one line per game and a summary (German VP, Allied VP,
 German losses, winner), so that the CRT's balance (components.md §6.4) can be measured before bots exist.
 
-    python tools/france1940_probe.py --games 20 --seed 0
+    python tools/france1940/probe.py --games 20 --seed 0
 """
 
 from __future__ import annotations

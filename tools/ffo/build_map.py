@@ -21,7 +21,7 @@ half a hex east), so what the renderer draws is what was projected.
   applied last and reported too.
 
 The game never runs this script; it only reads the committed map.csv, which
-may also be edited by hand. Usage: ``python tools/build_map.py [--out PATH]``.
+may also be edited by hand. Usage: ``python tools/ffo/build_map.py [--out PATH]``.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # let the script run from a checkout without installing
     sys.path.insert(0, str(ROOT))
 

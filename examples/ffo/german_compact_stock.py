@@ -1,7 +1,7 @@
 """The stock script of issue 60: sb3-contrib ``MaskablePPO("MlpPolicy")`` with its default hyperparameters on
 ``ffo_env/German-compact-v0`` as registered, against the ``random`` French; 30 games before and after.
 
-    python examples/german_compact_stock.py --seed 0 --timesteps 60000 --games 30
+    python examples/ffo/german_compact_stock.py --seed 0 --timesteps 60000 --games 30
 
 The untrained network (``MaskablePPO(..., seed=SEED)`` before ``learn``) and the trained one play the same
 evaluation games: game ``g`` is ``env.reset(seed=10_000 + g)`` (the same core seed, so the same random

@@ -1,6 +1,7 @@
 """The saved start states of the benchmark's endgame tasks: how they are made, stored and loaded.
 
-A state set is a gzipped JSON file in ``benchmarks/protocol/data/``::
+A state set is a gzipped JSON file in ``benchmarks/ffo/data/`` (``benchmarks/protocol/data/`` before issue 62's
+step 7; a task's fingerprint hashes the file's name and bytes, not its folder)::
 
     {"format": "ffo-benchmark-states", "version": 1, "engine": ..., "data": ..., "turn": 13,
      "made_by": {"command": ..., "seeds": [...], "french": "expert", "german": "expert"},
@@ -11,8 +12,11 @@ Each state is the first position of game turn ``turn`` in a game between the two
 state with the core (``State.from_dict``: ``ffo_env/ffo/core/state_check.py``), so a damaged file is one clear
 error. Regenerate with (deterministic: the same command writes the same bytes)::
 
-    python -m benchmarks.protocol.states --turn 13 --games 32 --first-seed 0 \\
-        --out benchmarks/protocol/data/endgame-t13-v1.json.gz
+    python -m benchmarks.ffo.states --turn 13 --games 32 --first-seed 0 \\
+        --out benchmarks/ffo/data/endgame-t13-v1.json.gz
+
+(the files record the command under the module's earlier name, ``benchmarks.protocol.states``, which still
+runs it: the same command writes the same bytes).
 """
 
 from __future__ import annotations
@@ -121,7 +125,7 @@ def start_states(path: Path, data: str | None = None) -> list[Any]:
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
-        prog="python -m benchmarks.protocol.states",
+        prog="python -m benchmarks.ffo.states",
         description="Write a benchmark state set: the first position of a turn in expert-vs-expert games.",
     )
     p.add_argument("--turn", type=int, required=True, help="game turn the saved states start")
@@ -133,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
         print("error: --turn must be in 2..15 and --games in 1..1000", file=sys.stderr)
         return 2
     seeds = list(range(args.first_seed, args.first_seed + args.games))
-    command = (
+    command = (  # the name the shipped files record (their bytes, and so the tasks' fingerprints, stay)
         f"python -m benchmarks.protocol.states --turn {args.turn} --games {args.games} "
         f"--first-seed {args.first_seed} --out {Path(args.out).name}"
     )

@@ -1,6 +1,6 @@
 """France Fights On inside OpenSpiel: its random-simulation test, then its MCTS bot against random play.
 
-    python examples/openspiel_bridge.py --games 2 --simulations 20 --side french
+    python examples/ffo/openspiel_bridge.py --games 2 --simulations 20 --side french
 
 Importing :mod:`ffo_env.ffo.openspiel_game` registers ``python_france_fights_on`` with pyspiel
 (``pip install open_spiel``); from there every OpenSpiel tool loads it by name. MCTS here uses random

@@ -1,8 +1,8 @@
 """Benchmark your own algorithm: REINFORCE with a masked MLP policy on the compact observation, registered
 with the benchmark protocol and run by its own commands (tutorial: docs/tutorials/own_algorithm.md).
 
-    python examples/benchmark_reinforce.py run --task ffo/french-endgame/v2 --algo reinforce --seeds 5 --out runs/reinforce
-    python examples/benchmark_reinforce.py run --resume runs/reinforce      # continue a killed run
+    python examples/ffo/benchmark_reinforce.py run --task ffo/french-endgame/v2 --algo reinforce --seeds 5 --out runs/reinforce
+    python examples/ffo/benchmark_reinforce.py run --resume runs/reinforce      # continue a killed run
     ffo benchmark report runs/reinforce benchmarks/results/french-endgame/v2 --out report/
 
 The arguments are those of ``ffo benchmark`` (``run``, ``tasks``, ``report``); this file only adds the
