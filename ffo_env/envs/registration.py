@@ -18,8 +18,8 @@ id                             environment
                                :mod:`ffo_env.ffo.encoding.compact` (for stock MLP scripts); the mask as
                                for the flat ids
 ``ffo_env/German-compact-v0``  the same for Germany, with the candidate-slot action layout
-                               (``action_layout="slots"``: ``Discrete(79)``, observation ``Box(1506,)``,
-                               :mod:`ffo_env.ffo.slot_env`) and ``reward="potential"`` by default
+                               (``action_layout="slots"``, 8 slots: ``Discrete(23)``, observation
+                               ``Box(330,)``, :mod:`ffo_env.ffo.slot_env`) and ``reward="potential"`` by default
                                (issue 60); ``action_layout="core", reward="win"`` gives the layout and
                                reward of the French id
 =============================  ======================================================================
