@@ -160,3 +160,20 @@ def test_german_compact_stock_script_plays_a_fixed_control_policy():
     )
     assert res["control"] == "slot0" and res["slot_order"] == "overstack_last"
     assert len(res["result"]["wins"]) == 1 and res["result"]["wins"][0] in (0, 1)
+
+
+def test_german_compact_stock_script_controls_with_a_slot_count_and_an_opponent():
+    """``--control uniform --slot-count 16 --opponent heuristic``: the options reach the env."""
+    (res,) = _run(
+        "examples/ffo/german_compact_stock.py",
+        "--control",
+        "uniform",
+        "--slot-count",
+        "16",
+        "--opponent",
+        "heuristic",
+        "--games",
+        "1",
+    )
+    assert (res["control"], res["slot_count"], res["opponent"]) == ("uniform", 16, "heuristic")
+    assert res["result"]["wins"][0] in (0, 1) and res["result"]["mean_vp"] == res["result"]["vp"][0]

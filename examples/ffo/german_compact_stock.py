@@ -44,9 +44,12 @@ def make_env(
     action_layout: str | None = None,
     slot_order: str | None = None,
     slot_count: int | None = None,
+    opponent: str | None = None,
 ) -> gym.Env:
     """The id as registered, with only the options given on the command line changed."""
     kwargs: dict[str, Any] = {}
+    if opponent is not None:
+        kwargs["opponent"] = opponent
     if slot_order is not None:
         kwargs["slot_order"] = slot_order
     if slot_count is not None:
@@ -175,6 +178,11 @@ def main(argv: list[str] | None = None) -> int:
         help="the slot layout's number of slots (the id's default: 64; fewer: more narrowing steps)",
     )
     p.add_argument(
+        "--opponent",
+        default=None,
+        help="the other side's agent (any agent name, e.g. 'expert'; the id's default: 'random')",
+    )
+    p.add_argument(
         "--control",
         default=None,
         choices=CONTROLS,
@@ -198,7 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     torch.set_num_threads(args.threads)
     t0 = time.perf_counter()
     if args.control:
-        cenv = make_env(args.env_id, args.reward, args.action_layout, args.slot_order, args.slot_count)
+        cenv = make_env(
+            args.env_id, args.reward, args.action_layout, args.slot_order, args.slot_count, args.opponent
+        )
         if getattr(cenv.unwrapped, "action_layout", "core") != "slots":
             p.error("--control plays the slot layout: drop --action-layout core")
         out = {
@@ -206,6 +216,7 @@ def main(argv: list[str] | None = None) -> int:
             "action_layout": "slots",
             "slot_order": getattr(cenv.unwrapped, "slot_order", None),
             "slot_count": getattr(cenv.unwrapped, "slot_count", None),
+            "opponent": args.opponent or "random",
             "control": args.control,
             "games": args.games,
             "result": evaluate_control(cenv, args.control, args.games),
@@ -217,9 +228,13 @@ def main(argv: list[str] | None = None) -> int:
 
             atomic_write_text(args.out, json.dumps(out) + "\n")
         return 0
-    env = make_env(args.env_id, args.reward, args.action_layout, args.slot_order, args.slot_count)
+    env = make_env(
+        args.env_id, args.reward, args.action_layout, args.slot_order, args.slot_count, args.opponent
+    )
     model = MaskablePPO("MlpPolicy", env, seed=args.seed, verbose=0, device="cpu")
-    eval_env = make_env(args.env_id, args.reward, args.action_layout, args.slot_order, args.slot_count)
+    eval_env = make_env(
+        args.env_id, args.reward, args.action_layout, args.slot_order, args.slot_count, args.opponent
+    )
     deterministic = not args.sample
     before = evaluate(model, eval_env, args.games, deterministic)
     t1 = time.perf_counter()
@@ -233,6 +248,7 @@ def main(argv: list[str] | None = None) -> int:
         "action_layout": getattr(eval_env.unwrapped, "action_layout", "core"),
         "slot_order": getattr(eval_env.unwrapped, "slot_order", None),
         "slot_count": getattr(eval_env.unwrapped, "slot_count", None),
+        "opponent": args.opponent or "random",
         "seed": args.seed,
         "timesteps": args.timesteps,
         "games": args.games,
