@@ -81,6 +81,7 @@ def test_the_installed_wheel_plays_with_the_shipped_bots_and_configs_from_anothe
         "assert str(SFH_DIR).startswith(sys.argv[1]) and (SFH_DIR / 'MODEL_CARD.md').is_file()\n"
         "assert (SFH_DIR / 'german.pt').stat().st_size > 0 and (SFH_DIR / 'french.json').is_file()\n"
         "assert config_file('configs/springtime/train_quick.yaml').is_file()\n"
+        "assert config_file('configs/france1940/train_quick.yaml').is_file()\n"
         "from agents import make_agent\n"
         "from ffo_env.ffo.core.game import Game, RulesOptions\n"
         "import warnings\n"
