@@ -92,6 +92,15 @@ def test_the_game_has_a_training_hook_and_a_default_quick_config() -> None:
     assert set(cfg.eval.opponents) == {"random", "heuristic"}
 
 
+def test_pretrained_and_policy_paths_are_agent_names_of_the_game_but_not_ladder_defaults() -> None:
+    from agents.france1940 import LADDER_AGENTS
+    from agents.ladder import ladder_agents
+    from agents.registry import is_agent_name
+
+    assert is_agent_name("pretrained", "france1940") and is_agent_name("policy:x.pt", "france1940")
+    assert "pretrained" not in LADDER_AGENTS.split(",") and ladder_agents("france1940") == LADDER_AGENTS
+
+
 @pytest.mark.parametrize(
     ("line", "message"),
     [
