@@ -1,6 +1,6 @@
 """Policy files of every game of the suite: weights-only reading and writing, the metadata checks, and the
-``policy:PATH`` agent, shared by France Fights On's loader (:mod:`agents.ffo.policy`) and Springtime for
-Hitler's (:mod:`agents.springtime.policy`).
+``policy:PATH`` agent, shared by France Fights On's loader (:mod:`agents.ffo.policy`), Springtime for
+Hitler's (:mod:`agents.springtime.policy`) and France 1940's (:mod:`agents.france1940.policy`).
 
 A policy is ``<name>.pt`` (a ``{parameter name: tensor}`` mapping, written with ``torch.save`` into memory and
 then atomically, read with ``torch.load(weights_only=True)``: no pickle of code) beside ``<name>.json``
@@ -42,7 +42,7 @@ __all__ = [
 POLICY_PREFIX = "policy:"
 # the format name of each game's policy files; France Fights On's files (written before the suite had a second
 # game) have no "game" key
-FORMATS = {"ffo": "ffo-policy", "springtime": "springtime-policy"}
+FORMATS = {"ffo": "ffo-policy", "springtime": "springtime-policy", "france1940": "france1940-policy"}
 FFO_ENV_NAME = "france_fights_on_v0"
 
 

@@ -70,6 +70,16 @@ class CollectJob:
     game: str = DEFAULT_GAME
 
 
+def learner_vp(vp: Any, side: str) -> float:
+    """The learner's VP in an episode's ``info["vp"]``: one number (France Fights On's VP) or one per side in
+    the suite's side order (France 1940's ``[Allied, German]``)."""
+    from ffo_env.games import SIDES
+
+    if isinstance(vp, (list, tuple)):
+        return float(vp[SIDES.index(side)])
+    return float(vp)
+
+
 def collect(job: CollectJob) -> dict[str, Any]:
     """Play until ``job.decisions`` learner decisions are labelled; returns the arrays and game stats.
 
@@ -138,7 +148,7 @@ def collect(job: CollectJob) -> dict[str, Any]:
                 data["has_return"][row] = term  # a truncated game has no outcome to learn a value from
             games["games"] += 1
             games["wins"] += int(info.get("winner") == job.side)
-            games["vp"] += float(info.get("vp", 0))
+            games["vp"] += learner_vp(info.get("vp", 0), job.side)
             obs, _ = env.reset()
             teacher.reset(rng.randrange(2**31))
             rewards, kept = [], []

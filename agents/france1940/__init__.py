@@ -6,15 +6,20 @@ per side, :mod:`agents.france1940.expert`). Every bot implements ``act_state(sta
 choices from ``state.legal_actions()`` and reads only what its side may see
 (:mod:`ffo_env.france1940.core.visibility`: never the game's seed or dice). ``agents.registry.make_agent(name,
 side, seed=..., game="france1940")`` forwards here; :mod:`agents.france1940.evaluate` plays them over fixed seeds.
+Trained policies: ``policy:PATH`` (a file of ``ffo train --game france1940``) and ``pretrained`` (the shipped
+pair), :mod:`agents.france1940.policy`; ``NETWORK`` is the game's training hook (:mod:`.network_spec`).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["AGENT_NAMES", "make_agent"]
+from agents.france1940.network_spec import NETWORK  # the training hook (agents/network_spec.py)
 
-AGENT_NAMES = ("random", "pass", "heuristic", "expert")
+__all__ = ["AGENT_NAMES", "LADDER_AGENTS", "NETWORK", "make_agent"]
+
+AGENT_NAMES = ("random", "pass", "heuristic", "expert", "pretrained")
+LADDER_AGENTS = "random,pass,heuristic,expert"  # ffo ladder's default: the bots (pretrained is a policy)
 SIDES = ("french", "german")
 
 
@@ -22,6 +27,12 @@ def make_agent(name: str, side: str, seed: int | None = None) -> Any:
     """The France 1940 bot ``name`` playing ``side`` (``"french"`` = the Allied player, ``"german"``)."""
     if side not in SIDES:
         raise ValueError(f"side must be 'french' or 'german', got {side!r}")
+    if name.startswith("policy:") or name == "pretrained":
+        from agents.france1940.policy import load_policy, load_pretrained
+        from agents.policy_io import make_policy_agent
+
+        load = (lambda _path: load_pretrained(side)) if name == "pretrained" else load_policy
+        return make_policy_agent(name, side, seed, load)
     if name == "random":
         from agents.france1940.simple import RandomAgent
 
