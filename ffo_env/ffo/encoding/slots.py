@@ -114,11 +114,6 @@ class SlotCandidates:
     groups: list[np.ndarray]  # slot k -> the core actions (int64) it holds; len <= the encoder's n_slots
     specials: np.ndarray  # legal core special actions
 
-    def slot_mask(self, n_slots: int = N_SLOTS) -> np.ndarray:
-        m = np.zeros(n_slots, dtype=bool)
-        m[: len(self.groups)] = True
-        return m
-
 
 def split_candidates(actions: np.ndarray, n_slots: int = N_SLOTS) -> list[np.ndarray]:
     """The slots of ``actions`` (core actions in the listing's order): one each if they fit, else
