@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from collections.abc import Callable
 from typing import Any
 
 import gymnasium as gym
@@ -61,8 +62,9 @@ def make_env(
     return gym.make(env_id, **kwargs)
 
 
-def evaluate(model: MaskablePPO, env: gym.Env, games: int, deterministic: bool) -> dict[str, Any]:
-    """``games`` games on the fixed evaluation seeds; the learner's side wins or loses each."""
+def play(env: gym.Env, games: int, choose: Callable[[Any, int], int]) -> dict[str, Any]:
+    """``games`` games on the fixed evaluation seeds, each action ``choose(obs, game_index)``; the learner's side
+    wins or loses each."""
     side = env.unwrapped.side  # type: ignore[attr-defined]
     wins: list[int] = []
     returns: list[float] = []
@@ -72,8 +74,7 @@ def evaluate(model: MaskablePPO, env: gym.Env, games: int, deterministic: bool) 
         obs, info = env.reset(seed=EVAL_SEED + g)
         done, total = False, 0.0
         while not done:
-            action, _ = model.predict(obs, action_masks=get_action_masks(env), deterministic=deterministic)
-            obs, reward, terminated, truncated, info = env.step(int(action))
+            obs, reward, terminated, truncated, info = env.step(choose(obs, g))
             total += float(reward)
             done = terminated or truncated
         wins.append(int(info["winner"] == side))
@@ -90,6 +91,16 @@ def evaluate(model: MaskablePPO, env: gym.Env, games: int, deterministic: bool) 
         "vp": vps,
         "mean_decisions": float(np.mean(decisions)),
     }
+
+
+def evaluate(model: MaskablePPO, env: gym.Env, games: int, deterministic: bool) -> dict[str, Any]:
+    """``games`` games of the model (argmax or sampled) on the evaluation seeds."""
+
+    def choose(obs: Any, _game: int) -> int:
+        action, _ = model.predict(obs, action_masks=get_action_masks(env), deterministic=deterministic)
+        return int(action)
+
+    return play(env, games, choose)
 
 
 # "last_slot": the last filled slot; "uniform": a filled slot or legal special drawn uniformly (a generator
@@ -117,27 +128,14 @@ def control_action(env: gym.Env, control: str, rng: np.random.Generator | None =
 
 
 def evaluate_control(env: gym.Env, control: str, games: int) -> dict[str, Any]:
-    """``games`` games of the fixed policy ``control`` on the evaluation seeds."""
-    side = env.unwrapped.side  # type: ignore[attr-defined]
-    wins: list[int] = []
-    vps: list[int] = []
-    for g in range(games):
-        env.reset(seed=EVAL_SEED + g)
-        rng = np.random.default_rng(g)
-        done, info = False, dict[str, Any]()
-        while not done:
-            _obs, _r, terminated, truncated, info = env.step(control_action(env, control, rng))
-            done = terminated or truncated
-        wins.append(int(info["winner"] == side))
-        vps.append(int(info["episode_stats"]["vp"]))
-    lo, hi = wilson_interval(sum(wins), games)
-    return {
-        "wins": wins,
-        "win_rate": sum(wins) / games,
-        "wilson95": [round(lo, 3), round(hi, 3)],
-        "mean_vp": float(np.mean(vps)),
-        "vp": vps,
-    }
+    """``games`` games of the fixed policy ``control`` on the evaluation seeds ("uniform" draws from a generator
+    seeded by the game's index)."""
+    rngs: dict[int, np.random.Generator] = {}
+
+    def choose(_obs: Any, game: int) -> int:
+        return control_action(env, control, rngs.setdefault(game, np.random.default_rng(game)))
+
+    return play(env, games, choose)
 
 
 def paired(before: list[int], after: list[int]) -> dict[str, Any]:
