@@ -84,23 +84,10 @@ class FFOSlotEnv(FFOSingleAgentEnv):
     def core_action(self, action: int) -> int | None:
         """The core action slot action ``action`` plays now; None if it narrows (a group) or is not legal."""
         cands = self._candidates()
-        a = int(action)
-        if cands is None or a < 0 or a >= self.slots.n_actions:
-            return None
-        if a < self.slot_count:
-            if a >= len(cands.groups) or len(cands.groups[a]) != 1:
-                return None
-            return int(cands.groups[a][0])
-        core = self.slots.special_base + (a - self.slot_count)
-        return core if core in cands.specials else None
+        return None if cands is None else self.slots.resolve(cands, int(action))[0]
 
     def action_masks(self) -> np.ndarray:
-        m = np.zeros(self.slots.n_actions, dtype=bool)
-        cands = self._candidates()
-        if cands is not None:
-            m[: len(cands.groups)] = True
-            m[self.slot_count + (cands.specials - self.slots.special_base)] = True
-        return m
+        return self.slots.action_mask(self._candidates())
 
     def _new_decision(self) -> None:
         self._cands, self._narrowed, self._depth = None, None, 0
@@ -122,15 +109,15 @@ class FFOSlotEnv(FFOSingleAgentEnv):
             if np.ndim(action) == 0 and np.issubdtype(np.asarray(action).dtype, np.integer)
             else -1
         )
-        if cands is not None and 0 <= a < len(cands.groups) and len(cands.groups[a]) > 1:
+        core, group = (None, None) if cands is None else self.slots.resolve(cands, a)
+        if group is not None:
             # a group: narrow the decision to its members (the game does not move)
-            self._narrowed = cands.groups[a]
+            self._narrowed = group
             self._cands = None
             self._depth += 1
             info = self._info()
             info["narrowed"] = self._depth
             return self._obs(), 0.0, False, False, info
-        core = self.core_action(a) if cands is not None else None
         # an empty slot or an illegal special: -1, which the core refuses (the penalty convention applies)
         obs, reward, terminated, truncated, info = super().step(-1 if core is None else core)
         if "illegal_action" in info:

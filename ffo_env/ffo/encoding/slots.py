@@ -224,6 +224,27 @@ class SlotEncoder:
             split_candidates(acts, self.n_slots), specials if narrowed is None else specials[:0]
         )
 
+    def action_mask(self, cands: SlotCandidates | None) -> np.ndarray:
+        """The legal slot actions of a decision's slots: its filled slots and its legal specials (none if
+        ``cands`` is None: not the decider's turn)."""
+        m = np.zeros(self.n_actions, dtype=bool)
+        if cands is not None:
+            m[: len(cands.groups)] = True
+            m[self.n_slots + (cands.specials - self.special_base)] = True
+        return m
+
+    def resolve(self, cands: SlotCandidates, action: int) -> tuple[int | None, np.ndarray | None]:
+        """What slot action ``action`` does with the slots ``cands``: ``(core action, None)`` if it plays one,
+        ``(None, members)`` if it picks a group to narrow to, ``(None, None)`` if it is not legal."""
+        a = int(action)
+        if 0 <= a < len(cands.groups):
+            group = cands.groups[a]
+            return (int(group[0]), None) if len(group) == 1 else (None, group)
+        core = self.special_base + (a - self.n_slots)
+        if self.n_slots <= a < self.n_actions and core in cands.specials:
+            return core, None
+        return None, None
+
     def board_order(self, state: State, acts: np.ndarray, overstack_only: bool = False) -> np.ndarray:
         """The permutation of ``acts`` (core hex and unit actions) that ``order="board"`` lists them in.
 
