@@ -23,6 +23,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from agents import policy_io  # noqa: E402
 from agents import vector_policy as vp  # noqa: E402
 from agents.network_spec import network_of  # noqa: E402
 from ffo_env.games import SIDES, game_info  # noqa: E402
@@ -39,7 +40,8 @@ def measure(game: str, side: str) -> dict[str, Any]:
     mod = importlib.import_module(f"agents.{game}.policy")
     pt = mod.PRETRAINED_DIR / f"{side}.pt"
     agent = mod.load_pretrained(side)
-    rng, state, choices, k = random.Random(7), game_info(game).new_state(11), [], 0
+    rng, state, k = random.Random(7), game_info(game).new_state(11), 0
+    choices: list[list[int]] = []
     while len(choices) < 4 and not state.is_terminal():
         legal = state.legal_actions()
         if SIDES[state.current_player] == side and len(legal) > 1 and k % 7 == 0:
@@ -93,6 +95,8 @@ def test_the_games_hook_and_agent_are_the_shared_vector_mlp(game: str) -> None:
     name, kwargs = hook.policy_spec(hook.policy_section())
     assert name == "MlpPolicy" and kwargs["net_arch"]["pi"] == kwargs["net_arch"]["vf"]
     assert hook.env_kwargs("random", "win", 9)["observation_format"] == (mod.KIND.observation or "flat")
+    # the suite's convention that tells a file's game (agents.policy_io.FORMATS): '<game>-policy'
+    assert policy_io.FORMATS[game] == mod.KIND.format == f"{game}-policy"
 
 
 @pytest.mark.parametrize("game", GAMES)
