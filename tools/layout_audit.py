@@ -80,10 +80,7 @@ GAMES: tuple[GamePlaces, ...] = (
     GamePlaces(
         "ffo",
         places=_places("ffo"),
-        packages=(
-            *_places("ffo"),
-            "configs/train_*.yaml",
-        ),
+        packages=(*_places("ffo"),),
         tokens=("ffo",),
     ),
     GamePlaces(
@@ -113,10 +110,10 @@ ALLOWED: dict[str, str] = {
 # goal of each is 0, and a change that lowers a figure lowers its bound here. The code repeated across a
 # boundary is reported, not checked (a new game's first version may resemble another's).
 BOUNDS: dict[str, int] = {
-    "game_files_outside_places": 11,
-    "game_lines_outside_places": 2_813,
-    "reaching_one_game": 8,
-    "shared_modules_naming_games": 7,
+    "game_files_outside_places": 10,
+    "game_lines_outside_places": 2_680,
+    "reaching_one_game": 5,
+    "shared_modules_naming_games": 5,
     "mixed_cycles": 0,
     "mixed_cycles_import_time": 0,
 }
