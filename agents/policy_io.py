@@ -20,7 +20,7 @@ from typing import Any
 
 from agents.policy_files import policy_paths
 from ffo_env.atomic import atomic_write_bytes, atomic_write_text
-from ffo_env.games import SIDES, game_info
+from ffo_env.games import DEFAULT_GAME, GAME_NAMES, SIDES, game_info
 
 __all__ = [
     "POLICY_PREFIX",
@@ -40,9 +40,10 @@ __all__ = [
 ]
 
 POLICY_PREFIX = "policy:"
-# the format name of each game's policy files; France Fights On's files (written before the suite had a second
-# game) have no "game" key
-FORMATS = {"ffo": "ffo-policy", "springtime": "springtime-policy", "france1940": "france1940-policy"}
+# the format name of each game's policy files: '<game>-policy', by the suite's convention (a new game's loader
+# writes its own name), so that a file tells its game; the default game's files (written before the suite had
+# a second game) have no "game" key and name its env
+FORMATS = {game: f"{game}-policy" for game in GAME_NAMES}
 FFO_ENV_NAME = "france_fights_on_v0"
 
 
@@ -63,7 +64,7 @@ def policy_game(meta: Mapping[str, Any]) -> str | None:
     for name, fmt in FORMATS.items():
         if meta.get("format") == fmt:
             return name
-    return "ffo" if meta.get("env") == FFO_ENV_NAME else None
+    return DEFAULT_GAME if meta.get("env") == FFO_ENV_NAME else None
 
 
 def read_metadata(

@@ -101,7 +101,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--train-config",
         default=None,
-        help="training config for the samples/s figures (default configs/train_quick.yaml)",
+        help="training config for the samples/s figures (default configs/ffo/train_quick.yaml)",
     )
     p.add_argument(
         "--memory-steps", type=int, default=300, help="steps per env of the memory figure (default 300)"

@@ -1,6 +1,6 @@
-"""Random legal play on the rules core, the AEC env, PettingZoo peers and the single-agent wrapper, for
-France Fights On and (through the suite's game interface, :mod:`ffo_env.games`) every other game of the suite
-(Springtime for Hitler, France, 1940)."""
+"""Random legal play on the rules core, the AEC env, PettingZoo peers and the single-agent wrapper, for the
+registry's default game and every other game of the suite, through the game interface (:mod:`ffo_env.games`)
+and each game's optional speed part (:mod:`benchmarks.speed_parts`); no game is named here."""
 
 from __future__ import annotations
 
@@ -11,22 +11,30 @@ from typing import Any
 
 import numpy as np
 
-from ffo_env.ffo.core.game import Game, RulesOptions
-from ffo_env.games import game_info
+from benchmarks.speed_parts import core_options, gym_id, make_aec_env, raw_env_maker, register_gym_ids
+from ffo_env.games import DEFAULT_GAME, SIDES, game_info
 
 
 def core_random(seconds: float, seed0: int = 0) -> tuple[dict[str, int], float]:
-    """Random legal play on the core: (decisions, games) in ``seconds``.
+    """Random legal play on the default game's core: (decisions, games) in ``seconds``.
 
     Decisions are counted continuously; ``games`` counts the games finished in the time."""
-    game = Game(options=RulesOptions(setup="random"))
-    return _random_play(game.new_initial_state, seconds, seed0)
+    return suite_core_random(DEFAULT_GAME, seconds, seed0)
 
 
 def suite_core_random(game: str, seconds: float, seed0: int = 0) -> tuple[dict[str, int], float]:
-    """:func:`core_random` for any game of the suite (``game_info(game).new_state``, default scenario and
-    rules): (decisions, games) in ``seconds``."""
-    return _random_play(game_info(game).new_state, seconds, seed0)
+    """:func:`core_random` for any game of the suite (``game_info(game).new_state``, default scenario, the
+    rules options of its speed part): (decisions, games) in ``seconds``."""
+    return _random_play(_new_state(game), seconds, seed0)
+
+
+def _new_state(game: str) -> Callable[[int], Any]:
+    info, options = game_info(game), core_options(game)
+
+    def new_state(seed: int) -> Any:
+        return info.new_state(seed, options=options)
+
+    return new_state
 
 
 def _random_play(new_state: Callable[[int], Any], seconds: float, seed0: int) -> tuple[dict[str, int], float]:
@@ -50,21 +58,21 @@ def _random_play(new_state: Callable[[int], Any], seconds: float, seed0: int) ->
     return {"decisions": decisions, "games": games}, time.perf_counter() - t0
 
 
-def bot_play(bot: str, seconds: float, seed0: int = 0) -> tuple[int, float]:
-    """``bot`` (``heuristic``, ``expert``) playing both sides of France Fights On, one seeded game after
-    another from game ``seed0``: its decisions in ``seconds``, and the time taken. What an evaluation
-    against the scripted bots, the ladder and training against them spend per opponent decision."""
+def bot_play(bot: str, seconds: float, seed0: int = 0, game: str = DEFAULT_GAME) -> tuple[int, float]:
+    """``bot`` (``heuristic``, ``expert``) playing both sides of ``game`` (default: the registry's default game),
+    one seeded game after another from game ``seed0``: its decisions in ``seconds``, and the time taken. What
+    an evaluation against the scripted bots, the ladder and training against them spend per opponent
+    decision."""
     from agents import make_agent
     from agents.harness import agent_seed
 
-    game = Game(options=RulesOptions(setup="random"))
+    new_state = _new_state(game)
     decisions = 0
     seed = seed0
 
     def new_game(seed: int) -> tuple[Any, dict[str, Any]]:
-        sides = ("french", "german")
-        return game.new_initial_state(seed), {
-            side: make_agent(bot, side, seed=agent_seed(seed, side)) for side in sides
+        return new_state(seed), {
+            side: make_agent(bot, side, seed=agent_seed(seed, side), game=game) for side in SIDES
         }
 
     s, agents = new_game(seed)
@@ -74,7 +82,7 @@ def bot_play(bot: str, seconds: float, seed0: int = 0) -> tuple[int, float]:
             seed += 1
             s, agents = new_game(seed)
             continue
-        s.apply_action(int(agents[s.current_agent].act_state(s)))
+        s.apply_action(int(agents[SIDES[s.current_player]].act_state(s)))
         decisions += 1
     return decisions, time.perf_counter() - t0
 
@@ -106,16 +114,17 @@ def aec_random(make_env: Callable[[], Any], seconds: float, seed: int = 0) -> tu
     return steps, time.perf_counter() - t0
 
 
-def _ffo_env() -> Any:
-    import ffo_env
+def _default_env() -> Any:
+    """The default game's AEC env (the reference of every ratio)."""
+    return make_aec_env(DEFAULT_GAME)()
 
-    return ffo_env.env()
 
-
-def _ffo_raw_env() -> Any:
-    import ffo_env
-
-    return ffo_env.raw_env()
+def _default_raw_env() -> Any:
+    """The default game's unwrapped AEC env (its speed part's ``raw_env``)."""
+    maker = raw_env_maker(DEFAULT_GAME)
+    if maker is None:
+        raise ValueError(f"the default game {DEFAULT_GAME!r} gives no raw_env in its speed part")
+    return maker()
 
 
 def _chess_env() -> Any:
@@ -132,30 +141,23 @@ def _c4_env() -> Any:
 
 def suite_aec_env(game: str) -> Callable[[], Any]:
     """A maker of the AEC env of any game of the suite (``game_info(game).aec_env()``, its default options)."""
-
-    def make() -> Any:
-        return game_info(game).aec_env()
-
-    return make
+    return make_aec_env(game)
 
 
 def suite_flat_id(game: str) -> str:
     """The game's Gymnasium id of the French side with the flat observation (its ``-flat-v0`` id)."""
-    ids = [i for i in game_info(game).gym_ids.get("french", ()) if i.endswith("-flat-v0")]
-    if not ids:
-        raise ValueError(f"game {game!r} registers no French -flat-v0 Gymnasium id")
-    return ids[0]
+    return gym_id(game, "flat")
 
 
 PEERS: dict[str, Callable[[], Any]] = {"chess_v6": _chess_env, "connect_four_v3": _c4_env}
 
 
 def single_agent_random(seconds: float, seed: int = 0, observation_format: str = "dict") -> tuple[int, float]:
-    """Learner steps of the single-agent wrapper (random learner vs random opponent; the
+    """Learner steps of the default game's single-agent wrapper (random learner vs random opponent; the
     opponent's decisions are extra and not counted), observations in ``observation_format``."""
-    from ffo_env.ffo.single_agent import FFOSingleAgentEnv
-
-    env = FFOSingleAgentEnv(side="french", opponent=None, observation_format=observation_format)
+    env = game_info(DEFAULT_GAME).single_agent_env(
+        side="french", opponent=None, observation_format=observation_format
+    )
     rng = np.random.default_rng(seed)
     env.reset(seed=seed)
     steps = 0
@@ -174,8 +176,7 @@ def gym_id_random(env_id: str, seconds: float, seed: int = 0) -> tuple[int, floa
     the opponent's decisions are extra and not counted), the legal actions from ``action_masks()``."""
     import gymnasium as gym
 
-    import ffo_env  # noqa: F401 - registers the ids
-
+    register_gym_ids()
     env = gym.make(env_id)
     masks = env.unwrapped.action_masks  # type: ignore[attr-defined]
     rng = np.random.default_rng(seed)

@@ -12,43 +12,21 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks.env_speed import _ffo_env, aec_random
+from benchmarks.env_speed import _default_env, aec_random
+from benchmarks.speed_parts import profile_targets, profile_top_level
 from ffo_env.atomic import atomic_write_bytes, atomic_write_text
-
-# (label, module, owner attribute path, method): timed per AEC step by step_breakdown; nested
-# entries are included in their parents' time
-_TIMED = (
-    ("core: State.apply_action", "ffo_env.ffo.core.state", "State", "apply_action"),
-    ("core: State.legal_actions", "ffo_env.ffo.core.state", "State", "legal_actions"),
-    ("core: supply flood (supply masks)", "ffo_env.ffo.core.masks", None, "flood_bits"),
-    ("core: supply flood (rail, evacuation)", "ffo_env.ffo.core.evacuation", None, "flood_bits"),
-    ("env: raw_env.observe (obs + mask)", "ffo_env.ffo.env", "raw_env", "observe"),
-    ("encoder: encode", "ffo_env.ffo.encoding.observation", "ObservationEncoder", "encode"),
-    ("encoder: _sync (shared unit data)", "ffo_env.ffo.encoding.observation", "ObservationEncoder", "_sync"),
-    ("encoder: _derive_shared", "ffo_env.ffo.encoding.observation", "ObservationEncoder", "_derive_shared"),
-    (
-        "encoder: _view (per-viewer buffers)",
-        "ffo_env.ffo.encoding.observation",
-        "ObservationEncoder",
-        "_view",
-    ),
-    ("encoder: _fill_view", "ffo_env.ffo.encoding.observation", "ObservationEncoder", "_fill_view"),
-    (
-        "encoder: _supplied (core supply masks)",
-        "ffo_env.ffo.encoding.observation",
-        "ObservationEncoder",
-        "_supplied",
-    ),
-)
 
 
 def step_breakdown(seconds: float, seed: int = 0) -> dict[str, Any]:
-    """Microseconds per AEC step spent in the main functions (timing wrappers, no profiler).
+    """Microseconds per AEC step of the default game spent in the main functions of its speed part's
+    ``PROFILE_TARGETS`` (timing wrappers, no profiler).
 
-    Nested figures are part of their parents'; ``other`` is the AEC loop minus ``apply_action``
-    and ``observe`` (PettingZoo wrappers, rewards, the benchmark's own random choice)."""
+    Nested figures are part of their parents'; ``other`` is the AEC loop minus the part's top-level figures
+    (``PROFILE_TOP_LEVEL``: France Fights On's ``apply_action`` and ``observe``), i.e. PettingZoo wrappers,
+    rewards, the benchmark's own random choice."""
     import importlib
 
+    targets, top = profile_targets(), profile_top_level()
     acc: defaultdict[str, float] = defaultdict(float)  # seconds per label
     calls: Counter[str] = Counter()
     patched: list[tuple[Any, str, Any]] = []
@@ -65,7 +43,7 @@ def step_breakdown(seconds: float, seed: int = 0) -> dict[str, Any]:
 
         return w
 
-    for label, module, owner, name in _TIMED:
+    for label, module, owner, name in targets:
         mod = importlib.import_module(module)
         obj = getattr(mod, owner) if owner else mod
         f = getattr(obj, name, None)
@@ -74,20 +52,18 @@ def step_breakdown(seconds: float, seed: int = 0) -> dict[str, Any]:
         patched.append((obj, name, f))
         setattr(obj, name, timed(label, f))
     try:
-        steps, dt = aec_random(_ffo_env, seconds, seed)
+        steps, dt = aec_random(_default_env, seconds, seed)
     finally:
         for obj, name, f in reversed(patched):
             setattr(obj, name, f)
-    per = {label: acc[label] / steps * 1e6 for label, *_ in _TIMED if label in acc}
+    per = {label: acc[label] / steps * 1e6 for label, *_ in targets if label in acc}
     total = dt / steps * 1e6
-    per["other (wrappers, rewards, bench loop)"] = (
-        total - per.get("core: State.apply_action", 0.0) - per.get("env: raw_env.observe (obs + mask)", 0.0)
-    )
+    per["other (wrappers, rewards, bench loop)"] = total - sum(per.get(label, 0.0) for label in top)
     return {
         "steps": steps,
         "us_per_step_total": total,
         "us_per_step": per,
-        "calls_per_step": {label: calls[label] / steps for label, *_ in _TIMED if label in calls},
+        "calls_per_step": {label: calls[label] / steps for label, *_ in targets if label in calls},
         "note": "timing wrappers add ~0.3 us per call; nested figures are included in their parents'",
     }
 
@@ -108,7 +84,7 @@ def profile_aec(seconds: float, path: Path, profiler: str = "cprofile") -> dict[
 
         prof = Profiler(interval=0.0002)
         prof.start()
-        steps, _dt = aec_random(_ffo_env, seconds)
+        steps, _dt = aec_random(_default_env, seconds)
         prof.stop()
         text.write(prof.output_text(unicode=False, color=False, show_all=False))
         html = path.with_suffix(".html")
@@ -117,7 +93,7 @@ def profile_aec(seconds: float, path: Path, profiler: str = "cprofile") -> dict[
     else:
         pr = cProfile.Profile()
         pr.enable()
-        steps, _dt = aec_random(_ffo_env, seconds)
+        steps, _dt = aec_random(_default_env, seconds)
         pr.disable()
         prof_path = path.with_suffix(".prof")
         pr.create_stats()  # what Profile.dump_stats writes, but through the atomic writer

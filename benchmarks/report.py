@@ -15,8 +15,8 @@ from typing import Any
 from benchmarks.env_memory import env_churn_rss_mib
 from benchmarks.env_speed import (
     PEERS,
-    _ffo_env,
-    _ffo_raw_env,
+    _default_env,
+    _default_raw_env,
     aec_random,
     bot_play,
     core_random,
@@ -121,7 +121,7 @@ def run_bench(
     unknown = sorted(set(skip_games) - set(OTHER_GAMES))
     if unknown:
         raise ValueError(
-            f"skip_games: {unknown} not among the games measured beside ffo: {list(OTHER_GAMES)}"
+            f"skip_games: {unknown} not among the games measured beside {DEFAULT_GAME}: {list(OTHER_GAMES)}"
         )
     games = [g for g in OTHER_GAMES if g not in skip_games]
     load_before = _loadavg()
@@ -157,8 +157,8 @@ def run_bench(
             results[f"{game}_core_decisions_per_s"] = _repeat(game_core_fn, seconds, repeats, warmup)
             results[f"{game}_core_games_per_s"] = _games_per_s(game_runs[-repeats:], seconds)
         figures: dict[str, Callable[[float], tuple[int, float]]] = {
-            "aec": lambda s: aec_random(_ffo_env, s),
-            "aec_raw": lambda s: aec_random(_ffo_raw_env, s),
+            "aec": lambda s: aec_random(_default_env, s),
+            "aec_raw": lambda s: aec_random(_default_raw_env, s),
         }
         for game in games:
             figures[f"{game}_aec"] = (lambda mk: lambda s: aec_random(mk, s))(suite_aec_env(game))
@@ -179,10 +179,10 @@ def run_bench(
         results["aec_raw_steps_per_s"] = _stats(rates["aec_raw"])
         for game in games:
             results[f"{game}_aec_steps_per_s"] = _stats(rates[f"{game}_aec"])
-            # per repeat, against France Fights On's env in the same process: holds under a shared load
+            # per repeat, against the default game's env in the same process: holds under a shared load
             ratios = [a / f for a, f in zip(rates[f"{game}_aec"], rates["aec"], strict=True) if f > 0]
-            results[f"ratio_{game}_aec_to_ffo_aec"] = statistics.median(ratios)
-            results[f"ratio_{game}_aec_to_ffo_aec_spread"] = [min(ratios), max(ratios)]
+            results[f"ratio_{game}_aec_to_{DEFAULT_GAME}_aec"] = statistics.median(ratios)
+            results[f"ratio_{game}_aec_to_{DEFAULT_GAME}_aec_spread"] = [min(ratios), max(ratios)]
         for name in peers_ok:
             results[f"{name}_steps_per_s"] = _stats(rates[name])
             for prefix in ("", *(f"{g}_" for g in games)):
@@ -197,9 +197,7 @@ def run_bench(
         )
         for bot in BOTS:
             say(f"{bot} bot playing both sides ...")
-            results[f"bot_{bot}_decisions_per_s"] = _repeat(
-                lambda s, bot=bot: bot_play(bot, s), seconds, repeats, warmup
-            )
+            results[f"bot_{bot}_decisions_per_s"] = _repeat(partial(bot_play, bot), seconds, repeats, warmup)
         for game in games:
             flat_id = suite_flat_id(game)
             say(f"{game_info(game).title} Gymnasium env ({flat_id}, random opponent) ...")
@@ -280,11 +278,12 @@ def format_table(report: dict[str, Any]) -> str:
             lo, hi = r[f"{k}_spread"]
             lines.append(f"AEC / {peer} = {r[k]:.2f}x (per repeat {lo:.2f}-{hi:.2f})")
     for game in OTHER_GAMES:
-        k = f"ratio_{game}_aec_to_ffo_aec"
+        k = f"ratio_{game}_aec_to_{DEFAULT_GAME}_aec"
         if k in r:
             lo, hi = r[f"{k}_spread"]
             lines.append(
-                f"{game_info(game).title} AEC / France Fights On AEC = {r[k]:.2f}x (per repeat {lo:.2f}-{hi:.2f})"
+                f"{game_info(game).title} AEC / {game_info(DEFAULT_GAME).title} AEC = {r[k]:.2f}x "
+                f"(per repeat {lo:.2f}-{hi:.2f})"
             )
         for peer in PEERS:
             k = f"ratio_{game}_aec_to_{peer}"

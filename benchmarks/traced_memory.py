@@ -7,14 +7,16 @@ import tracemalloc
 
 import numpy as np
 
+from ffo_env.games import DEFAULT_GAME, game_info
 
-def memory(n_envs: int, steps: int = 300) -> float:
-    """Peak traced Python + numpy memory (MiB) of ``n_envs`` environments created, reset and stepped."""
-    import ffo_env
 
+def memory(n_envs: int, steps: int = 300, game: str = DEFAULT_GAME) -> float:
+    """Peak traced Python + numpy memory (MiB) of ``n_envs`` AEC environments of ``game`` (default: the
+    registry's default game) created, reset and stepped."""
+    make = game_info(game).aec_env
     gc.collect()
     tracemalloc.start()
-    envs = [ffo_env.env() for _ in range(n_envs)]
+    envs = [make() for _ in range(n_envs)]
     rng = np.random.default_rng(0)
     for i, env in enumerate(envs):
         env.reset(seed=i)

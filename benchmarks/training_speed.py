@@ -103,7 +103,7 @@ def measure_training_speed(
         "n_epochs": cfg.ppo.n_epochs,
         "torch_threads": cfg.torch_threads,
         "learner_threads": learner_threads_of(cfg),
-        "config": str(config or DEFAULT_CONFIG.relative_to(DEFAULT_CONFIG.parent.parent)),
+        "config": str(config or DEFAULT_CONFIG.relative_to(DEFAULT_CONFIG.parents[2])),
     }
 
 

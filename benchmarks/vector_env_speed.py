@@ -25,8 +25,9 @@ def measure(
     """Rates of ``steps`` vector steps (``n_envs`` env steps each) after ``warmup`` untimed ones."""
     import gymnasium as gym
 
-    import ffo_env  # noqa: F401 - registers the ids
+    from benchmarks.speed_parts import register_gym_ids
 
+    register_gym_ids()
     envs = gym.vector.SyncVectorEnv(
         [lambda: gym.wrappers.RecordEpisodeStatistics(gym.make(env_id)) for _ in range(n_envs)]
     )
@@ -66,7 +67,12 @@ def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m benchmarks.vector_env_speed", description=(__doc__ or "").strip().splitlines()[0]
     )
-    p.add_argument("--env-id", default="ffo_env/French-compact-v0", help="a registered gymnasium id")
+    p.add_argument(
+        "--env-id",
+        default=None,
+        help="a registered gymnasium id (default: the default game's French -compact-v0 id, "
+        "ffo_env/French-compact-v0)",
+    )
     p.add_argument(
         "--actions",
         choices=("any", "legal"),
@@ -79,11 +85,15 @@ def main(argv: list[str] | None = None) -> int:
     if args.steps < 1:
         print(f"error: --steps must be at least 1, got {args.steps}", file=sys.stderr)
         return 2
+    import gymnasium as gym
+
+    from benchmarks.speed_parts import gym_id, register_gym_ids
+    from ffo_env.games import DEFAULT_GAME
+
+    if args.env_id is None:
+        args.env_id = gym_id(DEFAULT_GAME, "compact")
     try:
-        import gymnasium as gym
-
-        import ffo_env  # noqa: F401
-
+        register_gym_ids()
         gym.spec(args.env_id)
     except gym.error.Error as e:
         print(f"error: --env-id {args.env_id!r}: {e}", file=sys.stderr)

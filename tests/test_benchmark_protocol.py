@@ -274,7 +274,7 @@ def test_a_drawn_start_that_ends_before_the_learner_decides_is_redrawn():
 def test_run_help_names_every_algorithm(capsys):
     """The help text is written out (building it from the registry would import every learner module on each
     ``ffo`` command); this keeps it from going stale."""
-    from benchmarks.protocol.algos import algo_names
+    from benchmarks.protocol.algo_table import algo_names
 
     with pytest.raises(SystemExit):
         main(["benchmark", "run", "--help"])
@@ -637,7 +637,8 @@ def test_maskable_ppo_pretrained_starts_as_the_shipped_policy(tmp_path):
     """Its first evaluation point is the shipped policy: the same network and the same choices."""
     from agents.ffo.pretrained import load_pretrained
     from agents.registry import make_agent
-    from benchmarks.protocol.algos import Context, get_algo
+    from benchmarks.protocol.algo_table import get_algo
+    from benchmarks.protocol.algos import Context
     from benchmarks.protocol.tasks import get_task
     from ffo_env.ffo.encoding.observation import encoder_for
     from ffo_env.ffo.env import make_game

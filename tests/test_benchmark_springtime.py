@@ -273,7 +273,8 @@ def test_a_shaped_learner_trains_on_the_shaped_reward_and_samples_reproducibly(t
     replays a game and another seed need not."""
     import benchmarks.springtime as springtime
     from agents import make_agent
-    from benchmarks.protocol.algos import Context, get_algo
+    from benchmarks.protocol.algo_table import get_algo
+    from benchmarks.protocol.algos import Context
 
     task = get_task("springtime/german-vs-random/v2")
 

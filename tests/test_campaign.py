@@ -194,12 +194,12 @@ def test_campaign_config_errors_name_the_key(key: str, value: object, words: str
     if key == "curve.opponent":
         overrides["curve.every"] = 1
     with pytest.raises(ConfigError, match=words.replace(".", r"\.")):
-        load_config(ROOT / "configs" / "train_quick.yaml", overrides)
+        load_config(ROOT / "configs" / "ffo" / "train_quick.yaml", overrides)
 
 
 def test_a_curve_refuses_the_pipelined_envs() -> None:
     with pytest.raises(ConfigError, match="vec_env"):
-        load_config(ROOT / "configs" / "train_quick.yaml", {"curve.every": 1, "vec_env": "pipelined"})
+        load_config(ROOT / "configs" / "ffo" / "train_quick.yaml", {"curve.every": 1, "vec_env": "pipelined"})
 
 
 TINY = [

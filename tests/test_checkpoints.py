@@ -28,7 +28,7 @@ from training.checkpoint import CheckpointError, load_checkpoint, save_checkpoin
 from training.config import TrainConfig  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-QUICK = ROOT / "configs" / "train_quick.yaml"
+QUICK = ROOT / "configs" / "ffo" / "train_quick.yaml"
 CHECKPOINT_SETTINGS = {"rounds": "2", "steps_per_round": "96"}
 TINY = [*tiny_train_args(CHECKPOINT_SETTINGS), "--no-eval"]
 STAGES = ["pretrain:french", "pretrain:german", "r0:french", "r0:german", "r1:french", "r1:german"]

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from training.config import ConfigError, TrainConfig, load_config
 
-QUICK = Path(__file__).resolve().parent.parent / "configs" / "train_quick.yaml"
+QUICK = Path(__file__).resolve().parent.parent / "configs" / "ffo" / "train_quick.yaml"
 
 
 def _keys(obj: object, prefix: str = "") -> list[str]:

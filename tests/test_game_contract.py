@@ -12,8 +12,9 @@ The contract is three files, each parametrized over the registry:
   a saved state taken mid-game round-trips through JSON and plays on identically, the game's agents by
   name, its Gymnasium ids, the replay viewer, and the harness playing games between ``random`` agents.
 
-A tiny training run and a tiny benchmark run join the contract when training and the benchmark serve every
-game through one code path (docs/guide/suite_layout.md, steps 6 and 7).
+The contract end to end through the command line (the envs' API tests, a tournament whose record replays
+verified, a tiny training run with its release and a tiny benchmark run with its resume) is
+``tests/test_suite_contract.py`` (docs/guide/suite_layout.md, step 9).
 """
 
 from __future__ import annotations

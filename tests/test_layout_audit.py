@@ -245,40 +245,40 @@ def test_the_real_tree_is_read_and_its_known_facts_are_found(real: dict[str, Any
         assert (r["boundary"] == "game-shared") == ("shared" in r["owners"])
 
 
-# issue 62 steps 5, 7 and 8: the shared modules and folders done so far, which must stay free of any game
-DONE = (
-    "benchmarks/protocol/",
-    "webplay/",
-    "tools/",
-    "examples/",
-    "agents/ladder.py",
-    "agents/compare.py",
-    "agents/paired.py",
-    "agents/registry.py",
-    "agents/gym_entry.py",
-    "agents/base.py",
-)
-# what the done folders may still list, and why: the two examples of the default game's public API reach it
-# only through ffo_env/__init__.py and training/rllib_env.py, which the audit counts as France Fights On's
-REACHING_DONE_EXPECTED = {"examples/rllib_multi_agent.py", "examples/sb3_maskable_ppo.py"}
-
-
 def test_the_shared_modules_done_hold_no_game_code_and_name_no_game(real: dict[str, Any]) -> None:
-    outside = [r["path"] for r in real["outside_places"] if r["path"].startswith(DONE)]
-    naming = [r["path"] for r in real["shared_naming_games"] if r["path"].startswith(DONE)]
-    reaching = {r["path"] for r in real["reaching_one_game"] if r["path"].startswith(DONE)}
+    """The tool's own table of the shared places that are done (``CLEAN``), as ``--check`` applies it."""
+    assert "benchmarks/protocol/" in LA.CLEAN and "tools/" in LA.CLEAN
+    outside = [r["path"] for r in real["outside_places"] if r["path"].startswith(LA.CLEAN)]
+    naming = [r["path"] for r in real["shared_naming_games"] if r["path"].startswith(LA.CLEAN)]
+    reaching = {r["path"] for r in real["reaching_one_game"] if r["path"].startswith(LA.CLEAN)}
     assert outside == [] and naming == [], (outside, naming)
-    assert reaching <= REACHING_DONE_EXPECTED, reaching - REACHING_DONE_EXPECTED
+    assert reaching <= LA.CLEAN_REACHING, reaching - LA.CLEAN_REACHING
     for game, other in real["other_files_outside_places"].items():
         assert not any(f.startswith(("configs/bots", "webplay/", "tools/")) for f in other["folders"]), game
     assert not (ROOT / "configs" / "bots").exists() and (ROOT / "configs" / "ffo" / "bots").is_dir()
 
 
-def test_the_real_tree_s_figures_after_steps_1_to_8(real: dict[str, Any]) -> None:
-    """Upper bounds of the figures measured when step 7 landed on step 6 and step 8's rest (session 43): a later
-    change may only lower them. Measured: 12 files / 2,824 lines outside their places, 8 reaching, 7 naming a
-    game, no import cycle between a game and shared code (before step 7: 14 / 3,426, 8, 18, 1 cycle)."""
+def test_the_real_tree_s_figures_are_within_the_bounds_check_holds_it_to(real: dict[str, Any]) -> None:
+    """``--check`` (in ``.ci/run``) passes on this tree: every figure within ``BOUNDS``, which are the figures
+    measured when step 9 landed (session 44: 10 files / 2,680 lines outside their places, 5 reaching, 5 naming
+    a game, no import cycle between a game and shared code; after step 7: 12 / 2,824, 8, 7, 0)."""
     s = real["summary"]
-    assert s["game_files_outside_places"] <= 12 and s["game_lines_outside_places"] <= 2_824
-    assert s["reaching_one_game"] <= 8 and s["shared_modules_naming_games"] <= 7
-    assert s["mixed_cycles"] == 0 and s["mixed_cycles_import_time"] == 0
+    assert LA.violations(real, LA.BOUNDS, LA.CLEAN, LA.CLEAN_REACHING) == []
+    assert (
+        set(LA.BOUNDS) <= set(s) and LA.BOUNDS["mixed_cycles"] == LA.BOUNDS["mixed_cycles_import_time"] == 0
+    )
+    assert LA.BOUNDS["game_lines_outside_places"] <= 2_680 and LA.BOUNDS["shared_modules_naming_games"] <= 5
+
+
+def test_check_fails_when_game_code_leaks_into_a_shared_place(real: dict[str, Any]) -> None:
+    """The check can fail: a figure one above its bound, and a done shared module that names a game."""
+    s = real["summary"]
+    tighter = {**LA.BOUNDS, "game_lines_outside_places": s["game_lines_outside_places"] - 1}
+    (why,) = LA.violations(real, tighter, (), frozenset())
+    assert why.startswith("game_lines_outside_places is ") and "above its bound" in why
+    leak = {
+        **real,
+        "shared_naming_games": [*real["shared_naming_games"], {"path": "benchmarks/protocol/x.py"}],
+    }
+    (why,) = LA.violations(leak, LA.BOUNDS, LA.CLEAN, LA.CLEAN_REACHING)
+    assert why.startswith("benchmarks/protocol/x.py names a game")

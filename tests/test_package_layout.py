@@ -1,7 +1,9 @@
 """No import cycle inside ``training/``, ``agents/`` or ``benchmarks/`` (issue 39), nor inside a game's package of
-agents (``agents/<game>/``, issue 62): each package's import graph is read from the source with :mod:`ast` by
-the rules core's own checker (``tests/test_core_layout.py``), lazy imports inside functions included, so a
-module can be read, tested and changed without its importers."""
+agents (``agents/<game>/``) or the benchmark protocol (``benchmarks/protocol/``, issue 62): each package's
+import graph is read from the source with :mod:`ast` by the rules core's own checker
+(``tests/test_core_layout.py``), lazy imports inside functions included, so a module can be read, tested and
+changed without its importers. (The protocol's registry of algorithms used to import its learners lazily
+while they import it; the lookup is :mod:`benchmarks.protocol.algo_table` since issue 62 step 9.)"""
 
 from __future__ import annotations
 
@@ -11,7 +13,15 @@ import pytest
 from test_core_layout import core_imports, find_cycle
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("training", "agents", "benchmarks", "agents/ffo", "agents/springtime", "agents/france1940")
+PACKAGES = (
+    "training",
+    "agents",
+    "benchmarks",
+    "benchmarks/protocol",
+    "agents/ffo",
+    "agents/springtime",
+    "agents/france1940",
+)
 
 
 def package_graph(package: str) -> dict[str, set[str]]:

@@ -23,7 +23,7 @@ from training.model import build_model, build_vec_env  # noqa: E402
 from training.pipeline import PipelinedVecEnv, RolloutWorkerError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-QUICK = ROOT / "configs" / "train_quick.yaml"
+QUICK = ROOT / "configs" / "ffo" / "train_quick.yaml"
 N_STEPS, N_ENVS = 8, 2
 
 

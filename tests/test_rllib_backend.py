@@ -46,7 +46,7 @@ def test_ffo_train_runs_the_smoke_config_and_exports_loadable_policies(tmp_path)
             [
                 "train",
                 "--config",
-                str(ROOT / "configs/train_rllib_smoke.yaml"),
+                str(ROOT / "configs/ffo/train_rllib_smoke.yaml"),
                 "--out",
                 str(tmp_path),
                 "--no-progress",
@@ -118,14 +118,16 @@ def test_ffo_train_refuses_options_of_the_other_backend(capsys):
 
     assert ffo(["train", "--backend", "rllib", "--set", "seed=1"]) == 2
     assert ffo(["train", "--address", "auto"]) == 2
-    assert ffo(["train", "--backend", "sb3", "--config", str(ROOT / "configs/train_rllib_smoke.yaml")]) == 2
+    assert (
+        ffo(["train", "--backend", "sb3", "--config", str(ROOT / "configs/ffo/train_rllib_smoke.yaml")]) == 2
+    )
     err = capsys.readouterr().err
     assert err.count("error:") == 3 and "Traceback" not in err
 
 
 def test_shipped_rllib_configs_load():
     for name in ("train_rllib_smoke.yaml", "train_rllib.yaml"):
-        cfg = load_config(ROOT / "configs" / name)
+        cfg = load_config(ROOT / "configs" / "ffo" / name)
         assert cfg.iterations >= 1
 
 
@@ -214,7 +216,7 @@ def test_a_killed_rllib_run_resumes_from_its_checkpoint(tmp_path, monkeypatch, c
 @pytest.mark.parametrize(
     ("argv", "words"),
     [
-        (["--config", "configs/train_rllib_smoke.yaml"], "drop --config"),
+        (["--config", "configs/ffo/train_rllib_smoke.yaml"], "drop --config"),
         (["--backend", "sb3"], "drop --backend sb3"),
     ],
 )
@@ -230,7 +232,7 @@ def test_bad_rllib_resume_command_lines_are_one_error(tmp_path, capsys, argv, wo
 def test_an_rllib_run_without_a_checkpoint_is_refused_with_one_error(tmp_path, capsys):
     from ffo_env.cli import main as ffo
 
-    (tmp_path / "config.yaml").write_text((ROOT / "configs/train_rllib_smoke.yaml").read_text())
+    (tmp_path / "config.yaml").write_text((ROOT / "configs/ffo/train_rllib_smoke.yaml").read_text())
     assert ffo(["train", "--resume", str(tmp_path)]) == 2
     err = capsys.readouterr().err
     assert "no checkpoint" in err and "Traceback" not in err

@@ -21,7 +21,7 @@ from training.run_folder import (
 )
 
 # Every file (TensorBoard's event files aside) of a run folder written by `ffo train` at commit 6d11205, before
-# training.run_folder existed: --config configs/train_quick.yaml with the tiny settings of tests/conftest.py,
+# training.run_folder existed: --config configs/ffo/train_quick.yaml with the tiny settings of tests/conftest.py,
 # rounds=1, policy.cnn_dim=8, 1 evaluation game against random.
 OLD_LAYOUT = """
 checkpoints/french-000000000064.pt checkpoints/french.json checkpoints/german-000000000064.pt

@@ -51,7 +51,7 @@ def test_self_imitation_config_errors_name_the_key(
         load_config(_write(tmp_path, "explore_margin: 1.5\n"))
     with pytest.raises(SelfImitationError, match=r"key 'opponents'"):
         load_config(_write(tmp_path, "opponents: {nobody: 1}\n"))
-    cfg = load_config(Path(__file__).parents[1] / "configs" / "train_self_imitation.yaml")
+    cfg = load_config(Path(__file__).parents[1] / "configs" / "ffo" / "train_self_imitation.yaml")
     assert cfg.sides == ["german"] and cfg.opponents == {"expert": 0.5, "heuristic": 0.5}
     assert main(["--config", str(_write(tmp_path, "sides: [russian]\n")), "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err

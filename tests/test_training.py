@@ -18,7 +18,7 @@ from ffo_env.cli import main as ffo  # noqa: E402
 from training.config import ConfigError, load_config  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-QUICK = ROOT / "configs" / "train_quick.yaml"
+QUICK = ROOT / "configs" / "ffo" / "train_quick.yaml"
 TRAINING_SETTINGS = {
     "opponents": "{random: 1.0, heuristic: 0.5, snapshots: 1.0}",
     "eval.games": "1",
@@ -42,7 +42,7 @@ def test_configs_in_repo_load() -> None:
     import yaml
 
     sb3 = 0
-    for p in (ROOT / "configs").glob("train_*.yaml"):
+    for p in (ROOT / "configs" / "ffo").glob("train_*.yaml"):
         raw = yaml.safe_load(p.read_text()) or {}
         if raw.get("backend") == "rllib":
             continue  # RLlib run files: tests/test_rllib_backend.py

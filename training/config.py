@@ -1,6 +1,6 @@
 """Training run configuration: a typed dataclass loaded from YAML and validated, for every game.
 
-A run file (``configs/train_quick.yaml``, ``configs/springtime/train_quick.yaml``) names only what differs from
+A run file (``configs/ffo/train_quick.yaml``, ``configs/springtime/train_quick.yaml``) names only what differs from
 the defaults below; the resolved config (every field) is written into the run folder. ``game`` (default: the
 suite's first game, France Fights On) picks the game; what differs between the games, the ``policy:``
 section and its checks, the env options, the policy files, comes from the game's training hook
@@ -26,7 +26,7 @@ from ffo_env.games import SIDES as SIDE_NAMES
 
 # the run file of `ffo train` without --config (and without --game: the default game's)
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
-DEFAULT_CONFIG = CONFIGS / "train_quick.yaml"
+DEFAULT_CONFIG = CONFIGS / GAMES[DEFAULT_GAME].package_name / "train_quick.yaml"
 VEC_ENVS = ("subproc", "dummy", "pipelined")
 REWARDS = ("win", "shaped")
 SNAPSHOTS_ALIASES = ("self",)  # other names of `snapshots` in `opponents` (Springtime's first pipeline's)
@@ -37,12 +37,11 @@ __all__ = ["TrainConfig", "default_config", "load_config", "spec_of", "validate"
 def default_config(game: str = DEFAULT_GAME) -> Path:
     """The run file of ``ffo train --game GAME`` without ``--config``: the shipped
     ``configs/<package>/train_quick.yaml`` (resolved by :func:`ffo_env.resources.config_file`, from a checkout
-    or an installed wheel), or the default game's ``configs/train_quick.yaml`` where its configs still are."""
+    or an installed wheel)."""
     from ffo_env.games import game_info
     from ffo_env.resources import config_file
 
-    own = config_file(f"configs/{game_info(game).package_name}/train_quick.yaml")
-    return own if own.exists() or game != DEFAULT_GAME else config_file(DEFAULT_CONFIG)
+    return config_file(f"configs/{game_info(game).package_name}/train_quick.yaml")
 
 
 def one_of(values: tuple[str, ...]) -> str:

@@ -49,7 +49,7 @@ class ExpertIterationError(ValueError):
 
 @dataclass
 class ExpertIterationConfig:
-    """One expert-iteration run (``configs/train_expert_iteration.yaml``)."""
+    """One expert-iteration run (``configs/ffo/train_expert_iteration.yaml``)."""
 
     run_name: str = "expert_iteration"
     seed: int = 0
@@ -237,7 +237,7 @@ def config_method(path: str | Path) -> str | None:
 CLI = MethodCommand(
     "python -m training.expert_iteration",
     __doc__ or "",
-    "configs/train_expert_iteration.yaml",
+    "configs/ffo/train_expert_iteration.yaml",
     "--set games=4 --set 'sides=[french]'",
     load_config,
     run,

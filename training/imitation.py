@@ -503,5 +503,5 @@ def measure_imitation_speed(
         "seconds": dt,
         "cpu_seconds": cpu,
         "batch_size": pc.batch_size,
-        "config": str(config or DEFAULT_CONFIG.relative_to(DEFAULT_CONFIG.parent.parent)),
+        "config": str(config or DEFAULT_CONFIG.relative_to(DEFAULT_CONFIG.parents[2])),
     }

@@ -1,6 +1,6 @@
 """Install a finished training run's policies as the package's pretrained policies.
 
-    ffo train --config configs/train_release.yaml      # train both sides and evaluate (>= 200 games a pairing)
+    ffo train --config configs/ffo/train_release.yaml      # train both sides and evaluate (>= 200 games a pairing)
     ffo release runs/release-20261123-102231            # copy its policies into agents/<game>/pretrained_policies/
 
 Every game the same way (issue 62): the game is the run's (its config's ``game``, France Fights On's when it

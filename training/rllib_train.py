@@ -1,7 +1,7 @@
 """Distributed training on Ray RLlib: both sides as one multi-agent PPO with action masking.
 
-    ffo train --backend rllib --config configs/train_rllib_smoke.yaml            # local Ray, 2 runners
-    ffo train --backend rllib --config configs/train_rllib.yaml --address auto   # an existing cluster
+    ffo train --backend rllib --config configs/ffo/train_rllib_smoke.yaml            # local Ray, 2 runners
+    ffo train --backend rllib --config configs/ffo/train_rllib.yaml --address auto   # an existing cluster
 
 RLlib's current API stack (RLModule + Learner, EnvRunners): every side is its own policy
 (``"french"``, ``"german"``: self-play, each learning against the other) over the flat observation
@@ -456,7 +456,7 @@ def _progress_rows(run_dir: Path, iterations: int) -> list[dict[str, Any]]:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--config", default="configs/train_rllib_smoke.yaml", help="run file (YAML)")
+    p.add_argument("--config", default="configs/ffo/train_rllib_smoke.yaml", help="run file (YAML)")
     p.add_argument("--out", default="runs", help="folder for the run folder (default: runs)")
     p.add_argument(
         "--address",

@@ -83,7 +83,7 @@ def _decision_kinds() -> frozenset[str]:
 
 @dataclass
 class SelfImitationConfig:
-    """One self-imitation run (``configs/train_self_imitation.yaml``)."""
+    """One self-imitation run (``configs/ffo/train_self_imitation.yaml``)."""
 
     run_name: str = "self_imitation"
     seed: int = 0
@@ -399,7 +399,7 @@ def run(cfg: SelfImitationConfig, out: Path, argv: list[str] | None = None) -> d
 CLI = MethodCommand(
     "python -m training.self_imitation",
     __doc__ or "",
-    "configs/train_self_imitation.yaml",
+    "configs/ffo/train_self_imitation.yaml",
     "--set games=4 --set 'opponents={heuristic: 1}'",
     load_config,
     run,

@@ -1,7 +1,7 @@
 """Train French and German policies with MaskablePPO against an opponent pool (self-play).
 
-    ffo train --config configs/train_quick.yaml            # the quick default (~10 min on 2 cores)
-    ffo train --config configs/train_long.yaml --out runs   # the longer run
+    ffo train --config configs/ffo/train_quick.yaml            # the quick default (~10 min on 2 cores)
+    ffo train --config configs/ffo/train_long.yaml --out runs   # the longer run
     ffo train --resume runs/quick-20261121-235959            # continue a run after a crash or Ctrl-C
 
 Each run writes, in its own folder ``<out>/<run_name>-<timestamp>/`` (the layout is
@@ -477,7 +477,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--config",
         default=str(DEFAULT_CONFIG),
-        help="run config (YAML; default configs/train_quick.yaml, with --game G configs/G/train_quick.yaml)",
+        help="run config (YAML; default configs/ffo/train_quick.yaml, with --game G configs/G/train_quick.yaml)",
     )
     p.add_argument("--out", default="runs", help="folder that receives the run folder (default runs/)")
     p.add_argument("--resume", metavar="RUN_DIR", help="continue the run in RUN_DIR from its last checkpoint")

@@ -1,9 +1,9 @@
 """``ffo train``: the stable-baselines3 pipeline (default) or Ray RLlib (``--backend rllib``).
 
-    ffo train --config configs/train_quick.yaml                          # SB3: imitation, then MaskablePPO
+    ffo train --config configs/ffo/train_quick.yaml                          # SB3: imitation, then MaskablePPO
     ffo train --game springtime                                          # the same pipeline, Springtime for Hitler
-    ffo train --backend rllib --config configs/train_rllib_smoke.yaml   # RLlib multi-agent PPO
-    ffo train --backend rllib --config configs/train_rllib.yaml --address auto --num-env-runners 32
+    ffo train --backend rllib --config configs/ffo/train_rllib_smoke.yaml   # RLlib multi-agent PPO
+    ffo train --backend rllib --config configs/ffo/train_rllib.yaml --address auto --num-env-runners 32
     ffo train --resume runs/rllib-smoke-20261124-010000                  # either backend: continue a run
 
 The game is the config's ``game`` key, or ``--game`` for a config that names none (the default game's run files
@@ -25,7 +25,7 @@ from ffo_env.resources import config_file
 from training.run_folder import RunFolder
 
 BACKENDS = ("sb3", "rllib")
-RLLIB_DEFAULT = "configs/train_rllib_smoke.yaml"
+RLLIB_DEFAULT = "configs/ffo/train_rllib_smoke.yaml"
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

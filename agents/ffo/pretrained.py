@@ -2,7 +2,7 @@
 
 ``agents/ffo/pretrained_policies/<side>.pt`` + ``<side>.json`` are ordinary policy files
 (:mod:`agents.ffo.policy`: a weights-only ``state_dict`` and its metadata), written by
-``ffo release RUN_DIR`` from a finished ``ffo train --config configs/train_release.yaml`` run. The
+``ffo release RUN_DIR`` from a finished ``ffo train --config configs/ffo/train_release.yaml`` run. The
 metadata's ``extra.release`` holds what the model card (``MODEL_CARD.md`` beside them, and
 ``docs/results/model_card.md``) reports: the training command,
 config and seed, the wall time of each stage and the final evaluation's win rates with 95 % Wilson
@@ -49,7 +49,7 @@ def pretrained_metadata(side: str, directory: Path | None = None) -> dict[str, A
 def _missing(side: str, directory: Path | None) -> str:
     return (
         f"no pretrained {side} policy in {directory or PRETRAINED_DIR} (the package data is missing); "
-        "reinstall ffo_env, or train one with 'ffo train --config configs/train_release.yaml' and "
+        "reinstall ffo_env, or train one with 'ffo train --config configs/ffo/train_release.yaml' and "
         "install it with 'ffo release RUN_DIR'"
     )
 
@@ -70,7 +70,7 @@ def load_pretrained(
             f"the pretrained {side} policy does not fit this installation: {e}. The shipped policies "
             "are retrained whenever the rules engine, game data or observation changes; reinstall the "
             "ffo_env release they came with, or reproduce them with "
-            "'ffo train --config configs/train_release.yaml' and 'ffo release RUN_DIR'"
+            "'ffo train --config configs/ffo/train_release.yaml' and 'ffo release RUN_DIR'"
         ) from e
     if agent.side != side:
         raise PolicyLoadError(f"{pt}: the pretrained {side} policy file holds a {agent.side} policy")

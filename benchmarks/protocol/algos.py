@@ -129,25 +129,3 @@ class LogitsAgent:
 
 def register(spec: AlgoSpec) -> None:
     ALGOS[spec.name] = spec
-
-
-def get_algo(name: str) -> AlgoSpec:
-    _load_all()
-    spec = ALGOS.get(name)
-    if spec is None:
-        raise AlgoError(
-            f"unknown algorithm {name!r}; expected one of {', '.join(sorted(ALGOS))} (an algorithm of your own "
-            "is known only to a process that registered it: run and resume it through your script, see "
-            "docs/tutorials/own_algorithm.md)"
-        )
-    return spec
-
-
-def algo_names() -> list[str]:
-    _load_all()
-    return sorted(ALGOS)
-
-
-def _load_all() -> None:
-    # the modules register their algorithms on import; they import torch lazily
-    from benchmarks.protocol import algo_bots, algo_cleanrl, algo_sb3  # noqa: F401

@@ -143,7 +143,7 @@ def estimate_left(out: Path, selected: list[tuple[str, str, int]]) -> tuple[int,
     is priced at the mean wall time of the finished runs of the same game, task kind and algorithm (measured
     as they ran, one core each, beside whatever else the machine did), the driver's jobs or not: a superseded
     task's runs price its successor's."""
-    from benchmarks.protocol.algos import algo_names
+    from benchmarks.protocol.algo_table import algo_names
     from benchmarks.protocol.tasks import TASKS, get_task
 
     def key(task: str, algo: str) -> tuple[str, str, str]:

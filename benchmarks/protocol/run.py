@@ -20,7 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks.protocol.algos import AlgoSpec, Context, Learner, get_algo
+from benchmarks.protocol.algo_table import get_algo
+from benchmarks.protocol.algos import AlgoSpec, Context, Learner
 from benchmarks.protocol.lock import RUN_LOCK
 from benchmarks.protocol.results import (
     ENV_NAME,
