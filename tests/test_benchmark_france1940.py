@@ -19,7 +19,7 @@ from ffo_env.cli import main
 
 F40 = sorted(t for t in TASKS if t.startswith("france1940/"))
 LATE = "france1940/german-late/v1"
-HELD = "france1940/german-heldout-armies/v1"
+HELD = "france1940/german-unseen-pairs/v1"
 
 
 def _ffo(capsys, *argv: str) -> tuple[int, str, str]:
