@@ -721,17 +721,11 @@ def test_pretrained_row_is_a_reference_row_naming_its_weights(reference_runs, tm
 
 def test_each_game_s_benchmark_part_is_found_by_its_package_and_a_game_without_one_has_no_tasks():
     """Issue 62, one benchmark path: the protocol gathers the tasks of every game that has a package
-    ``benchmarks.<package>`` (France 1940 has none yet), each task listed by its own game's part."""
-    import importlib.util
-
+    ``benchmarks.<package>`` (France 1940's since issue 63 item 7), each task listed by its own game's part."""
     from benchmarks.protocol.games import bench_games, bench_of, games_offering
     from benchmarks.protocol.tasks import SUPERSEDED, TASKS
-    from ffo_env.games import GAMES
 
-    assert bench_games() == ["ffo", "springtime"]
-    assert "france1940" in GAMES and importlib.util.find_spec("benchmarks.france1940") is None
-    with pytest.raises(ValueError, match="france1940.*no benchmark tasks"):
-        bench_of("france1940")
+    assert bench_games() == ["ffo", "springtime", "france1940"]
     for game in bench_games():
         part = bench_of(game)
         assert part.GAME == game and part.TASKS and all(t.game == game for t in part.TASKS)

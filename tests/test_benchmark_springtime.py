@@ -46,7 +46,7 @@ def test_tasks_list_both_games_with_a_game_field(capsys):
     code, out, _ = _ffo(capsys, "benchmark", "tasks", "--json")
     assert code == 0
     rows = {r["id"]: r for r in json.loads(out)}
-    assert {r["game"] for r in rows.values()} == {"ffo", "springtime"}
+    assert {r["game"] for r in rows.values()} == {"ffo", "springtime", "france1940"}
     assert all(r["game"] == r["id"].split("/")[0] for r in rows.values())
     one_side = [t for t in SFH if rows[t]["kind"] != "selfplay"]
     sides = {(rows[t]["side"], rows[t]["opponent"]) for t in one_side}

@@ -3,7 +3,8 @@ task's fixed starts (:func:`benchmarks.protocol.envs.eval_start`), so every algo
 same games and results pair.
 
 The score of a game is 1 for a win, 0.5 for a game stopped unfinished after ``MAX_DECISIONS`` (a draw), 0
-for a loss. One-side tasks play every game in the learner's seat (the seat is the task); the balance is
+for a loss; on a graded task (its game's part gives ``graded_score(task, state, side)`` a number, France 1940's
+late-game task) it is that graded score in [0, 1], and the row keeps the win rate as ``win_rate``. One-side tasks play every game in the learner's seat (the seat is the task); the balance is
 over the starts: game ``i`` uses game seed ``20000 + i`` (full game) or saved state ``i mod 32`` (endgame),
 so the games split evenly over the saved states. The self-play task plays each side against each reference
 agent of the frozen ladder, the same number of games in each seat.
@@ -42,7 +43,12 @@ def side_games(
     from agents.harness import agent_seed
 
     other = SIDES[1 - SIDES.index(side)]
+    # a game's part may grade its own tasks' games (France 1940's late-game task): then a game's score is its
+    # graded score and the win rate is kept beside it
+    graded = getattr(bench_of(task.game), "graded_score", None)
     score = 0.0
+    wins = 0.0
+    is_graded = False
     vp = 0
     per_game = []
     for i in range(games):
@@ -52,17 +58,24 @@ def side_games(
             learner.reset(agent_seed(seed, side) + 1_000_003 * run_seed)
         opp = make_agent(opponent, other, seed=agent_seed(seed, other), game=task.game)
         winner, final_vp = play(state, {side: learner, other: opp}, task.game)
-        s = 0.5 if winner is None else float(winner == side)
+        won = 0.5 if winner is None else float(winner == side)
+        g = None if graded is None else graded(task, state, side)
+        is_graded = is_graded or g is not None
+        s = won if g is None else float(g)
         score += s
+        wins += won
         vp += final_vp
         per_game.append(s)
-    return {
+    row = {
         "score": score / games,
-        "wins": score,
+        "wins": wins,
         "games": games,
         bench_of(task.game).FIGURE: vp / games,
         "per_game": per_game,
     }
+    if is_graded:
+        row["win_rate"] = wins / games
+    return row
 
 
 def evaluate(task: Task, learners: dict[str, Any], games: int, run_seed: int = 0) -> dict[str, Any]:
@@ -71,7 +84,10 @@ def evaluate(task: Task, learners: dict[str, Any], games: int, run_seed: int = 0
     if task.kind != "selfplay":
         assert task.side is not None and task.opponent is not None
         row = side_games(task, task.side, learners[task.side], task.opponent, games, run_seed)
-        return {"score": row["score"], "opponents": {task.opponent: row}}
+        out1: dict[str, Any] = {"score": row["score"], "opponents": {task.opponent: row}}
+        if "win_rate" in row:  # a graded task: the score is not the win rate
+            out1["win_rate"] = row["win_rate"]
+        return out1
     out: dict[str, Any] = {"opponents": {}}
     elo = {}
     ladder = reference_ladder(task.game)  # the frozen ratings of the task's own game

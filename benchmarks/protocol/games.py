@@ -56,6 +56,9 @@ class GameBenchmark(Protocol):
 
     def baseline_jobs(self) -> list[tuple[str, str, int]]: ...  # the shipped baselines' jobs
 
+    # optional: ``graded_score(task, state, side) -> float | None``, a finished game's score in [0, 1] on a task
+    # the game grades more finely than win/loss (None: win/loss); benchmarks.protocol.evaluate asks it
+
 
 def _package(game: str) -> str:
     from ffo_env.games import game_info
