@@ -133,7 +133,7 @@ def fingerprint_inputs(task: Task) -> dict[str, Any]:
     """What ``task``'s fingerprint hashes: engine, data, observation spec, definition, start states, bots (no
     ``game`` key and no ladder: as frozen before the move)."""
     from agents.ffo.policy import spec_hash
-    from benchmarks.ffo.states import file_sha256
+    from benchmarks.protocol.state_sets import file_sha256
     from benchmarks.protocol.tasks import bot_probe
     from ffo_env.ffo.core.version import ENGINE_VERSION
 

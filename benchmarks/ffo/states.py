@@ -22,13 +22,12 @@ runs it: the same command writes the same bytes).
 from __future__ import annotations
 
 import argparse
-import gzip
-import hashlib
-import json
 import sys
 from pathlib import Path
 from typing import Any
 
+from benchmarks.protocol import state_sets
+from benchmarks.protocol.state_sets import encode
 from ffo_env.atomic import atomic_write_bytes
 
 FORMAT = "ffo-benchmark-states"
@@ -78,28 +77,9 @@ def make_state_set(turn: int, seeds: list[int], command: str, data: str | None =
     }
 
 
-def encode(doc: dict[str, Any]) -> bytes:
-    """Deterministic bytes: sorted keys, gzip with no timestamp or file name."""
-    raw = json.dumps(doc, sort_keys=True, separators=(",", ":")).encode()
-    return gzip.compress(raw, compresslevel=9, mtime=0)
-
-
-def file_sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def load_state_set(path: Path) -> dict[str, Any]:
     """The document of a state-set file, its states checked against the current game; one StatesError."""
-    try:
-        doc = json.loads(gzip.decompress(path.read_bytes()))
-    except (OSError, EOFError, ValueError) as e:
-        raise StatesError(f"{path}: not a gzipped JSON state set ({e})") from e
-    if not isinstance(doc, dict) or doc.get("format") != FORMAT or doc.get("version") != VERSION:
-        raise StatesError(f"{path}: expected format {FORMAT!r} version {VERSION}")
-    states = doc.get("states")
-    if not isinstance(states, list) or not states:
-        raise StatesError(f"{path}: 'states' must be a non-empty list")
-    return doc
+    return state_sets.load_state_set(path, FORMAT, VERSION, StatesError)
 
 
 def start_states(path: Path, data: str | None = None) -> list[Any]:

@@ -257,7 +257,7 @@ def probe_state() -> Any:
 
 
 def fingerprint_inputs(task: Task) -> dict[str, Any]:
-    from benchmarks.france1940.states import file_sha256
+    from benchmarks.protocol.state_sets import file_sha256
     from benchmarks.protocol.tasks import bot_probe
     from ffo_env.france1940.core.game import ENGINE_VERSION
 
