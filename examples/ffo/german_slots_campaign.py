@@ -166,7 +166,9 @@ def evaluate_point(cfg: dict[str, Any], folder: Path, point: str, snapshot: Path
         progress=False,
         resume=(out / "tournament.json").exists(),
     )
-    (out / "point.done").write_text(f"{snapshot.name}\n", encoding="utf-8")
+    from ffo_env.atomic import atomic_write_text
+
+    atomic_write_text(out / "point.done", f"{snapshot.name}\n")
 
 
 def write_curve(cfg: dict[str, Any], folder: Path, points: list[dict[str, Any]]) -> None:
@@ -220,12 +222,12 @@ def write_curve(cfg: dict[str, Any], folder: Path, points: list[dict[str, Any]])
 
 
 def log_chunk(folder: Path, chunk: int, steps: int, seconds: float) -> None:
+    """Add chunk ``chunk``'s cost to chunks.csv (rewritten whole: a kill leaves the old file or the new one)."""
+    from ffo_env.atomic import atomic_write_text
+
     path = folder / "chunks.csv"
-    new = not path.exists()
-    with path.open("a", encoding="utf-8") as f:  # a line lost in a kill is the chunk played again
-        if new:
-            f.write("chunk,timesteps,seconds,load1\n")
-        f.write(f"{chunk},{steps},{seconds:.1f},{os.getloadavg()[0]:.2f}\n")
+    old = path.read_text(encoding="utf-8") if path.exists() else "chunk,timesteps,seconds,load1\n"
+    atomic_write_text(path, old + f"{chunk},{steps},{seconds:.1f},{os.getloadavg()[0]:.2f}\n")
 
 
 def run(folder: Path, cfg: dict[str, Any], stop_after: int | None) -> dict[str, Any]:
