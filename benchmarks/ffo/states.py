@@ -90,17 +90,9 @@ def start_states(path: Path, data: str | None = None) -> list[Any]:
 
     doc = load_state_set(path)
     game = make_game("random", None, data)
-    if doc.get("data") != game.scenario.version:
-        raise StatesError(
-            f"{path}: made on data {doc.get('data')!r}, this game plays {game.scenario.version!r}"
-        )
-    out = []
-    for i, d in enumerate(doc["states"]):
-        try:
-            out.append(State.from_dict(game, d))
-        except StateError as e:
-            raise StatesError(f"{path}: state {i}: {e}") from e
-    return out
+    return state_sets.check_states(
+        path, doc, game.scenario.version, lambda d: State.from_dict(game, d), StateError, StatesError
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

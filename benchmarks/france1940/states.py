@@ -96,16 +96,9 @@ def start_states(path: Path) -> list[Any]:
     from ffo_env.france1940.core.data import data_choice
     from ffo_env.france1940.core.state_io import StateError, state_from_dict
 
-    doc = load_state_set(path)
-    if doc.get("data") != data_choice():
-        raise StatesError(f"{path}: made on game data {doc.get('data')!r}, this game plays {data_choice()!r}")
-    out = []
-    for i, d in enumerate(doc["states"]):
-        try:
-            out.append(state_from_dict(d))
-        except StateError as e:
-            raise StatesError(f"{path}: state {i}: {e}") from e
-    return out
+    return state_sets.check_states(
+        path, load_state_set(path), data_choice(), state_from_dict, StateError, StatesError
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,3 +36,25 @@ def load_state_set(path: Path, fmt: str, version: int, error: type[ValueError]) 
     if not isinstance(states, list) or not states:
         raise error(f"{path}: 'states' must be a non-empty list")
     return doc
+
+
+def check_states(
+    path: Path,
+    doc: dict[str, Any],
+    data: str,
+    load_one: Callable[[Any], Any],
+    state_error: type[Exception],
+    error: type[ValueError],
+) -> list[Any]:
+    """The core states of a state set's document ``doc`` (from :func:`load_state_set`), each made by the game's
+    own checked loader ``load_one`` (which raises ``state_error``); the set must have been made on the game data
+    ``data`` the installation plays. One ``error`` naming the file and, for a bad state, its index."""
+    if doc.get("data") != data:
+        raise error(f"{path}: made on game data {doc.get('data')!r}, this game plays {data!r}")
+    out = []
+    for i, d in enumerate(doc["states"]):
+        try:
+            out.append(load_one(d))
+        except state_error as e:
+            raise error(f"{path}: state {i}: {e}") from e
+    return out
