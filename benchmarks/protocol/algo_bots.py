@@ -1,5 +1,6 @@
-"""Reference rows that do not learn: ``random`` (uniform over the legal actions, the normalised score's 0)
-and ``expert`` (the side's expert bot, the normalised score's 1)."""
+"""Reference rows that do not learn: ``random`` (uniform over the legal actions, the normalised score's 0),
+``expert`` (the side's expert bot, the normalised score's 1), ``pretrained`` (the shipped policies) and
+``policy`` (any trained policy file, ``--policy FILE``: a row ``policy:LABEL`` of the report)."""
 
 from __future__ import annotations
 
@@ -71,5 +72,17 @@ register(
         "-",
         lambda ctx: BotLearner(ctx, "pretrained"),
         hyperparameters={"policy_sha256": _shipped_policy_files()},
+    )
+)
+
+
+register(
+    AlgoSpec(
+        "policy",
+        "a trained policy file of the task's game in the learner's seat (reference, does not learn; "
+        "--policy FILE, --label NAME): its row is policy:NAME, and its results name the file and its sha256",
+        False,
+        "-",
+        lambda ctx: BotLearner(ctx, f"policy:{ctx.policies[ctx.side]}"),
     )
 )

@@ -37,6 +37,8 @@ class Context:
     budget: int  # this side's learner decisions over the whole run
     workdir: Path  # the seed's folder (checkpoints, logs)
     opponent: Callable[[int], Any]  # rank -> the training opponent (an agent object) of env ``rank``
+    # side -> a trained policy file the ``policy`` reference row plays (``ffo benchmark run --policy``)
+    policies: dict[str, str] = field(default_factory=dict)
 
 
 class Learner:

@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from benchmarks.protocol import policy_row
 from benchmarks.protocol.games import bench_games
 
 
@@ -44,8 +45,20 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     pr.add_argument(
         "--algo",
         help="algorithm: maskable_ppo, maskable_ppo_pretrained, ppo_mlp_compact, dagger_expert (learners); "
-        "random, untrained, pretrained, expert (reference rows); Springtime tasks also maskable_ppo_shaped, "
-        "ppo_mlp_compact_shaped",
+        "random, untrained, pretrained, expert, policy (reference rows; policy plays --policy FILE); Springtime "
+        "tasks also maskable_ppo_shaped, ppo_mlp_compact_shaped",
+    )
+    pr.add_argument(
+        "--policy",
+        action="append",
+        metavar="[SIDE=]FILE",
+        help="with --algo policy: the trained policy file to measure (a self-play task takes french=FILE and "
+        "german=FILE)",
+    )
+    pr.add_argument(
+        "--label",
+        help="with --algo policy: the row's name in the results and the report, policy:LABEL (default: the "
+        "file's name without .pt)",
     )
     pr.add_argument("--budget", type=int, help="learner decisions per seed (self-play: both sides together)")
     pr.add_argument(
@@ -137,8 +150,10 @@ def _run(args: argparse.Namespace) -> int:
     from benchmarks.protocol.lock import holding_run
 
     if args.resume:
-        if args.task or args.algo or args.out:
-            raise ValueError("--resume DIR continues a run as planned; do not give --task, --algo or --out")
+        if args.task or args.algo or args.out or args.policy or args.label:
+            raise ValueError(
+                "--resume DIR continues a run as planned; do not give --task, --algo, --out, --policy or --label"
+            )
         folder = Path(args.resume)
         plan = runner.check_resumable(folder)
         with holding_run(folder):
@@ -158,17 +173,20 @@ def _run(args: argparse.Namespace) -> int:
             args.evals,
             args.eval_games,
             list(getattr(args, "command_line", ["ffo", "benchmark", "run"])),
+            policies=args.policy,
+            label=args.label,
         )
         folder = Path(args.out)
         runner.check_new(folder)  # before the lock, which would create the folder
         with holding_run(folder):
             runner.start(plan, folder)
             doc = runner.execute(folder, plan, progress_bar=not args.no_progress)
-    runs = doc["ffo_env"][plan["task"]][plan["algorithm"]]
+    row = policy_row.row_name(plan)
+    runs = doc["ffo_env"][plan["task"]][row]
     for name, r in runs.items():
         last = [v for k, v in r.items() if k.startswith("step_")][-1]
         print(
-            f"{plan['task']} {plan['algorithm']} {name}: score {last['score'][0]:.3f} after "
+            f"{plan['task']} {row} {name}: score {last['score'][0]:.3f} after "
             f"{last['step_count']:,} decisions, {last['wall_seconds']:.0f} s"
         )
     print(f"results written to {folder / 'results.json'}")

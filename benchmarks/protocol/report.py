@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.protocol import stats
+from benchmarks.protocol.policy_row import is_policy_row
 from benchmarks.protocol.results import ENV_NAME, ResultError, find_results, load_result, step_rows
 from ffo_env.atomic import atomic_write_bytes, atomic_write_text
 
@@ -52,16 +53,21 @@ TAUS = [round(x, 2) for x in np.linspace(0.0, 1.2, 25)]
 MIN_AGGREGATE_RUNS = 3
 
 
+def _is_reference(key: str) -> bool:
+    """A row that does not learn: a reference algorithm, or a policy file's ``policy:LABEL`` row."""
+    return key in REFERENCE_ALGOS or is_policy_row(key)
+
+
 def _row_key(algo: str, run: dict[str, Any], task: Any) -> str:
     budget = run["run_meta"]["budget"]
-    if algo in REFERENCE_ALGOS or task is None or budget == task.short_budget:
+    if _is_reference(algo) or task is None or budget == task.short_budget:
         return algo
     return f"{algo}@long" if budget == task.long_budget else f"{algo}@{budget}"
 
 
 def _learns(key: str) -> bool:
     """Whether a report row (``algo`` or ``algo@track``) is a learning algorithm, not a reference row."""
-    return key.split("@")[0] not in REFERENCE_ALGOS
+    return not _is_reference(key.split("@")[0])
 
 
 def _apart(a: str, b: str) -> bool:
@@ -385,7 +391,12 @@ def _markdown_overview(report: dict[str, Any]) -> list[str]:
     if not tasks:
         return []
     present = {key for t in tasks.values() for key in t["algorithms"]}
-    algos = [a for a in REFERENCE_ALGOS if a in present] + sorted(present - set(REFERENCE_ALGOS))
+    policy_rows = sorted(a for a in present if is_policy_row(a))  # beside the references: they do not learn
+    algos = (
+        [a for a in REFERENCE_ALGOS if a in present]
+        + policy_rows
+        + sorted(present - set(REFERENCE_ALGOS) - set(policy_rows))
+    )
     md = [
         "**Overview**: each algorithm's final score on each current task, the IQM over its complete runs (win "
         "rate; on a self-play task the mean Elo against the frozen ladder), with the number of runs in brackets "

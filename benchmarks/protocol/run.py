@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from benchmarks.protocol import policy_row
 from benchmarks.protocol.algo_table import get_algo
 from benchmarks.protocol.algos import AlgoSpec, Context, Learner
 from benchmarks.protocol.lock import RUN_LOCK
@@ -57,10 +58,15 @@ def make_plan(
     evals: int,
     eval_games: int | None,
     command: list[str],
+    policies: list[str] | None = None,
+    label: str | None = None,
 ) -> dict[str, Any]:
-    """The checked plan of a new run; a ValueError names the bad input."""
+    """The checked plan of a new run; a ValueError names the bad input. ``policies`` and ``label`` are the
+    ``policy`` row's files and name (:mod:`benchmarks.protocol.policy_row`)."""
     task = get_task(task_id)
     spec = get_algo(algo)
+    if algo != policy_row.ALGO and (policies or label):
+        raise ValueError("--policy and --label go with --algo policy (a trained policy file's reference row)")
     if task.kind not in spec.kinds:
         raise ValueError(f"algorithm {algo} cannot run the {task.kind} task {task.id}")
     if task.game not in spec.game_list():
@@ -81,6 +87,7 @@ def make_plan(
     if not 1 <= games <= MAX_EVAL_GAMES:
         raise ValueError(f"--eval-games must be in 1..{MAX_EVAL_GAMES}, got {games}")
     named = "short" if budget == task.short_budget else "long" if budget == task.long_budget else "custom"
+    extra = policy_row.plan_policies(task, policies, label) if algo == policy_row.ALGO else {}
     return {
         "format": PLAN_FORMAT,
         "version": 1,
@@ -93,6 +100,7 @@ def make_plan(
         "targets": eval_targets(budget, evals, spec.learns),
         "eval_games": games,
         "command": command,
+        **extra,
     }
 
 
@@ -145,11 +153,15 @@ class _Live:
         return int(self._agent.act_state(state))
 
 
-def _learners(task: Task, spec: AlgoSpec, seed: int, budget: int, workdir: Path) -> dict[str, Learner]:
+def _learners(
+    task: Task, spec: AlgoSpec, seed: int, budget: int, workdir: Path, policies: dict[str, str]
+) -> dict[str, Learner]:
     learners: dict[str, Learner] = {}
     per_side = budget // len(task.sides())
     for k, side in enumerate(task.sides()):
-        ctx = Context(task, side, seed * 2 + k, per_side, workdir, _opponent_factory(task, side, learners))
+        ctx = Context(
+            task, side, seed * 2 + k, per_side, workdir, _opponent_factory(task, side, learners), policies
+        )
         learners[side] = spec.make(ctx)
     return learners
 
@@ -197,7 +209,7 @@ def run_seed(
         )
         progress["restarted"] = int(progress.get("restarted", 0)) + 1
         rows.clear()
-    learners = _learners(task, spec, seed, plan["budget"], sdir)
+    learners = _learners(task, spec, seed, plan["budget"], sdir, policy_row.context_files(plan))
     if rows and spec.learns:
         point = _last_point(sdir, len(rows))
         try:
@@ -273,13 +285,17 @@ def write_results(folder: Path, plan: dict[str, Any]) -> dict[str, Any]:
             "run_meta": {
                 "task": plan["task"],
                 "fingerprint": plan["fingerprint"],
-                "algorithm": plan["algorithm"],
+                "algorithm": policy_row.row_name(plan),
                 "observation": spec.observation_in(game),
                 "seed": seed,
                 "budget": plan["budget"],
                 "track": plan.get("track", "custom"),
                 "eval_games": plan["eval_games"],
-                "hyperparameters": {**spec.hyperparameters, **bench_of(game).hyperparameters(spec.name)},
+                "hyperparameters": {
+                    **spec.hyperparameters,
+                    **bench_of(game).hyperparameters(spec.name),
+                    **({"policy_files": plan["policies"]} if "policies" in plan else {}),
+                },
                 "complete": bool(progress.get("complete")),
                 "resumed": int(progress.get("resumed", 0)),
                 "restarted": int(progress.get("restarted", 0)),
@@ -289,7 +305,7 @@ def write_results(folder: Path, plan: dict[str, Any]) -> dict[str, Any]:
             run[f"step_{j}"] = row
         run["absolute_metrics"] = {"score": rows[-1]["score"], "win_rate": rows[-1]["win_rate"]}
         runs[f"seed_{seed}"] = run
-    doc[ENV_NAME] = {plan["task"]: {plan["algorithm"]: runs}}
+    doc[ENV_NAME] = {plan["task"]: {policy_row.row_name(plan): runs}}
     atomic_write_text(folder / RESULTS, json.dumps(doc, indent=1) + "\n")
     return doc
 
@@ -321,6 +337,7 @@ def check_resumable(folder: Path) -> dict[str, Any]:
             f"is {fp}; it cannot be continued here"
         )
     get_algo(plan["algorithm"])
+    policy_row.check_unchanged(plan, folder)
     return plan
 
 
@@ -337,7 +354,7 @@ def execute(folder: Path, plan: dict[str, Any], progress_bar: bool = True) -> di
     bar = tqdm(
         total=total,
         initial=done,
-        desc=f"{plan['task']} {plan['algorithm']}",
+        desc=f"{plan['task']} {policy_row.row_name(plan)}",
         unit="eval",
         disable=not progress_bar,
     )
