@@ -72,9 +72,13 @@ def within(h: int, r: int) -> tuple[int, ...]:
     return tuple(n for n in range(1, N_HEXES + 1) if distance(h, n) <= r)
 
 
+# axial coordinates of every hex, index 0 unused: the bots and the rules ask distances by the hundred thousand
+_AXIAL: tuple[tuple[int, int], ...] = ((0, 0),) + tuple(_axial(n) for n in range(1, N_HEXES + 1))
+
+
 def distance(a: int, b: int) -> int:
     """Hex distance (air ranges, paratroop range, artillery range; C§1.2)."""
-    qa, ra = _axial(a)
-    qb, rb = _axial(b)
+    qa, ra = _AXIAL[a] if 0 < a <= N_HEXES else _axial(a)
+    qb, rb = _AXIAL[b] if 0 < b <= N_HEXES else _axial(b)
     dq, dr = qa - qb, ra - rb
     return (abs(dq) + abs(dr) + abs(dq + dr)) // 2

@@ -6,6 +6,7 @@ Masks, bots and the validation of a submitted action all call :func:`legal_actio
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from ffo_env.france1940.core import actions as A
@@ -133,15 +134,29 @@ def fortress_step(s: State, u: int, m: int) -> bool:
 def steps(s: State, u: int) -> list[tuple[int, int]]:
     """(hex, cost) of every legal next step of the moving unit ``u`` with ``s.mp_left`` (F12, F13); with
     the BEF variant, free steps along the fortress chain (F47, F48)."""
+    return list(iter_steps(s, u))
+
+
+def has_step(s: State, u: int) -> bool:
+    """Whether ``u`` has any legal next step (:func:`steps` without building the list: the movement decision
+    asks it of every unit, and the first step found settles it)."""
+    return next(iter_steps(s, u), None) is not None
+
+
+def iter_steps(s: State, u: int) -> Iterator[tuple[int, int]]:
+    """The steps of :func:`steps`, in its order, one at a time."""
     h = s.hex[u]
     if s.phase == "fort_react":  # F48: up to four fortress hexes, no MP, ZOC ignored
-        return [(m, 1) for m in NEIGHBOURS[h] if s.mp_left >= 1 and fortress_step(s, u, m)]
-    free = [(m, 0) for m in NEIGHBOURS[h] if s.fort_free >= 0 and fortress_step(s, u, m)]
+        yield from ((m, 1) for m in NEIGHBOURS[h] if s.mp_left >= 1 and fortress_step(s, u, m))
+        return
+    free = [m for m in NEIGHBOURS[h] if s.fort_free >= 0 and fortress_step(s, u, m)]
+    yield from ((m, 0) for m in free)
     if s.fort_free > 4:
-        return free  # F47 (a): past four fortress hexes the whole move stays in the chain
+        return  # F47 (a): past four fortress hexes the whole move stays in the chain
     ezoc = s.zoc_hexes(1 - s.side_of(u))
-    out = []
     for m in NEIGHBOURS[h]:
+        if m in free:
+            continue
         through = s.side_of(u) == ALLIED and airborne.paras_alone(s, m)
         if not through and (not can_enter(s, u, m) or s.stack_count(m) >= 3):
             continue
@@ -153,10 +168,7 @@ def steps(s: State, u: int) -> list[tuple[int, int]]:
         through = through or not bef_stack_ok(s, u, m)  # F53, P17: British and French may pass, not stop
         if through and not _can_leave(s, u, m, s.mp_left - c, ezoc):
             continue  # F41 e, F53: may pass through, never stop there
-        if any(m == f for f, _c in free):
-            continue
-        out.append((m, c))
-    return free + out
+        yield (m, c)
 
 
 def _can_leave(s: State, u: int, m: int, mp: int, ezoc: set[int]) -> bool:
@@ -389,7 +401,7 @@ def legal_actions(s: State) -> list[int]:
         saved = s.mp_left
         s.mp_left = 4
         try:
-            movable = [u for u in units if steps(s, u)]
+            movable = [u for u in units if has_step(s, u)]
         finally:
             s.mp_left = saved
         return [A.DONE] + [A.unit_action(u) for u in movable]
@@ -464,7 +476,7 @@ def _has_step(s: State, u: int) -> bool:
     s.mp_left = s.ma(u)
     s.fort_free = 0 if fortress_bonus(s, u) else -1  # F47: as the move would start
     try:
-        if steps(s, u):
+        if has_step(s, u):
             return True
         c = exit_cost(s, u)
         return bool(c and c <= s.mp_left)

@@ -124,6 +124,7 @@ class State:
         self._occ: dict[int, list[int]] | None = None
         self._regions: dict[tuple[int, str], set[int]] = {}
         self._zoc: dict[int, set[int]] = {}
+        self._ezs: dict[tuple[int, bool], frozenset[int]] = {}  # enemy_zoc_for_supply, by (side, retreat)
         self._legal: list[int] | None = None  # the legal actions of the current decision, once computed
 
     # ------------------------------------------------------------------ construction
@@ -188,9 +189,7 @@ class State:
         for f in FIELDS:
             setattr(s, f, copy.deepcopy(getattr(self, f)))
         s.game = self.game
-        s._occ = None
-        s._regions = {}
-        s._zoc = {}
+        s.touch()  # the caches start empty
         s._legal = None
         return s
 
@@ -244,6 +243,7 @@ class State:
         self._occ = None
         self._regions = {}
         self._zoc = {}
+        self._ezs = {}
 
     def occupants(self, h: int) -> list[int]:
         if self._occ is None:
@@ -358,9 +358,16 @@ class State:
         self._zoc[side] = out
         return out
 
-    def enemy_zoc_for_supply(self, side: int, retreat: bool = False) -> set[int]:
+    def enemy_zoc_for_supply(self, side: int, retreat: bool = False) -> frozenset[int]:
         """Enemy-controlled hexes for ``side``'s supply and retreats: not into hexes holding ``side``'s
-        units, nor (Allied) into undestroyed fortified hexes ([R Zones of Control (E)], F14, F33)."""
+        units, nor (Allied) into undestroyed fortified hexes ([R Zones of Control (E)], F14, F33). Kept until
+        :meth:`touch` (the expert asks it for every retreat of every attack it weighs)."""
+        key = (side, retreat)
+        if key not in self._ezs:
+            self._ezs[key] = frozenset(self._enemy_zoc_for_supply(side, retreat))
+        return self._ezs[key]
+
+    def _enemy_zoc_for_supply(self, side: int, retreat: bool) -> set[int]:
         enemy = 1 - side
         out: set[int] = set()
         for u in self.game.side_units[enemy]:
@@ -376,10 +383,13 @@ class State:
     def supply_region(self, side: int, home: str) -> set[int]:
         """Hexes from which a unit of ``side`` at home in ``home`` reaches its supply edge (F18)."""
         d = self.game.data
-        ezoc = self.enemy_zoc_for_supply(side)
+        # enemy units and enemy ZOC block the trace; one set, since enemy units never share a hex (F13)
+        blocked = self.enemy_zoc_for_supply(side) | {
+            self.hex[u] for u in self.game.side_units[1 - side] if self.status[u] == MAP
+        }
 
         def good(h: int) -> bool:
-            if not d.playable(h) or self.side_at(h) == 1 - side or h in ezoc:
+            if h in blocked or not d.playable(h):
                 return False
             if side == GERMAN:
                 return not self.fort_active(h)
@@ -454,7 +464,7 @@ class State:
                     out[u] = True
                     break
 
-    def _region_from(self, src: int, home: str, ezoc: set[int]) -> set[int]:
+    def _region_from(self, src: int, home: str, ezoc: frozenset[int]) -> set[int]:
         d = self.game.data
 
         def good(h: int) -> bool:

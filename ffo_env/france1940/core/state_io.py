@@ -195,9 +195,7 @@ def state_from_dict(d: object, game: Game | None = None) -> State:
     s.game = game
     for f in FIELDS:
         setattr(s, f, body[f])
-    s._occ = None
-    s._regions = {}
-    s._zoc = {}
+    s.touch()  # the caches start empty
     s._legal = None
     _check_position(s)
     return s
