@@ -20,7 +20,7 @@ TASK = "ffo/german-endgame/v2"
 
 def _run(*argv: str) -> int:
     return main(
-        ["benchmark", "run", "--task", TASK, "--seeds", "2", "--eval-games", "2", "--no-progress", *argv]
+        ["benchmark", "run", "--task", TASK, "--seeds", "1", "--eval-games", "2", "--no-progress", *argv]
     )
 
 
@@ -44,7 +44,7 @@ def test_a_policy_file_is_a_row_named_by_its_label_with_the_files_sha256(runs):
     import hashlib
 
     got = _runs_of(runs / "p", "policy:shipped")
-    assert set(got) == {"seed_0", "seed_1"}
+    assert set(got) == {"seed_0"}
     meta = got["seed_0"]["run_meta"]
     assert meta["algorithm"] == "policy:shipped" and meta["complete"]
     files = meta["hyperparameters"]["policy_files"]
@@ -63,7 +63,7 @@ def test_a_policy_file_is_a_row_named_by_its_label_with_the_files_sha256(runs):
 def test_the_shipped_file_as_a_policy_row_scores_what_the_pretrained_row_scores(runs):
     # the same agent (the same weights, seeded the same way) on the same games: the same scores, game by game
     mine, theirs = _runs_of(runs / "p", "policy:shipped"), _runs_of(runs / "pre", "pretrained")
-    for seed in ("seed_0", "seed_1"):
+    for seed in ("seed_0",):
         assert mine[seed]["step_0"]["eval"] == theirs[seed]["step_0"]["eval"]  # per game scores and VP
 
 
