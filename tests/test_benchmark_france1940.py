@@ -250,3 +250,14 @@ def test_the_compact_vector_the_learners_read_is_the_envs_observation():
         state = env.unwrapped.game_state
         assert np.array_equal(f40.encode_vector(state, "german"), obs)
         obs, *_ = env.step(int(np.flatnonzero(env.action_masks())[0]))
+
+
+def test_the_report_names_the_graded_score_of_the_late_game_task(tmp_path, capsys):
+    # the shipped results of france1940/german-late/v1: its rows' score is the graded score, not a win rate
+    shipped = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "france1940"
+    assert main(["benchmark", "report", str(shipped), "--out", str(tmp_path / "rep"), "--reps", "100"]) == 0
+    capsys.readouterr()
+    rep = json.loads((tmp_path / "rep" / "report.json").read_text())
+    assert rep["tasks"]["france1940/german-late/v1"]["score"] == "graded score"
+    md = (tmp_path / "rep" / "report.md").read_text()
+    assert "final graded score: IQM [95% CI]" in md and "final win rate" not in md

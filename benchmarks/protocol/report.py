@@ -145,6 +145,20 @@ def _curve(runs: list[dict[str, Any]], reps: int, seed: int) -> list[dict[str, A
     return out
 
 
+def _score_name(task: Any, rows: dict[str, list[tuple[Path, dict[str, Any]]]]) -> str:
+    """What a task's score is: the mean Elo of self-play, the graded score of a task whose evaluation grades
+    each game (its rows keep the win rate apart, ``win_rate``: France 1940's late-game task), else the win
+    rate."""
+    if task is not None and task.kind == "selfplay":
+        return "mean Elo against the frozen ladder"
+    for runs in rows.values():
+        for _, run in runs:
+            for _, row in step_rows(run)[:1]:
+                if "win_rate" in row.get("eval", {}):
+                    return "graded score"
+    return "win rate"
+
+
 def _final(run: dict[str, Any]) -> float:
     return float(run["absolute_metrics"]["score"][0])
 
@@ -220,7 +234,7 @@ def make_report(
             "kind": None if task is None else task.kind,
             "counts": None if task is None else task.counted,
             "superseded_by": None if task is None else task.superseded_by,
-            "score": "mean Elo against the frozen ladder" if task and task.kind == "selfplay" else "win rate",
+            "score": _score_name(task, rows),
             "normalisation": {"random": ref_lo, "expert": ref_hi} if can_norm else None,
             "algorithms": {},
         }
@@ -331,7 +345,7 @@ def markdown(report: dict[str, Any]) -> str:
     docs page."""
     md = _markdown_overview(report)
     for task_id, t in report["tasks"].items():
-        unit = "mean Elo" if t["kind"] == "selfplay" else "win rate"
+        unit = {"mean Elo against the frozen ladder": "mean Elo"}.get(t["score"], t["score"])
         status = ""
         if t.get("superseded_by"):
             status = f", superseded by `{t['superseded_by']}`: not in the aggregate"
@@ -399,7 +413,7 @@ def _markdown_overview(report: dict[str, Any]) -> list[str]:
     )
     md = [
         "**Overview**: each algorithm's final score on each current task, the IQM over its complete runs (win "
-        "rate; on a self-play task the mean Elo against the frozen ladder), with the number of runs in brackets "
+        "rate; on a self-play task the mean Elo against the frozen ladder; on a graded task the graded score), with the number of runs in brackets "
         "(+ those still in progress); – not run. The tables below give the intervals, the normalised score, the "
         "change from point 0 and the wall time.\n",
         "| task | " + " | ".join(f"`{a}`" for a in algos) + " |",
@@ -531,7 +545,7 @@ def _plots(report: dict[str, Any], normalised: dict[str, Any], out: Path) -> lis
                     ax.plot([q[col] for q in run], [q[2] for q in run], linewidth=0.7, alpha=0.35,
                             color=_color(key), linestyle=style)  # fmt: skip
                 ax.fill_between(xs, [p["lo"] for p in c], [p["hi"] for p in c], alpha=0.2, color=_color(key))
-        ylabel = "mean Elo (frozen ladder)" if t["kind"] == "selfplay" else "win rate (IQM, 95% CI)"
+        ylabel = "mean Elo (frozen ladder)" if t["kind"] == "selfplay" else f"{t['score']} (IQM, 95% CI)"
         axes[0].set_xlabel("learner decisions")
         axes[1].set_xlabel("wall seconds (training + evaluation)")
         ends = [a["curve"][-1]["decisions"] for a in t["algorithms"].values() if len(a["curve"]) > 1]
