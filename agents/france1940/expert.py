@@ -14,6 +14,13 @@ needs (the rest stay free for other attacks and out of the counter-attack). Whil
 is well below the German's 25, an Allied VP costs the German one VP in its valuation, else three. Close
 support flies only where it raises the value.
 
+The Allied defence of session 45 (docs/france1940/bots.md, on for the Allies, off for the German):
+``spread`` -- no Allied unit retreats, steps (within two hexes of the enemy) or arrives into a hex whose
+designated defence is already full (the defender designates weight 3 a hex, F22: a second corps there adds
+nothing and shares the hex's DX or retreat); ``safe_retreat`` -- a retreating Allied unit goes where it keeps
+two hexes to retreat into again (``rules.can_enter``, German ZOC for retreats from
+``State.enemy_zoc_for_supply``, room to stack; a DR with no hex destroys it, F26), then as the heuristic.
+
 Options of an Allied defence (session 41, each measured in docs/france1940/bots.md, all off by default: none
 beat the heuristic against both German bots): ``reserve`` -- the British ground units, 3 VP each to the German
 ([R Standard Game Victory Conditions]), set up, arrive and fall back as a reserve around Paris; ``ca_value``
