@@ -14,6 +14,13 @@ needs (the rest stay free for other attacks and out of the counter-attack). Whil
 is well below the German's 25, an Allied VP costs the German one VP in its valuation, else three. Close
 support flies only where it raises the value.
 
+The Allied defence of session 45 (docs/france1940/bots.md, on for the Allies, off for the German):
+``spread`` -- no Allied unit retreats, steps (within two hexes of the enemy) or arrives into a hex whose
+designated defence is already full (the defender designates weight 3 a hex, F22: a second corps there adds
+nothing and shares the hex's DX or retreat); ``safe_retreat`` -- a retreating Allied unit goes where it keeps
+two hexes to retreat into again (``rules.can_enter``, German ZOC for retreats from
+``State.enemy_zoc_for_supply``, room to stack; a DR with no hex destroys it, F26), then as the heuristic.
+
 Options of an Allied defence (session 41, each measured in docs/france1940/bots.md, all off by default: none
 beat the heuristic against both German bots): ``reserve`` -- the British ground units, 3 VP each to the German
 ([R Standard Game Victory Conditions]), set up, arrive and fall back as a reserve around Paris; ``ca_value``
@@ -62,6 +69,8 @@ class ExpertAgent(HeuristicAgent):
         depth: bool | None = None,
         depth_mid: bool = False,
         reserve_keep: int = RESERVE_KEEP,
+        spread: bool | None = None,
+        safe_retreat: bool | None = None,
     ) -> None:
         super().__init__(side, seed)
         german = side == GERMAN
@@ -85,6 +94,11 @@ class ExpertAgent(HeuristicAgent):
         self.ca_value = bool(ca_value)
         self.depth = bool(depth)
         self.depth_mid = depth_mid  # the Belgians halfway between the German and the French frontiers
+        # session 45 (docs/france1940/bots.md): the Allied expert keeps a unit out of a hex whose designated
+        # defence is full (``spread``) and retreats where it can retreat again (``safe_retreat``); both on
+        # for the Allies, off for the German (whose play stays session 40's)
+        self.spread = spread if spread is not None else not german
+        self.safe_retreat = safe_retreat if safe_retreat is not None else not german
 
     # ------------------------------------------------------------------ valuation
     def weight(self, side: int) -> float:
@@ -284,6 +298,10 @@ class ExpertAgent(HeuristicAgent):
         if self.in_reserve(s, u):
             paris = s.game.data.paris[0]
             return min(legal, key=lambda a: (abs(distance(A.action_hex(a), paris) - self.reserve_keep), a))
+        if self.spread and not s.spec(u).is_gse:  # not into a hex whose designated defence is full (F22)
+            free = [a for a in legal if not self.redundant(s, u, A.action_hex(a))]
+            if free:
+                return min(free, key=lambda a: (self.enemy_distance(s, A.action_hex(a), self.side), a))
         return super()._reinforce(s, legal)
 
     def allied_mover(self, s: State, units: list[int]) -> int | None:
@@ -325,3 +343,59 @@ class ExpertAgent(HeuristicAgent):
             return ev, -a
 
         return max(hexes, key=value)
+
+    # ------------------------------------------------------------------ stacking and retreats (session 45)
+    def hex_weight(self, s: State, h: int) -> int:
+        """Stacking weight of the Allied units in ``h`` (F13: corps 3, smaller 1)."""
+        return sum(s.spec(v).type.weight for v in s.occupants(h) if s.side_of(v) == ALLIED)
+
+    def redundant(self, s: State, u: int, h: int) -> bool:
+        """``u`` in ``h`` would add no designated defence: the defender designates weight 3 a hex (F22), so
+        a unit past that weight only shares the hex's result (a DX or a retreat with no hex kills it too)."""
+        return s.hex[u] != h and self.hex_weight(s, h) + s.spec(u).type.weight > 3
+
+    def exits(self, s: State, u: int, h: int) -> int:
+        """Hexes next to ``h`` that ``u`` could retreat into now (no German ZOC unless an Allied unit holds
+        it, room to stack; ``rules.can_enter``), the hex it leaves not counted."""
+        ezoc = s.enemy_zoc_for_supply(ALLIED, retreat=True)
+        return sum(
+            1
+            for m in NEIGHBOURS[h]
+            if m != s.hex[u] and m not in ezoc and s.stack_count(m) < 3 and rules.can_enter(s, u, m)
+        )
+
+    def _retreat(self, s: State, legal: list[int]) -> int:
+        u = s.queue[0]["unit"]
+        if not (self.safe_retreat or self.spread) or s.side_of(u) != ALLIED:
+            return super()._retreat(s, legal)
+
+        def key(a: int) -> tuple[int, int, int, int]:
+            h = A.action_hex(a)
+            alone = 0 if (self.spread and self.redundant(s, u, h)) else 1
+            out = min(2, self.exits(s, u, h)) if self.safe_retreat else 0
+            return alone, out, self.enemy_distance(s, h, ALLIED), -a
+
+        return max(legal, key=key)
+
+    def _step(self, s: State, legal: list[int]) -> int:
+        u = s.mover
+        if not self.spread or self.side != ALLIED or self.in_reserve(s, u):
+            return super()._step(s, legal)
+        h = s.hex[u]
+        steps = [a for a in legal if A.HEX <= a < A.UNIT]
+        if not steps or (h in s.zoc_hexes(GERMAN) and A.DONE in legal):
+            return super()._step(s, legal)
+        goal, keep = self.step_goal(s, u)
+        here = distance(h, goal)
+        # near the enemy, a step into a hex whose designated defence is full is left out (F22)
+        good = [
+            a
+            for a in steps
+            if keep <= distance(A.action_hex(a), goal) < here
+            and not (
+                self.redundant(s, u, A.action_hex(a)) and self.enemy_distance(s, A.action_hex(a), ALLIED) <= 2
+            )
+        ]
+        if good:
+            return min(good, key=lambda a: (distance(A.action_hex(a), goal), a))
+        return super()._step(s, legal)

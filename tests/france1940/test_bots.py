@@ -17,7 +17,7 @@ from ffo_env.france1940.core import actions as A
 from ffo_env.france1940.core.game import new_state
 from ffo_env.france1940.core.state import State
 
-from .f40_helpers import pos
+from .f40_helpers import attack, legal_texts, pos
 
 SIDES = ("french", "german")
 
@@ -63,7 +63,8 @@ def _segment(french: str, german: str, seed: int, n: int) -> list[list[object]]:
 
 
 @pytest.mark.parametrize(
-    ("french", "german"), [("expert", "heuristic"), ("random", "expert"), ("pass", "random")]
+    ("french", "german"),
+    [("expert", "heuristic"), ("expert", "expert"), ("random", "expert"), ("pass", "random")],
 )
 def test_bots_are_deterministic_given_their_seed(french: str, german: str) -> None:
     assert _segment(french, german, 5, 600) == _segment(french, german, 5, 600)
@@ -210,7 +211,7 @@ def test_allied_expert_defence_options_set_up_in_depth_and_the_british_around_pa
 def test_allied_expert_with_every_defence_option_returns_legal_actions(seed: int, depth: int) -> None:
     s = _random_position(seed, depth)
     bots = [
-        ExpertAgent(0, seed, reserve=True, ca_value=True, depth=True),
+        ExpertAgent(0, seed, reserve=True, ca_value=True, depth=True, spread=True, safe_retreat=True),
         make_agent("heuristic", "german", seed),
     ]
     for _ in range(300):
@@ -228,6 +229,81 @@ def test_expert_defence_options_are_off_by_default_so_its_setup_is_the_heuristic
     shipped = _after_setup(make_agent("expert", "french", 0))
     heur = _after_setup(make_agent("heuristic", "french", 0))
     assert [shipped.hex[u] for u in shipped.on_map(0)] == [heur.hex[u] for u in heur.on_map(0)]
+
+
+# ---------------------------------------------------------------- the Allied expert's stacking and retreats
+# (session 45): clear French hexes round 1114, no river; a German corps (7) attacks a French one (6) at 1-1,
+# where a die of 6 reads DR (the French corps must retreat one hex, F26)
+
+
+def _retreat_choices(german: str, allied: str = "") -> tuple[State, dict[str, str]]:
+    """The Allied retreat after DR at 1114, and the hex each bot retreats to."""
+    s = pos(f"""
+    turn 3 german combat
+    allied: FR-INF-01@1114 {allied}
+    german: DE-INF-01@1081 {german}
+    rolls: 6
+    """)
+    attack(s, 1114, ["DE-INF-01"], ["FR-INF-01"])
+    assert s.decision == "retreat", s.decision_string()
+    bots = {
+        "heuristic": make_agent("heuristic", "french", 0),
+        "expert": make_agent("expert", "french", 0),
+        "spread only": ExpertAgent(0, 0, safe_retreat=False),
+        "options off": ExpertAgent(0, 0, spread=False, safe_retreat=False),
+    }
+    return s, {name: s.action_to_string(bot.act_state(s)) for name, bot in bots.items()}
+
+
+def test_allied_expert_safe_retreat_goes_where_it_can_retreat_again() -> None:
+    # the German corps at 1084 and 1179 put every hex round 1115 but 1114 in German ZOC: from 1115 a second
+    # DR destroys the corps (F26); 1145 keeps two hexes to fall back into
+    s, chosen = _retreat_choices("DE-INF-02@1084 DE-INF-03@1179")
+    assert legal_texts(s) == ["@1115", "@1145"]
+    assert chosen["heuristic"] == chosen["options off"] == "@1115"  # farthest from the enemy, then lowest
+    assert chosen["expert"] == "@1145"
+    bot = ExpertAgent(0, 0)
+    u = s.game.unit_index("FR-INF-01")
+    assert (bot.exits(s, u, 1115), bot.exits(s, u, 1145)) == (0, 2)
+
+
+def test_allied_expert_spread_does_not_retreat_into_a_hex_whose_defence_is_full() -> None:
+    # 1115 holds a French corps: the defender designates weight 3 a hex (F22), so a second corps there adds no
+    # defence and shares any DX or retreat of the hex
+    s, chosen = _retreat_choices("", "FR-INF-02@1115")
+    assert legal_texts(s) == ["@1115", "@1145", "@1146"]
+    assert chosen["heuristic"] == chosen["options off"] == "@1115"
+    assert chosen["spread only"] != "@1115" and chosen["expert"] != "@1115"
+    bot = ExpertAgent(0, 0)
+    u = s.game.unit_index("FR-INF-01")
+    assert bot.redundant(s, u, 1115) and not bot.redundant(s, u, 1145)
+
+
+def test_allied_expert_spread_does_not_stop_in_a_full_hex_near_the_enemy() -> None:
+    def final_hex(bot: Any, extra: str) -> int:
+        s = pos(f"""
+        turn 3 allied initial
+        allied: FR-INF-01@1209 {extra}
+        german: DE-INF-01@1081
+        """)
+        u = s.game.unit_index("FR-INF-01")
+        while s.phase == "initial" and s.current_agent == "french":
+            a = bot.act_state(s)
+            assert a in s.legal_actions()
+            s.apply_action(a)
+        return int(s.hex[u])
+
+    assert final_hex(make_agent("heuristic", "french", 0), "") == 1145  # two hexes from the enemy
+    full = "FR-INF-02@1145"
+    assert final_hex(make_agent("heuristic", "french", 0), full) == 1145
+    assert final_hex(ExpertAgent(0, 0, spread=False), full) == 1145
+    assert final_hex(make_agent("expert", "french", 0), full) == 1146  # as near, and its defence counts
+
+
+def test_session45_options_are_on_for_the_allies_and_off_for_the_german() -> None:
+    allied, german = ExpertAgent(0, 0), ExpertAgent(1, 0)
+    assert allied.spread and allied.safe_retreat
+    assert not (german.spread or german.safe_retreat)  # the German expert plays as in session 40
 
 
 # ---------------------------------------------------------------- a small seeded sample against random
