@@ -1,8 +1,10 @@
 """Bots of France 1940 (issue 63 item 4): ``make_agent(name, side, seed=...)``.
 
 Names: ``random`` (the suite's :class:`agents.base.RandomAgent`), ``pass`` (the core's ``done`` whenever it
-is legal, else random), ``heuristic`` (one per side, :mod:`agents.france1940.heuristic`) and ``expert`` (one
-per side, :mod:`agents.france1940.expert`). Every bot implements ``act_state(state) -> int``, takes its
+is legal, else random), ``heuristic`` (one per side, :mod:`agents.france1940.heuristic`), ``expert`` (one
+per side, :mod:`agents.france1940.expert`) and ``expert-defence`` (the Allied expert with session 45's defence,
+``spread`` and ``safe_retreat``: stronger than the heuristic on paired seeds, not yet the default ``expert``
+because the experts' balance then leaves 40-60 %, docs/france1940/bots.md; as the German, the German expert). Every bot implements ``act_state(state) -> int``, takes its
 choices from ``state.legal_actions()`` and reads only what its side may see
 (:mod:`ffo_env.france1940.core.visibility`: never the game's seed or dice). ``agents.registry.make_agent(name,
 side, seed=..., game="france1940")`` forwards here; :mod:`agents.france1940.evaluate` plays them over fixed seeds.
@@ -18,7 +20,7 @@ from agents.france1940.network_spec import NETWORK  # the training hook (agents/
 
 __all__ = ["AGENT_NAMES", "LADDER_AGENTS", "NETWORK", "make_agent"]
 
-AGENT_NAMES = ("random", "pass", "heuristic", "expert", "pretrained")
+AGENT_NAMES = ("random", "pass", "heuristic", "expert", "expert-defence", "pretrained")
 LADDER_AGENTS = "random,pass,heuristic,expert"  # ffo ladder's default: the bots (pretrained is a policy)
 SIDES = ("french", "german")
 
@@ -49,4 +51,10 @@ def make_agent(name: str, side: str, seed: int | None = None) -> Any:
         from agents.france1940.expert import ExpertAgent
 
         return ExpertAgent(SIDES.index(side), seed)
+    if name == "expert-defence":
+        from agents.france1940.expert import ExpertAgent
+
+        if side == "german":  # the defence is the Allied player's; the German plays its expert
+            return ExpertAgent(1, seed)
+        return ExpertAgent(0, seed, spread=True, safe_retreat=True)
     raise ValueError(f"unknown France 1940 agent {name!r}; known agents: {', '.join(AGENT_NAMES)}")

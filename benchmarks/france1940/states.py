@@ -9,8 +9,7 @@ A state set is a gzipped JSON file in ``benchmarks/france1940/data/`` (the finge
      "states": [<saved-state dict of ffo_env.france1940.core.state_io>, ...]}
 
 Each state is the first position of game-turn ``turn`` (the German player-turn's first decision) in a game
-between the two sides' ``expert`` bots as of session 41 (the Allied expert with session 45's ``spread`` and
-``safe_retreat`` off: the play that made the v1 files), the historical armies (``Hist`` / ``I``), standard rules, the default
+between the two sides' ``expert`` bots, the historical armies (``Hist`` / ``I``), standard rules, the default
 game data, game seed ``seeds[i]``, each bot seeded as ``ffo play`` seeds it (``agents.harness.agent_seed``).
 Loading checks every state with the core's checker (``state_io.state_from_dict``), so a damaged file is one
 clear error naming the file and the state. Regenerate with (deterministic: the same command writes the same
@@ -45,9 +44,7 @@ def play_to_turn(game_seed: int, turn: int) -> dict[str, Any] | None:
     """The saved-state dict at the first decision of game-turn ``turn`` in expert-vs-expert play (historical
     armies, standard rules) from ``game_seed``, or None if that game ended before it."""
     from agents import make_agent
-    from agents.france1940.expert import ExpertAgent
     from agents.harness import agent_seed
-    from ffo_env.france1940.core.data import ALLIED
     from ffo_env.france1940.core.game import new_state
     from ffo_env.france1940.core.state_io import state_to_dict
 
@@ -56,9 +53,6 @@ def play_to_turn(game_seed: int, turn: int) -> dict[str, Any] | None:
         side: make_agent("expert", side, seed=agent_seed(game_seed, side), game="france1940")
         for side in ("french", "german")
     }
-    # the v1 state sets were made by the session-41 experts: the Allied expert of session 45 plays otherwise
-    # (its `spread` and `safe_retreat`, docs/france1940/bots.md), so it plays here with both off, as then
-    bots["french"] = ExpertAgent(ALLIED, agent_seed(game_seed, "french"), spread=False, safe_retreat=False)
     while not state.is_terminal() and state.turn < turn:
         state.apply_action(int(bots[state.current_agent].act_state(state)))
     return None if state.is_terminal() else state_to_dict(state)
