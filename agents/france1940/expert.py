@@ -14,7 +14,7 @@ needs (the rest stay free for other attacks and out of the counter-attack). Whil
 is well below the German's 25, an Allied VP costs the German one VP in its valuation, else three. Close
 support flies only where it raises the value.
 
-The Allied defence of session 45 (docs/france1940/bots.md, on for the Allies, off for the German):
+The Allied defence of session 45 (docs/france1940/bots.md; off by default, on in the Allied bot ``expert-defence``):
 ``spread`` -- no Allied unit retreats, steps (within two hexes of the enemy) or arrives into a hex whose
 designated defence is already full (the defender designates weight 3 a hex, F22: a second corps there adds
 nothing and shares the hex's DX or retreat); ``safe_retreat`` -- a retreating Allied unit goes where it keeps
@@ -69,8 +69,8 @@ class ExpertAgent(HeuristicAgent):
         depth: bool | None = None,
         depth_mid: bool = False,
         reserve_keep: int = RESERVE_KEEP,
-        spread: bool | None = None,
-        safe_retreat: bool | None = None,
+        spread: bool = False,
+        safe_retreat: bool = False,
     ) -> None:
         super().__init__(side, seed)
         german = side == GERMAN
@@ -101,8 +101,8 @@ class ExpertAgent(HeuristicAgent):
         # plays it. The German expert has no such defence (its play stays session 40's).
         if german and (spread or safe_retreat):
             raise ValueError("spread and safe_retreat are options of the Allied expert only")
-        self.spread = bool(spread)
-        self.safe_retreat = bool(safe_retreat)
+        self.spread = spread
+        self.safe_retreat = safe_retreat
 
     # ------------------------------------------------------------------ valuation
     def weight(self, side: int) -> float:
