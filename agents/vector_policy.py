@@ -25,6 +25,7 @@ import numpy as np
 from agents import policy_io
 from agents.network_spec import NetworkSpec
 from agents.policy_files import peek_metadata
+from agents.torch_threads import check_threads, torch_threads
 
 __all__ = [
     "ACTIVATIONS",
@@ -191,11 +192,21 @@ class VectorPolicyAgent:
 
     kind: ClassVar[VectorPolicyKind]
 
-    def __init__(self, policy: Any, side: str, meta: dict[str, Any], deterministic: bool = True) -> None:
+    def __init__(
+        self,
+        policy: Any,
+        side: str,
+        meta: dict[str, Any],
+        deterministic: bool = True,
+        threads: int | None = 1,
+    ) -> None:
         self.policy = policy
         self.side = side
         self.meta = meta
         self.deterministic = deterministic
+        # torch threads of the forward pass (None: the process's setting); one by default, see
+        # agents.torch_threads for what two cost
+        self.threads = check_threads(threads)
         self.name = f"policy:{meta.get('extra', {}).get('run', side)}"
         self.rng = np.random.default_rng()
 
@@ -209,7 +220,7 @@ class VectorPolicyAgent:
         two thirds of a decision's time)."""
         import torch
 
-        with torch.inference_mode():
+        with torch_threads(self.threads), torch.inference_mode():
             x = torch.as_tensor(np.asarray(observation, dtype=np.float32)).reshape(1, -1)
             logits = self.policy.action_net(self.policy.mlp_extractor.forward_actor(x))[0].numpy()
         mask = np.asarray(action_mask, dtype=bool).reshape(-1)

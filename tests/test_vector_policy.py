@@ -127,3 +127,43 @@ if __name__ == "__main__":  # python tests/test_vector_policy.py --write: re-mea
     FIXTURE.write_text(
         json.dumps({g: {s: measure(g, s) for s in SIDES} for g in GAMES}, indent=1) + "\n", encoding="utf-8"
     )
+
+
+@pytest.mark.parametrize("threads", [1, 2, None])
+@pytest.mark.parametrize("game", GAMES)
+def test_the_forward_pass_runs_on_the_agents_threads_and_restores_the_process_setting(
+    game: str, threads: int | None
+) -> None:
+    """agents/torch_threads.py: a vector policy agent answers on ``threads`` torch threads (one by default: two
+    spin-wait beside any busy process) and leaves the process's setting as it found it."""
+    import torch
+
+    mod = importlib.import_module(f"agents.{game}.policy")
+    agent = mod.load_pretrained("german")
+    assert agent.threads == 1
+    agent.threads = threads
+    seen: list[int] = []
+    forward = agent.policy.mlp_extractor.forward_actor
+
+    def spy(x: Any) -> Any:
+        seen.append(torch.get_num_threads())
+        return forward(x)
+
+    agent.policy.mlp_extractor.forward_actor = spy
+    before = torch.get_num_threads()
+    torch.set_num_threads(3)
+    try:
+        mask = np.ones(agent.kind.n_actions(), dtype=bool)
+        agent.act(np.zeros(int(agent.policy.observation_space.shape[0]), dtype=np.float32), mask)
+        assert seen == [3 if threads is None else threads]
+        assert torch.get_num_threads() == 3
+    finally:
+        torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize("threads", [0, -1, 1.5, True, "2"])
+def test_a_bad_thread_count_is_refused_by_a_vector_policy_agent(threads: object) -> None:
+    from agents.france1940.policy import France1940PolicyAgent
+
+    with pytest.raises(ValueError, match="threads must be an integer >= 1 or None"):
+        France1940PolicyAgent(None, "german", {}, threads=threads)  # type: ignore[arg-type]

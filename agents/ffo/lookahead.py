@@ -95,12 +95,12 @@ class LookaheadAgent:
         result, +-``TERMINAL_VALUE``)."""
         import torch as th
 
-        from agents.ffo.policy import _torch_threads
+        from agents.torch_threads import torch_threads
 
         if state.is_terminal():
             return TERMINAL_VALUE if state.winner == self.viewer else -TERMINAL_VALUE
         obs, _ = self._inputs(state, state.legal_actions())
-        with _torch_threads(self.policy_agent.threads), th.inference_mode():
+        with torch_threads(self.policy_agent.threads), th.inference_mode():
             return float(self.policy_agent.policy.predict_values(obs)[0, 0])
 
     def candidate_values(self, state: Any, candidates: list[int]) -> list[float]:

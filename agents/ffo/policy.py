@@ -18,8 +18,7 @@ single-agent wrapper opponents, ``ffo play``) and ``act(observation, action_mask
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +35,7 @@ from agents.policy_io import (
     read_weights,
     write_policy,
 )
+from agents.torch_threads import check_threads, torch_threads
 from ffo_env.ffo.core.sides import Side
 
 GAME = "ffo"
@@ -178,22 +178,6 @@ def _build_within(build: Callable[[], Any], limit: int) -> Any:
         return build()
 
 
-@contextmanager
-def _torch_threads(threads: int | None) -> Iterator[None]:
-    """Run the block on ``threads`` torch threads and restore the process's setting after (None: as it is)."""
-    if threads is None:
-        yield
-        return
-    import torch
-
-    before = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(before)
-
-
 def legal_probabilities(policy: Any, obs: dict[str, Any], mask: np.ndarray, legal: list[int]) -> np.ndarray:
     """The masked policy's probabilities of ``legal`` (in that order) for one encoded observation ``obs`` and
     its action ``mask``: one forward pass. Every reader of a policy's distribution (the lookahead, the search
@@ -223,8 +207,7 @@ class PolicyAgent:
         deterministic: bool = True,
         threads: int | None = 1,
     ) -> None:
-        if threads is not None and (isinstance(threads, bool) or not isinstance(threads, int) or threads < 1):
-            raise ValueError(f"threads must be an integer >= 1 or None, not {threads!r}")
+        check_threads(threads)
         self.policy = policy
         self.side = side
         self.meta = meta
@@ -256,7 +239,7 @@ class PolicyAgent:
         policy = self.policy
         if policy.training:
             policy.set_training_mode(False)
-        with _torch_threads(self.threads), th.inference_mode():
+        with torch_threads(self.threads), th.inference_mode():
             obs_tensor, _ = policy.obs_to_tensor(obs)
             action = policy.get_distribution(obs_tensor, mask).get_actions(deterministic=self.deterministic)
         return int(action.reshape(-1)[0])
@@ -267,7 +250,7 @@ class PolicyAgent:
 
         enc = encoder_for(state.game)
         obs = enc.encode(state, int(Side.of(self.side)), legal=legal)
-        with _torch_threads(self.threads):
+        with torch_threads(self.threads):
             return legal_probabilities(self.policy, obs, enc.mask(state, legal), legal)
 
     def act_state(self, state: Any) -> int:
