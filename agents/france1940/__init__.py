@@ -4,7 +4,10 @@ Names: ``random`` (the suite's :class:`agents.base.RandomAgent`), ``pass`` (the 
 is legal, else random), ``heuristic`` (one per side, :mod:`agents.france1940.heuristic`), ``expert`` (one
 per side, :mod:`agents.france1940.expert`) and ``expert-defence`` (the Allied expert with session 45's defence,
 ``spread`` and ``safe_retreat``: stronger than the heuristic on paired seeds, not yet the default ``expert``
-because the experts' balance then leaves 40-60 %, docs/france1940/bots.md; as the German, the German expert). Every bot implements ``act_state(state) -> int``, takes its
+because the experts' balance then leaves 40-60 %, docs/france1940/bots.md; as the German, the German expert) and
+``expert-attack`` (German only: the German expert with session 46's attack settings, ``GERMAN_ATTACK`` of
+:mod:`agents.france1940.expert`, measured against ``expert-defence`` in docs/france1940/bots.md; as the Allied
+player it is one clear error, ``agent_sides`` says so). Every bot implements ``act_state(state) -> int``, takes its
 choices from ``state.legal_actions()`` and reads only what its side may see
 (:mod:`ffo_env.france1940.core.visibility`: never the game's seed or dice). ``agents.registry.make_agent(name,
 side, seed=..., game="france1940")`` forwards here; :mod:`agents.france1940.evaluate` plays them over fixed seeds.
@@ -18,11 +21,17 @@ from typing import Any
 
 from agents.france1940.network_spec import NETWORK  # the training hook (agents/network_spec.py)
 
-__all__ = ["AGENT_NAMES", "LADDER_AGENTS", "NETWORK", "make_agent"]
+__all__ = ["AGENT_NAMES", "LADDER_AGENTS", "NETWORK", "agent_sides", "make_agent"]
 
-AGENT_NAMES = ("random", "pass", "heuristic", "expert", "expert-defence", "pretrained")
+AGENT_NAMES = ("random", "pass", "heuristic", "expert", "expert-defence", "expert-attack", "pretrained")
 LADDER_AGENTS = "random,pass,heuristic,expert"  # ffo ladder's default: the bots (pretrained is a policy)
 SIDES = ("french", "german")
+GERMAN_ONLY = ("expert-attack",)  # bots of one side: the German attack settings of session 46
+
+
+def agent_sides(name: str) -> tuple[str, ...]:
+    """The sides the bot called ``name`` can play: ``expert-attack`` the German only, every other both."""
+    return ("german",) if name in GERMAN_ONLY else SIDES
 
 
 def make_agent(name: str, side: str, seed: int | None = None) -> Any:
@@ -57,4 +66,13 @@ def make_agent(name: str, side: str, seed: int | None = None) -> Any:
         if side == "german":  # the defence is the Allied player's; the German plays its expert
             return ExpertAgent(1, seed)
         return ExpertAgent(0, seed, spread=True, safe_retreat=True)
+    if name == "expert-attack":
+        from agents.france1940.expert import GERMAN_ATTACK, ExpertAgent
+
+        if side != "german":
+            raise ValueError(
+                "'expert-attack' is the German expert's attack settings and plays only the German side; "
+                "for the Allied player use 'expert-defence' or 'expert'"
+            )
+        return ExpertAgent(1, seed, **GERMAN_ATTACK)
     raise ValueError(f"unknown France 1940 agent {name!r}; known agents: {', '.join(AGENT_NAMES)}")

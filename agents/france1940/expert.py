@@ -21,6 +21,14 @@ nothing and shares the hex's DX or retreat); ``safe_retreat`` -- a retreating Al
 two hexes to retreat into again (``rules.can_enter``, German ZOC for retreats from
 ``State.enemy_zoc_for_supply``, room to stack; a DR with no hex destroys it, F26), then as the heuristic.
 
+The German attack of session 46 (docs/france1940/bots.md; off by default, on in the German bot
+``expert-attack``, ``GERMAN_ATTACK``): ``margin=-1.0`` -- the German attacks while the expected value is
+above -1.0 VP instead of -0.3 (against the Allied defence of session 45, one corps a hex, the attacks the
+expert declined scored more than they cost). Measured and not shipped (the table in bots.md): ``trim`` (the
+attackers the best column needs, as the Allied expert), ``trim`` with ``margin=-1.0``, and
+``air_superiority`` -- up to that many German aircraft a game-turn fly Air Superiority at the Allied GSEs in
+range (2 VP each, F35, F38; odds from the core's table); off (0) by default.
+
 Options of an Allied defence (session 41, each measured in docs/france1940/bots.md, all off by default: none
 beat the heuristic against both German bots): ``reserve`` -- the British ground units, 3 VP each to the German
 ([R Standard Game Victory Conditions]), set up, arrive and fall back as a reserve around Paris; ``ca_value``
@@ -37,7 +45,7 @@ from typing import Any
 
 from agents.france1940.heuristic import COLUMN_3_1, FRENCH_FRONT, GERMAN_FRONT, HeuristicAgent
 from ffo_env.france1940.core import actions as A
-from ffo_env.france1940.core import rules
+from ffo_env.france1940.core import air, rules
 from ffo_env.france1940.core.combat import counter_attackers, die_modifier, odds_column, strengths
 from ffo_env.france1940.core.data import ALLIED, GERMAN
 from ffo_env.france1940.core.hexgrid import NEIGHBOURS, distance
@@ -49,6 +57,8 @@ ALLIED_VP_WEIGHT = 0.5  # an Allied VP to the Allies while the 3:1 ratio cannot 
 PUSH = 0.25  # value of pushing one defender back a hex (the German advance; an Allied gain of time)
 RESERVE_NATIONS = ("GB",)  # the Allied reserve: a destroyed British unit scores the German 3 VP, others 1
 RESERVE_KEEP = 1  # the reserve stands within this many hexes of Paris (the 10 VP the German also goes for)
+# the German bot ``expert-attack`` (session 46, docs/france1940/bots.md): ``ExpertAgent(1, seed, **GERMAN_ATTACK)``
+GERMAN_ATTACK: dict[str, Any] = {"margin": -1.0}
 
 
 class ExpertAgent(HeuristicAgent):
@@ -71,6 +81,7 @@ class ExpertAgent(HeuristicAgent):
         reserve_keep: int = RESERVE_KEEP,
         spread: bool = False,
         safe_retreat: bool = False,
+        air_superiority: int = 0,
     ) -> None:
         super().__init__(side, seed)
         german = side == GERMAN
@@ -103,6 +114,11 @@ class ExpertAgent(HeuristicAgent):
             raise ValueError("spread and safe_retreat are options of the Allied expert only")
         self.spread = spread
         self.safe_retreat = safe_retreat
+        # session 46 (docs/france1940/bots.md): the German flies Air Superiority against the Allied GSEs
+        # (2 VP each, F38) with up to this many aircraft a game-turn; 0 (the default, and ``expert``) never
+        if air_superiority and not german:
+            raise ValueError("air_superiority is an option of the German expert only")
+        self.air_superiority = int(air_superiority)
 
     # ------------------------------------------------------------------ valuation
     def weight(self, side: int) -> float:
@@ -403,3 +419,45 @@ class ExpertAgent(HeuristicAgent):
         if good:
             return min(good, key=lambda a: (distance(A.action_hex(a), goal), a))
         return super()._step(s, legal)
+
+    # ------------------------------------------------------------------ German Air Superiority (session 46)
+    def _sup_odds(self, s: State, tgt: int, extra: int) -> int:
+        """Destroying faces of the die (of six) against the Allied GSE ``tgt`` with ``extra`` more attackers
+        than allotted so far: the core's table at attackers : (1 + the Allied CAP over its hex), rounded
+        in the defender's favour (F35); the CAP in the air is open to both players."""
+        tbl = s.game.data.tables["air_superiority"]
+        att = len((s.air.get("allot") or {}).get(str(tgt), [])) + extra
+        cap = sum(
+            1 for v in s.game.side_units[ALLIED] if s.ac_mission[v] == "cap" and s.ac_hex[v] == s.hex[tgt]
+        )
+        dfn = 1 + cap
+        k = att // dfn if att >= dfn else 0
+        return int(tbl["destroy_at_most"][min(len(tbl["columns"]) - 1, k)])
+
+    def _airsup(self, s: State, legal: list[int]) -> int:
+        """Send the next aircraft while the budget allows and one more raises the odds of a kill."""
+        if not self.air_superiority or self.side != GERMAN:
+            return self.default(legal)
+        flown = sum(len(v) for v in (s.air.get("allot") or {}).values())
+        if flown >= self.air_superiority:
+            return A.DONE if A.DONE in legal else self.default(legal)
+        for a in legal:
+            if a < A.UNIT:
+                continue
+            if any(
+                self._sup_odds(s, t, 1) > self._sup_odds(s, t, 0) for t in air.airsup_targets(s, a - A.UNIT)
+            ):
+                return a
+        return A.DONE if A.DONE in legal else self.default(legal)
+
+    def _airsup_target(self, s: State, legal: list[int]) -> int:
+        """The GSE where one more attacker raises the kill odds most; ties: the one with most attackers."""
+        if not self.air_superiority or self.side != GERMAN:
+            return self.default(legal)
+        allot = s.air.get("allot") or {}
+
+        def gain(a: int) -> tuple[int, int, int]:
+            t = a - A.UNIT
+            return self._sup_odds(s, t, 1) - self._sup_odds(s, t, 0), len(allot.get(str(t), [])), -a
+
+        return max(legal, key=gain)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from agents.france1940 import AGENT_NAMES, make_agent
+from agents.france1940 import AGENT_NAMES, agent_sides, make_agent
 from agents.france1940.evaluate import bot_seed, play
 from agents.france1940.expert import ExpertAgent
 from agents.registry import make_agent as registry_make_agent
@@ -38,7 +38,10 @@ def _random_position(seed: int, decisions: int) -> State:
 def test_bots_return_legal_actions_on_seeded_random_positions(seed: int, depth: int) -> None:
     s = _random_position(seed, depth)
     for name in AGENT_NAMES:
-        bots = {side: make_agent(name, side, seed) for side in SIDES}
+        # a bot of one side (expert-attack) plays its side; the heuristic the other
+        bots = {
+            side: make_agent(name if side in agent_sides(name) else "heuristic", side, seed) for side in SIDES
+        }
         t = s.clone()
         for _ in range(150):  # the bot plays both sides on from the random position
             if t.is_terminal():
@@ -311,6 +314,81 @@ def test_session45_defence_is_the_allied_expert_defence_bot_and_off_in_expert() 
     assert not (german.spread or german.safe_retreat)  # the German plays its expert, as in session 40
     with pytest.raises(ValueError, match="Allied expert only"):
         ExpertAgent(1, 0, spread=True)
+
+
+# ---------------------------------------------------------------- the German attack settings (session 46)
+
+
+def test_expert_attack_is_the_german_expert_with_the_session46_settings_and_german_only() -> None:
+    from agents.france1940.expert import GERMAN_ATTACK
+
+    bot = make_agent("expert-attack", "german", 0)
+    assert isinstance(bot, ExpertAgent) and bot.side == 1
+    assert all(getattr(bot, key) == value for key, value in GERMAN_ATTACK.items())
+    assert agent_sides("expert-attack") == ("german",) and agent_sides("expert") == SIDES
+    with pytest.raises(ValueError, match="plays only the German side"):
+        make_agent("expert-attack", "french", 0)
+    with pytest.raises(ValueError, match="German expert only"):
+        ExpertAgent(0, 0, air_superiority=2)
+    plain = ExpertAgent(1, 0)  # the shipped German expert: every option of session 46 off
+    assert plain.margin == -0.3 and not plain.trim and plain.air_superiority == 0
+
+
+def test_expert_attack_attacks_where_the_expected_loss_is_under_one_vp() -> None:
+    # a cavalry corps against a French corps and a division: the expected value is -0.875 VP (the
+    # counter-attacks of CA results, F27, at the core's odds); the expert declines below -0.3, expert-attack
+    # attacks down to -1.0 (session 46: against the Allied defence of session 45 more attacks score more)
+    s = pos("""
+    turn 3 german combat
+    allied: FR-INF-01@538 FR-DC-01@538
+    german: DE-CAV-01@506
+    """)
+    bot = make_agent("expert-attack", "german", 0)
+    bot._set_weights(s)
+    value, _plan = bot.best_plan(s, 538)
+    assert -1.0 < value < -0.3
+    assert make_agent("expert", "german", 0).act_state(s) == A.DONE
+    assert s.action_to_string(bot.act_state(s)) == "@538"
+
+
+def test_german_air_superiority_option_flies_its_budget_at_the_allied_gse() -> None:
+    # three German aircraft in range of one British GSE (2 VP if destroyed, F38) and no Allied CAP: with a
+    # budget of two, two fly (2-1: destroyed on a die of 1-2, F35) and the third stays for close support
+    def flown(bot: ExpertAgent) -> list[str]:
+        s = pos("""
+        turn 3 german airsup
+        allied: GB-GSE-01@538 FR-INF-01@540
+        german: DE-GSE-01@506 DE-GSE-02@505 DE-GSE-03@537 DE-INF-01@504
+        """)
+        assert legal_texts(s) == ["done", "DE-GSE-01", "DE-GSE-02", "DE-GSE-03"]
+        while s.decision in ("airsup", "airsup_target"):
+            a = bot.act_state(s)
+            assert a in s.legal_actions()
+            s.apply_action(a)
+        return [e[2] for e in s.log if e[0] == "air superiority"]
+
+    assert flown(ExpertAgent(1, 0, air_superiority=2)) == ["2:1 die 1"]
+    assert flown(ExpertAgent(1, 0)) == []  # off: the German declines Air Superiority, as before
+
+
+@pytest.mark.parametrize(("seed", "digest"), [(3, "282793b0ebfa825b"), (7, "f4e960a3c8fd2cee")])
+def test_german_expert_options_off_play_the_games_of_session_45(seed: int, digest: str) -> None:
+    """The German expert with every session-46 option off plays, against the Allied heuristic, the decisions
+    it played before them (the first 1500 of the game: setup and the first four or five game-turns; digest
+    taken with the code of main before this session)."""
+    import hashlib
+    import json
+
+    s = new_state(seed)
+    bots = [
+        make_agent("heuristic", "french", bot_seed(seed, "french")),
+        make_agent("expert", "german", bot_seed(seed, "german")),
+    ]
+    for _ in range(1500):
+        if s.is_terminal():
+            break
+        s.apply_action(bots[s.current_player].act_state(s))
+    assert hashlib.sha256(json.dumps(s.history).encode()).hexdigest()[:16] == digest
 
 
 # ---------------------------------------------------------------- a small seeded sample against random
