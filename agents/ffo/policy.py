@@ -207,12 +207,11 @@ class PolicyAgent:
         deterministic: bool = True,
         threads: int | None = 1,
     ) -> None:
-        check_threads(threads)
         self.policy = policy
         self.side = side
         self.meta = meta
         self.deterministic = deterministic
-        self.threads = threads
+        self.threads = check_threads(threads)
         self.name = f"policy:{meta.get('extra', {}).get('run', side)}"
         self._encoder: Any = None
 

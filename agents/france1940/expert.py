@@ -424,15 +424,12 @@ class ExpertAgent(HeuristicAgent):
     def _sup_odds(self, s: State, tgt: int, extra: int) -> int:
         """Destroying faces of the die (of six) against the Allied GSE ``tgt`` with ``extra`` more attackers
         than allotted so far: the core's table at attackers : (1 + the Allied CAP over its hex), rounded
-        in the defender's favour (F35); the CAP in the air is open to both players."""
-        tbl = s.game.data.tables["air_superiority"]
+        in the defender's favour (F35, asked of the core); the CAP in the air is open to both players."""
         att = len((s.air.get("allot") or {}).get(str(tgt), [])) + extra
         cap = sum(
             1 for v in s.game.side_units[ALLIED] if s.ac_mission[v] == "cap" and s.ac_hex[v] == s.hex[tgt]
         )
-        dfn = 1 + cap
-        k = att // dfn if att >= dfn else 0
-        return int(tbl["destroy_at_most"][min(len(tbl["columns"]) - 1, k)])
+        return air.airsup_destroy_faces(s, att, 1 + cap)
 
     def _airsup(self, s: State, legal: list[int]) -> int:
         """Send the next aircraft while the budget allows and one more raises the odds of a kill."""

@@ -134,19 +134,24 @@ def _cap_over(s: State, h: int) -> list[int]:
     return [v for v in s.game.side_units[1 - s.phasing] if s.ac_mission[v] == "cap" and s.ac_hex[v] == h]
 
 
-def _resolve_airsup(s: State) -> None:
+def airsup_destroy_faces(s: State, attackers: int, defenders: int) -> int:
+    """F35: the faces of the die (1 to this) that destroy a GSE attacked by ``attackers`` aircraft against
+    ``defenders`` (1 + the CAP over it); the odds are rounded in the defender's favour."""
     tbl = s.game.data.tables["air_superiority"]
     cols: list[str] = tbl["columns"]
+    k = attackers // defenders if attackers >= defenders else 0  # 1-2 or worse -> the first column
+    return int(tbl["destroy_at_most"][min(len(cols) - 1, k)])  # index 0 = 1-2, 1 = 1-1, ... 6 = 6-1
+
+
+def _resolve_airsup(s: State) -> None:
     for key, attackers in sorted(s.air["allot"].items(), key=lambda kv: int(kv[0])):
         tgt = int(key)
         if s.status[tgt] != MAP:
             continue
         dfn = 1 + len(s.air["cap"].get(key, []))
         att = len(attackers)
-        k = att // dfn if att >= dfn else 0  # rounded in the defender's favour: 1-2 or worse -> never
-        col = min(len(cols) - 1, k)  # index 0 = 1-2, 1 = 1-1, ... 6 = 6-1
         die = s.roll(f"air superiority {s.uid(tgt)}")
-        if die <= int(tbl["destroy_at_most"][col]):
+        if die <= airsup_destroy_faces(s, att, dfn):  # rule F35
             s.destroy(tgt, "air superiority")
         s.log.append(["air superiority", s.uid(tgt), f"{att}:{dfn} die {die}"])
     s.air["done"] = True
