@@ -254,3 +254,27 @@ def test_the_campaign_config_runs_with_a_tiny_budget(tmp_path: Path) -> None:
     curve = _smoke("configs/campaign.yaml", tmp_path)
     points = {(p["side"], p["point"]) for p in curve["points"]}  # type: ignore[index]
     assert points == {("german", "start"), ("german", "r0"), ("french", "start"), ("french", "r0")}
+
+
+def test_a_curve_point_is_paired_with_the_start_on_its_seeds() -> None:
+    """Seeds won only at the point / only at the start, the exact sign test on them, the French VP change."""
+    from agents.paired import sign_test_p
+    from training.campaign import _paired_with_start
+
+    start = {
+        s: {"seed": s, "winner": w, "vp": vp}
+        for s, w, vp in [(0, "german", 20), (1, "french", 30), (2, "french", 28)]
+    }
+    point = [
+        {"seed": 0, "winner": "french", "vp": 26},  # lost what the start won
+        {"seed": 1, "winner": "german", "vp": 22},  # won what the start lost
+        {"seed": 2, "winner": "german", "vp": 24},
+        {"seed": 9, "winner": "german", "vp": 10},  # no start game on this seed: not paired
+    ]
+    row = _paired_with_start("german", start, point)
+    assert (row["paired_games"], row["after_only"], row["before_only"]) == (3, 2, 1)
+    assert row["sign_p"] == round(sign_test_p(2, 1), 4) == 1.0
+    assert row["vp_change"] == round((6 - 8 - 4) / 3, 3)
+    assert row["vp_change_se"] > 0
+    french = _paired_with_start("french", start, point)
+    assert (french["after_only"], french["before_only"]) == (1, 2)

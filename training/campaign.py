@@ -16,7 +16,8 @@ after every ``curve.every`` rounds and after the last, each side's snapshot play
 ``curve.opponent`` of the other side, on the same seeds (``curve.seed`` on) at every point, through the
 evaluation harness (a killed evaluation resumes where it stopped). ``curve/curve.csv`` / ``curve.json`` /
 ``curve.md`` hold one row per side and point: the side's PPO decisions so far, wins, the win rate with its
-Wilson 95 % interval, the mean French VP. ``curve/rounds.csv`` holds each round's wall seconds, decisions and
+Wilson 95 % interval, the mean French VP, and each point paired with the start on the same seeds (the seeds
+won only at the point / only at the start with the exact sign test, the mean change of the French VP). ``curve/rounds.csv`` holds each round's wall seconds, decisions and
 the machine's load average when it ended, so that costs can be read off rounds that ran alone.
 """
 
@@ -112,11 +113,14 @@ def curve_rows(cfg: TrainConfig, run: RunFolder) -> list[dict[str, Any]]:
 
     progress = run.read_progress()
     rows: list[dict[str, Any]] = []
+    starts: dict[str, dict[int, dict[str, Any]]] = {}  # side -> seed -> the start point's game
     for side, point, snapshot in _points(cfg, progress):
         out = _point_dir(run, side, point)
         if not (out / "point.done").exists():
             continue
         games = read_games(out)
+        if point == "start":
+            starts[side] = {int(g["seed"]): g for g in games}
         wins = sum(1 for g in games if g.get("winner") == side)
         lo, hi = wilson_interval(wins, len(games))
         meta_path = run.resolve(snapshot).with_suffix(".json")
@@ -136,9 +140,39 @@ def curve_rows(cfg: TrainConfig, run: RunFolder) -> list[dict[str, Any]]:
                 "mean_french_vp": round(sum(vps) / len(vps), 3) if vps else None,
                 "seeds": f"{cfg.curve.seed}-{cfg.curve.seed + cfg.curve.games - 1}",
                 "snapshot": snapshot,
+                **(
+                    _paired_with_start(side, starts[side], games)
+                    if point != "start" and side in starts
+                    else {}
+                ),
             }
         )
     return rows
+
+
+PAIRED_KEYS = ("paired_games", "after_only", "before_only", "sign_p", "vp_change", "vp_change_se")
+
+
+def _paired_with_start(
+    side: str, start: dict[int, dict[str, Any]], games: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """A point against the start on the seeds both played (every seed, once both are complete): the seeds only
+    the point won / only the start won with the exact sign test on them, and the mean change of the French
+    VP with its standard error (the games differ only by the snapshot, so the pairing removes the dice)."""
+    from agents.paired import mean_and_se, sign_test_p
+
+    pairs = [(start[int(g["seed"])], g) for g in games if int(g["seed"]) in start]
+    after = sum(1 for a, b in pairs if b.get("winner") == side and a.get("winner") != side)
+    before = sum(1 for a, b in pairs if a.get("winner") == side and b.get("winner") != side)
+    change, se = mean_and_se([float(b["vp"]) - float(a["vp"]) for a, b in pairs if "vp" in a and "vp" in b])
+    return {
+        "paired_games": len(pairs),
+        "after_only": after,
+        "before_only": before,
+        "sign_p": round(sign_test_p(after, before), 4),
+        "vp_change": round(change, 3),
+        "vp_change_se": round(se, 3),
+    }
 
 
 def write_curve(cfg: TrainConfig, run: RunFolder) -> list[dict[str, Any]]:
@@ -148,7 +182,8 @@ def write_curve(cfg: TrainConfig, run: RunFolder) -> list[dict[str, Any]]:
     run.write_json(folder / "curve.json", {"run": run.name, "curve": cfg.curve.__dict__, "points": rows})
     buf = io.StringIO()
     if rows:
-        w = csv.DictWriter(buf, fieldnames=list(rows[0]), lineterminator="\n")
+        fields = [k for k in rows[0] if k not in PAIRED_KEYS] + list(PAIRED_KEYS)
+        w = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n", restval="")
         w.writeheader()
         w.writerows(rows)
     atomic_write_text(folder / "curve.csv", buf.getvalue())
@@ -156,15 +191,24 @@ def write_curve(cfg: TrainConfig, run: RunFolder) -> list[dict[str, Any]]:
         f"# Learning curve of {run.name}",
         "",
         f"Each point: {cfg.curve.games} games against the other side's `{cfg.curve.opponent}`, seeds "
-        f"{cfg.curve.seed}-{cfg.curve.seed + cfg.curve.games - 1}, setup {cfg.setup}; Wilson 95 % intervals.",
+        f"{cfg.curve.seed}-{cfg.curve.seed + cfg.curve.games - 1}, setup {cfg.setup}; Wilson 95 % intervals. "
+        "Paired with the start on the same seeds: the seeds won only at the point / only at the start, with the "
+        "exact sign test on them, and the mean change of the French VP (± its standard error).",
         "",
-        "| side | point | PPO decisions | wins | win rate [95 %] | mean French VP |",
-        "|---|---|---:|---:|---|---:|",
+        "| side | point | PPO decisions | wins | win rate [95 %] | mean French VP | paired with the start |",
+        "|---|---|---:|---:|---|---:|---|",
     ]
     for r in rows:
+        paired = (
+            f"{r['after_only']} / {r['before_only']}, p = {r['sign_p']:.2g}; "
+            f"French VP {r['vp_change']:+.2f} ± {r['vp_change_se']:.2f}"
+            if "sign_p" in r
+            else ""
+        )
         lines.append(
             f"| {r['side']} | {r['point']} | {r['decisions']:,} | {r['wins']}/{r['games']} | "
-            f"{r['win_rate']:.3f} [{r['wilson_low']:.3f}, {r['wilson_high']:.3f}] | {r['mean_french_vp']} |"
+            f"{r['win_rate']:.3f} [{r['wilson_low']:.3f}, {r['wilson_high']:.3f}] | {r['mean_french_vp']} | "
+            f"{paired} |"
         )
     atomic_write_text(folder / "curve.md", "\n".join(lines) + "\n")
     return rows
