@@ -398,6 +398,13 @@ def run_tournament(
         raise ValueError(f"games must be >= 1, got {games}")
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
+    for pair in pairings:
+        for spec, side in zip(pair, SIDE_NAMES, strict=True):
+            # before anything is written: a one-side bot in the other seat is refused with nothing on disk
+            if isinstance(spec, str) and side not in (sides := agent_sides(spec, game)):
+                raise ValueError(
+                    f"agent {spec!r} of {game} plays only the {' and '.join(sides)} side, not the {side}"
+                )
     engine, data_version = game_versions(game, setup)
     out_dir = Path(out) if out is not None else None
     labels = [(_name_of(f), _name_of(g)) for f, g in pairings]

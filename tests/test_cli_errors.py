@@ -59,6 +59,17 @@ def test_a_damaged_record_is_one_error_line(tmp_path, capsys):
     assert code == 2 and "Traceback" not in err and err.startswith("error:")
 
 
+def test_eval_refuses_a_one_side_bot_in_the_other_seat_with_nothing_written(tmp_path, capsys):
+    out = tmp_path / "t"
+    argv = ["eval", "--game", "france1940", "--pairings", "expert-attack:random", "--games", "1"]
+    code, err = _run([*argv, "--workers", "1", "--out", str(out), "--no-progress"], capsys)
+    assert code == 2 and "Traceback" not in err
+    assert err.strip().splitlines() == [
+        "error: agent 'expert-attack' of france1940 plays only the german side, not the french"
+    ]
+    assert not out.exists()
+
+
 def test_play_refuses_to_overwrite_a_record_without_force(tmp_path, capsys):
     rec = tmp_path / "game.json"
     rec.write_text("precious")
