@@ -55,7 +55,9 @@ Options (the game's, beside the suite's ``reward``, ``shaping_scale``, ``max_ste
   ``I``).
 - ``bef_variant``: Pournelle's BEF variant (F46-F58), the same as ``rules={"bef_variant": True}``.
 - ``data_version``: the game data (``ffo_env.france1940.core.data.DATA_VERSIONS``), the same as
-  ``rules={"data_version": ...}``; default ``$FFO_F40_DATA`` or ``DEFAULT_DATA`` (``f40-reconstruction-v2``).
+  ``rules={"data_version": ...}``; default ``$FFO_F40_DATA`` or ``DEFAULT_DATA`` (``f40-reconstruction-v2``;
+  ``f40-reconstruction-v3``, session 47, is selectable: v2 with the CRT's columns 3-1 to 5-1 one die row
+  deadlier, P20).
 - ``rules``: a :class:`~ffo_env.france1940.core.options.RulesOptions` or a dict of its fields (the optional
   rules, ``hidden_obac``, the readings of F2, ...). An option given both here and by name must agree.
 - ``observation_format``: ``"dict"``, ``"flat"``, ``"compact"``.

@@ -34,12 +34,20 @@ from ffo_env.france1940.core.state_io import StateError, state_from_dict, state_
 
 V1 = "f40-reconstruction-v1"
 V2 = "f40-reconstruction-v2"
+V3 = "f40-reconstruction-v3"
 # sha256 of the files of f40-reconstruction-v1 as released (session 40): a released version never changes
 V1_SHA256 = {
     "map.yaml": "34d469c65a584751a8f940f7a1b8ece18d8640772e837359ec471037db261a9f",
     "obac.yaml": "5430cbf83b18d5bd966f086735ebce907cac89bc09e9e18d6e505bfb03348fbc",
     "tables.yaml": "f5f716eb60c272083688f8b996ad66f615e36b686671b5f8132f8577e0d43a0a",
     "units.yaml": "4c73f27f3fdc377ff8172d9568c5c292833e22ec022d30bd12ebf75c8c6e7096",
+}
+# sha256 of the files of f40-reconstruction-v2 as released (session 41, the default since session 42)
+V2_SHA256 = {
+    "map.yaml": "39945415d91163236156931b6fa18b9299f58799c05ece16ab2ef7a57ded7bae",
+    "obac.yaml": "64782732e5cf8bfeedbaf3ecebd79c5d70a0df7a4f52e40b72fd69def69f304b",
+    "tables.yaml": "166d8948887f84a6ccfd06e6a9915a86c3eef3adfff68325c00ef7477b218ea3",
+    "units.yaml": "1cb39bcf09d6f252a952ebeb8d5e49f2256a8c714243c898f80f605b7d0a1747",
 }
 
 
@@ -58,6 +66,13 @@ def test_v1_is_kept_byte_for_byte_in_its_own_folder() -> None:
     for name in FILES:
         digest = hashlib.sha256((DATA_ROOT / V1 / name).read_bytes()).hexdigest()
         assert digest == V1_SHA256[name], name
+
+
+def test_v2_is_kept_byte_for_byte_in_its_own_folder() -> None:
+    assert DATA_VERSIONS[:3] == (V1, V2, V3)  # oldest first; v3 (session 47) is selectable, not the default
+    for name in FILES:
+        digest = hashlib.sha256((DATA_ROOT / V2 / name).read_bytes()).hexdigest()
+        assert digest == V2_SHA256[name], name
 
 
 @pytest.mark.parametrize("version", DATA_VERSIONS)
@@ -283,6 +298,38 @@ def test_p18_v2_departs_from_v1_only_in_the_crt_loss_rows_of_columns_2_1_to_5_1(
         first = next((i for i, r in enumerate(c1[col]) if r in loss), len(c1[col]))
         expected = c1[col][:first] + ["DR"] * k + c1[col][first : len(c1[col]) - k]
         assert c2[col] == expected, col
+
+
+def test_p20_v3_departs_from_v2_only_in_the_crt_loss_rows_of_columns_3_1_to_5_1() -> None:
+    """f40-reconstruction-v3 (docs/france1940/bots.md, session 47; P20): v2 except the columns 3-1, 4-1 and
+    5-1, whose loss results (1CA, 2CA, DX) need a modified die one row higher than in v1 where v2 has two:
+    in 2-1 .. 5-1 every loss result is one row later than in v1, the row freed reading DR. Every other
+    column, table and file is v2's (byte for byte but the version line)."""
+    import yaml
+
+    assert V3 in DATA_VERSIONS and DEFAULT_DATA == V2  # selectable; the default stays v2 (P18)
+    for name in ("map.yaml", "obac.yaml", "units.yaml"):
+        old = (DATA_ROOT / V2 / name).read_text(encoding="utf-8")
+        assert (DATA_ROOT / V3 / name).read_text(encoding="utf-8") == old.replace(V2, V3, 1), name
+    t1 = yaml.safe_load((DATA_ROOT / V1 / "tables.yaml").read_text(encoding="utf-8"))
+    t2 = yaml.safe_load((DATA_ROOT / V2 / "tables.yaml").read_text(encoding="utf-8"))
+    t3 = yaml.safe_load((DATA_ROOT / V3 / "tables.yaml").read_text(encoding="utf-8"))
+    c1, c2, c3 = t1.pop("crt")["columns"], t2.pop("crt")["columns"], t3.pop("crt")["columns"]
+    assert t3["version"] == V3
+    assert {k: v for k, v in t2.items() if k != "version"} == {k: v for k, v in t3.items() if k != "version"}
+    changed = ("3-1", "4-1", "5-1")
+    assert list(c3) == list(c2)
+    for col in c2:
+        assert col in changed or c3[col] == c2[col], col
+    loss = ("1CA", "2CA", "DX")
+    for col in ("2-1", *changed):  # one row later than v1 (2-1 as in v2)
+        first = next(i for i, r in enumerate(c1[col]) if r in loss)
+        assert c3[col] == c1[col][:first] + ["DR"] + c1[col][first:-1], col
+    assert c3["3-1"] == ["AR", "CA", "CA", "BR", "DR", "DR", "DR", "1CA", "DX", "DX"]
+    assert c3["4-1"] == ["AR", "CA", "BR", "DR", "DR", "1CA", "2CA", "DX", "DX", "DX"]
+    assert c3["5-1"] == ["CA", "BR", "DR", "DR", "1CA", "2CA", "DX", "DX", "DX", "DX"]
+    v3 = data_for(V3)
+    assert [v3.crt(4, d) for d in range(-1, 9)] == c3["3-1"] and v3.crt(6, 12) == "DX"
 
 
 def _written_before() -> dict[str, dict[str, Any]]:

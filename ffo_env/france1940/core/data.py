@@ -27,7 +27,7 @@ from ffo_env.france1940.core.hexgrid import COLUMNS, N_HEXES, ROWS, adjacent, he
 
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 DATA_ROOT = Path(__file__).resolve().parents[1] / "data"
-DATA_VERSIONS = ("f40-reconstruction-v1", "f40-reconstruction-v2")
+DATA_VERSIONS = ("f40-reconstruction-v1", "f40-reconstruction-v2", "f40-reconstruction-v3")
 """The shipped data versions, oldest first; each is a folder of :data:`DATA_ROOT`."""
 DEFAULT_DATA = "f40-reconstruction-v2"  # P18
 """The version played unless ``RulesOptions.data_version`` or ``$FFO_F40_DATA`` names another: v2 since
