@@ -159,19 +159,23 @@ def _paired_with_start(
     """A point against the start on the seeds both played (every seed, once both are complete): the seeds only
     the point won / only the start won with the exact sign test on them, and the mean change of the French
     VP with its standard error (the games differ only by the snapshot, so the pairing removes the dice)."""
-    from agents.paired import mean_and_se, sign_test_p
+    from agents.paired import Outcome, paired_comparison
 
-    pairs = [(start[int(g["seed"])], g) for g in games if int(g["seed"]) in start]
-    after = sum(1 for a, b in pairs if b.get("winner") == side and a.get("winner") != side)
-    before = sum(1 for a, b in pairs if a.get("winner") == side and b.get("winner") != side)
-    change, se = mean_and_se([float(b["vp"]) - float(a["vp"]) for a, b in pairs if "vp" in a and "vp" in b])
+    point = {int(g["seed"]): g for g in games}
+    seeds = point.keys() & start.keys()
+
+    def outcomes(rows: dict[int, dict[str, Any]]) -> dict[int, Outcome]:
+        return {s: Outcome(rows[s].get("winner") == side, float(rows[s]["vp"])) for s in seeds}
+
+    result = paired_comparison(outcomes(start), outcomes(point), side)  # A = the start, B = the point
+    wins, vp = result["win_rate_difference"], result["vp_difference"]
     return {
-        "paired_games": len(pairs),
-        "after_only": after,
-        "before_only": before,
-        "sign_p": round(sign_test_p(after, before), 4),
-        "vp_change": round(change, 3),
-        "vp_change_se": round(se, 3),
+        "paired_games": result["games"],
+        "after_only": wins["seeds_won_by_b_only"],
+        "before_only": wins["seeds_won_by_a_only"],
+        "sign_p": round(wins["mcnemar_exact_p"], 4),
+        "vp_change": round(vp["french_vp_b_minus_a"], 3),
+        "vp_change_se": round(vp["se"], 3),
     }
 
 
