@@ -17,9 +17,9 @@ from benchmarks.protocol.task import TaskError
 from benchmarks.protocol.tasks import TASKS, check_current, frozen_fingerprints, get_task
 from ffo_env.cli import main
 
-F40 = sorted(t for t in TASKS if t.startswith("france1940/"))
-LATE = "france1940/german-late/v1"
-HELD = "france1940/german-unseen-pairs/v1"
+F40 = sorted(t for t in TASKS if t.startswith("france1940/") and t.endswith("/v2"))  # the current version
+LATE = "france1940/german-late/v2"
+HELD = "france1940/german-unseen-pairs/v2"
 
 
 def _ffo(capsys, *argv: str) -> tuple[int, str, str]:
@@ -50,21 +50,22 @@ def test_france1940_tasks_are_listed_with_their_frozen_fingerprints(capsys):
     code, out, _ = _ffo(capsys, "benchmark", "tasks", "--json")
     assert code == 0
     rows = {r["id"]: r for r in json.loads(out)}
-    assert sorted(t for t in rows if rows[t]["game"] == "france1940") == F40
+    listed = sorted(t for t in rows if rows[t]["game"] == "france1940")
+    assert listed == sorted([*F40, *(t.replace("/v2", "/v1") for t in F40)])
     assert set(F40) == {
         *(
-            f"france1940/{s}-vs-{o}/v1"
+            f"france1940/{s}-vs-{o}/v2"
             for s in ("french", "german")
             for o in ("random", "heuristic", "expert")
         ),
-        "france1940/selfplay-ladder/v1",
+        "france1940/selfplay-ladder/v2",
         HELD,
         LATE,
     }
     frozen = frozen_fingerprints()
     for tid in F40:
         assert check_current(get_task(tid)) == frozen[tid]
-    assert not get_task("france1940/french-vs-random/v1").counts  # solved before training: reference only
+    assert not get_task("france1940/french-vs-random/v2").counts  # solved before training: reference only
     assert rows[LATE]["kind"] == "endgame" and rows[HELD]["side"] == "german"
 
 
@@ -79,8 +80,36 @@ def test_the_fingerprint_hashes_the_armies_the_states_the_score_and_the_ladder()
     late = fingerprint_inputs(get_task(LATE))
     assert late["states"] != late["eval_states"] and "German VP" in late["score"]
     assert late["armies"] == [["Hist", "I"]]
-    ladder = fingerprint_inputs(get_task("france1940/selfplay-ladder/v1"))["ladder"]
-    assert set(ladder) == {"random", "heuristic", "expert"}
+    ladder = fingerprint_inputs(get_task("france1940/selfplay-ladder/v2"))["ladder"]
+    assert ladder == {k: list(v) for k, v in sorted(f40.LADDER.items())} and set(ladder) == {
+        "random",
+        "heuristic",
+        "expert",
+    }
+    assert (
+        held["data"]["version"] == "f40-reconstruction-v3" and held["probe_decisions"] == f40.PROBE_DECISIONS
+    )
+
+
+def test_version_1_is_retired_and_superseded_by_version_2_with_the_probe_reaching_combat(tmp_path, capsys):
+    """Version 1 played f40-reconstruction-v2 with session 41's Allied expert (its fingerprints stay frozen);
+    version 2's probe plays the whole probe game, so the Allied experts of sessions 41 and 45 (which first
+    differ at decision 420, past version 1's 300) give different probes."""
+    from benchmarks.protocol.tasks import RETIRED, SUPERSEDED, bot_probe
+
+    for tid in F40:
+        old = tid.replace("/v2", "/v1")
+        assert SUPERSEDED[old] == tid and old in RETIRED and "f40-reconstruction-v2" in RETIRED[old]
+        assert old in frozen_fingerprints()
+    code, _, err = _ffo(capsys, "benchmark", "run", "--task", "france1940/german-vs-expert/v1", "--algo",
+                        "random", "--out", str(tmp_path / "r"), "--no-progress")  # fmt: skip
+    assert code == 2 and "retired" in err and "france1940/german-vs-expert/v2" in err
+    assert err.count("\n") == 1 and not (tmp_path / "r" / "results.json").exists()
+    assert f40.PROBE_DECISIONS >= 2600  # expert vs expert: ~2,600 decisions a game
+    assert bot_probe("expert", 300, game="france1940") == bot_probe("expert-s41", 300, game="france1940")
+    assert bot_probe("expert", f40.PROBE_DECISIONS, game="france1940") != bot_probe(
+        "expert-s41", f40.PROBE_DECISIONS, game="france1940"
+    )
 
 
 def test_the_generalization_split_holds_out_unseen_pairs_of_seen_armies():
@@ -136,14 +165,15 @@ def test_the_graded_score_is_the_share_of_the_german_victory_requirement():
         assert f40.graded_score(task, state, "french") == pytest.approx(1 - share)
         german_wins = g >= 25 and (a == 0 or g >= 3 * a)
         assert (share == 1.0) == german_wins
-    assert f40.graded_score(get_task("france1940/german-vs-expert/v1"), state, "german") is None
+    assert f40.graded_score(get_task("france1940/german-vs-expert/v2"), state, "german") is None
 
 
 def test_the_late_game_state_sets_are_disjoint_checked_and_start_game_turn_7():
     from benchmarks.france1940.states import load_state_set
 
-    train = load_state_set(f40.DATA_DIR / "late-t7-train-v1.json.gz")
-    ev = load_state_set(f40.DATA_DIR / "late-t7-eval-v1.json.gz")
+    train = load_state_set(f40.DATA_DIR / "late-t7-train-v2.json.gz")
+    ev = load_state_set(f40.DATA_DIR / "late-t7-eval-v2.json.gz")
+    assert train["data"] == ev["data"] == "f40-reconstruction-v3"
     assert len(ev["states"]) == 24 and len(train["states"]) >= 60
     assert not set(train["made_by"]["seeds"]) & set(ev["made_by"]["seeds"])
     task = get_task(LATE)
@@ -161,7 +191,7 @@ def test_a_damaged_state_set_is_one_error_naming_the_file(tmp_path):
     bad.write_bytes(b"not gzip")
     with pytest.raises(StatesError, match="bad.json.gz: not a gzipped JSON state set"):
         load_state_set(bad)
-    doc = load_state_set(f40.DATA_DIR / "late-t7-eval-v1.json.gz")
+    doc = load_state_set(f40.DATA_DIR / "late-t7-eval-v2.json.gz")
     doc["states"][3]["state"]["turn"] = 99
     bad.write_bytes(encode(doc))
     with pytest.raises(StatesError, match="bad.json.gz: state 3: .*turn"):
@@ -183,7 +213,7 @@ def test_bad_run_input_on_a_france1940_task_is_one_error(tmp_path, capsys):
     out = tmp_path / "o"
     code, _, err = _ffo(capsys, "benchmark", "run", "--task", "france1940/german-late/v9", "--algo", "random",
                         "--out", str(out), "--no-progress")  # fmt: skip
-    assert code == 2 and "france1940/german-late/v1" in err and err.count("\n") == 1 and not out.exists()
+    assert code == 2 and "france1940/german-late/v2" in err and err.count("\n") == 1 and not out.exists()
     code, _, err = _ffo(capsys, "benchmark", "run", "--task", LATE, "--algo", "maskable_ppo_shaped",
                         "--out", str(out), "--no-progress")  # fmt: skip
     assert code == 2 and err.startswith("error: ") and err.count("\n") == 1 and not out.exists()
@@ -236,14 +266,14 @@ def test_the_state_sets_regenerate_from_their_commands():
     """A state of each file is the expert-vs-expert game of its seed played again to game-turn 7."""
     from benchmarks.france1940.states import load_state_set, play_to_turn
 
-    for name in ("late-t7-eval-v1.json.gz", "late-t7-train-v1.json.gz"):
+    for name in ("late-t7-eval-v2.json.gz", "late-t7-train-v2.json.gz"):
         doc = load_state_set(f40.DATA_DIR / name)
         k = len(doc["states"]) // 2
         assert play_to_turn(doc["made_by"]["seeds"][k], doc["turn"]) == doc["states"][k]
 
 
 def test_the_compact_vector_the_learners_read_is_the_envs_observation():
-    task = get_task("france1940/german-vs-random/v1")
+    task = get_task("france1940/german-vs-random/v2")
     env = f40.make_env(task, "german", None, "flat", 11)
     obs, _ = env.reset(seed=11)
     for _ in range(5):

@@ -2,12 +2,14 @@
 
 Names: ``random`` (the suite's :class:`agents.base.RandomAgent`), ``pass`` (the core's ``done`` whenever it
 is legal, else random), ``heuristic`` (one per side, :mod:`agents.france1940.heuristic`), ``expert`` (one
-per side, :mod:`agents.france1940.expert`) and ``expert-defence`` (the Allied expert with session 45's defence,
-``spread`` and ``safe_retreat``: stronger than the heuristic on paired seeds, not yet the default ``expert``
-because the experts' balance then leaves 40-60 %, docs/france1940/bots.md; as the German, the German expert) and
+per side, :mod:`agents.france1940.expert`; the Allied expert plays session 45's defence, ``spread`` and
+``safe_retreat``, since session 48: it beats the Allied heuristic on paired seeds, and on the default data
+``f40-reconstruction-v3`` the two experts' historical games are inside 40-60 % German wins,
+docs/france1940/bots.md), ``expert-defence`` (the same bot as ``expert``, its name of sessions 45-47, kept so
+that their commands play the same games), ``expert-s41`` (session 41's Allied expert, without the defence: the
+Allied ``expert`` of sessions 41-47, kept so that their results replay; as the German, the German expert) and
 ``expert-attack`` (German only: the German expert with session 46's attack settings, ``GERMAN_ATTACK`` of
-:mod:`agents.france1940.expert`, measured against ``expert-defence`` in docs/france1940/bots.md; as the Allied
-player it is one clear error, ``agent_sides`` says so). Every bot implements ``act_state(state) -> int``, takes its
+:mod:`agents.france1940.expert`; as the Allied player it is one clear error, ``agent_sides`` says so). Every bot implements ``act_state(state) -> int``, takes its
 choices from ``state.legal_actions()`` and reads only what its side may see
 (:mod:`ffo_env.france1940.core.visibility`: never the game's seed or dice). ``agents.registry.make_agent(name,
 side, seed=..., game="france1940")`` forwards here; :mod:`agents.france1940.evaluate` plays them over fixed seeds.
@@ -23,7 +25,16 @@ from agents.france1940.network_spec import NETWORK  # the training hook (agents/
 
 __all__ = ["AGENT_NAMES", "LADDER_AGENTS", "NETWORK", "agent_sides", "make_agent"]
 
-AGENT_NAMES = ("random", "pass", "heuristic", "expert", "expert-defence", "expert-attack", "pretrained")
+AGENT_NAMES = (
+    "random",
+    "pass",
+    "heuristic",
+    "expert",
+    "expert-defence",
+    "expert-s41",
+    "expert-attack",
+    "pretrained",
+)
 LADDER_AGENTS = "random,pass,heuristic,expert"  # ffo ladder's default: the bots (pretrained is a policy)
 SIDES = ("french", "german")
 GERMAN_ONLY = ("expert-attack",)  # bots of one side: the German attack settings of session 46
@@ -56,23 +67,23 @@ def make_agent(name: str, side: str, seed: int | None = None) -> Any:
         from agents.france1940.heuristic import HeuristicAgent
 
         return HeuristicAgent(SIDES.index(side), seed)
-    if name == "expert":
-        from agents.france1940.expert import ExpertAgent
-
-        return ExpertAgent(SIDES.index(side), seed)
-    if name == "expert-defence":
+    if name in ("expert", "expert-defence"):
         from agents.france1940.expert import ExpertAgent
 
         if side == "german":  # the defence is the Allied player's; the German plays its expert
             return ExpertAgent(1, seed)
-        return ExpertAgent(0, seed, spread=True, safe_retreat=True)
+        return ExpertAgent(0, seed, spread=True, safe_retreat=True)  # session 45's defence, `expert` since 48
+    if name == "expert-s41":
+        from agents.france1940.expert import ExpertAgent
+
+        return ExpertAgent(SIDES.index(side), seed)  # the options off: session 41's bot, on either side
     if name == "expert-attack":
         from agents.france1940.expert import GERMAN_ATTACK, ExpertAgent
 
         if side != "german":
             raise ValueError(
                 "'expert-attack' is the German expert's attack settings and plays only the German side; "
-                "for the Allied player use 'expert-defence' or 'expert'"
+                "for the Allied player use 'expert'"
             )
         return ExpertAgent(1, seed, **GERMAN_ATTACK)
     raise ValueError(f"unknown France 1940 agent {name!r}; known agents: {', '.join(AGENT_NAMES)}")

@@ -14,7 +14,8 @@ needs (the rest stay free for other attacks and out of the counter-attack). Whil
 is well below the German's 25, an Allied VP costs the German one VP in its valuation, else three. Close
 support flies only where it raises the value.
 
-The Allied defence of session 45 (docs/france1940/bots.md; off by default, on in the Allied bot ``expert-defence``):
+The Allied defence of session 45 (docs/france1940/bots.md; off by default in the class, on in the Allied bot
+``expert`` since session 48 and in ``expert-defence``, its earlier name; ``expert-s41`` plays it off):
 ``spread`` -- no Allied unit retreats, steps (within two hexes of the enemy) or arrives into a hex whose
 designated defence is already full (the defender designates weight 3 a hex, F22: a second corps there adds
 nothing and shares the hex's DX or retreat); ``safe_retreat`` -- a retreating Allied unit goes where it keeps
@@ -106,10 +107,10 @@ class ExpertAgent(HeuristicAgent):
         self.depth = bool(depth)
         self.depth_mid = depth_mid  # the Belgians halfway between the German and the French frontiers
         # session 45 (docs/france1940/bots.md): an Allied defence that keeps a unit out of a hex whose designated
-        # defence is full (``spread``) and retreats where it can retreat again (``safe_retreat``). Off by
-        # default, and so in ``expert``, until the balance of the historical pair is restored with it: with it
-        # the experts' games give the German 16 of 60, outside issue 63's 40-60 %; the bot ``expert-defence``
-        # plays it. The German expert has no such defence (its play stays session 40's).
+        # defence is full (``spread``) and retreats where it can retreat again (``safe_retreat``). Off in the
+        # class so that session 41's Allied expert (``expert-s41``) replays; on in the Allied ``expert`` since
+        # session 48, with the data f40-reconstruction-v3 (P20) that restores the experts' balance (on v2 the
+        # German expert won 16 of 60 against it). The German expert has no such defence (session 40's play).
         if german and (spread or safe_retreat):
             raise ValueError("spread and safe_retreat are options of the Allied expert only")
         self.spread = spread

@@ -7,15 +7,20 @@ Its tasks (``france1940/...``, :data:`TASKS`):
   game data) as one side against the other side's ``random``, ``heuristic`` or ``expert`` bot;
 - self-play rated against France 1940's own frozen ladder (:data:`LADDER`, measured with ``ffo ladder --game
   france1940``);
-- a **generalization task** (``france1940/german-unseen-pairs/v1``): the German against the Allied
+- a **generalization task** (``france1940/german-unseen-pairs/v2``): the German against the Allied
   ``heuristic``, trained on 44 of the 66 pairs of Order of Battle Alternatives and evaluated on the 22 others
   (:data:`TRAIN_PAIRS`, :data:`HELDOUT_PAIRS`): a pair is held out when ``(i + j) % 3 == 2`` for its Allied
   column ``i`` and German column ``j`` (the core's orders), so every army of either side is seen in training and
   every held-out pair is a combination of them never played in training, and the historical pair trains;
-- a **short graded task** (``france1940/german-late/v1``): the German plays the last four game-turns (7-10) of
+- a **short graded task** (``france1940/german-late/v2``): the German plays the last four game-turns (7-10) of
   expert-vs-expert games (historical armies) from saved states (:mod:`benchmarks.france1940.states`; 96
   training starts, 24 evaluation starts from other games) against the Allied ``expert``, scored by
   :func:`graded_score`, the share of the German's victory requirement met at the end, finer than win/loss.
+
+Version 2 of every task (session 48) plays the default data ``f40-reconstruction-v3`` (P20) with the Allied
+``expert`` of session 45's defence; its late-game starts, its ladder and its bots' probe (the whole probe game,
+:data:`PROBE_DECISIONS`) were made again. Version 1 (data ``f40-reconstruction-v2``, session 41's Allied
+expert) is retired: its results are kept, its fingerprints stay as frozen.
 
 The learners read the compact observation (9,638 floats, ``ffo_env/France1940-<Side>-compact-v0``): ``maskable_ppo``,
 ``untrained`` and ``dagger_expert`` with the shared flat-vector part (:class:`benchmarks.protocol.algo_sb3.MlpPart`,
@@ -43,18 +48,25 @@ FEATURES: frozenset[str] = frozenset()
 
 HISTORICAL = ("Hist", "I")  # the Allied and the German Order of Battle Alternative column of the rules' game
 
-# France 1940's own ladder: `ffo ladder --game france1940 --agents random,heuristic,expert --games 10 --seed 0`
-# (2026-11-28, 90 games, seeds 0-9, france1940-core-1, f40-reconstruction-v2, the historical armies; started with
-# --workers 1 and resumed with --resume: the same games), the model and prior of benchmarks.protocol.ladder_ref;
-# frozen. Agent -> (rating as French, rating as German)
-LADDER: dict[str, tuple[float, float]] = {
+# France 1940's own ladder, measured again for version 2 of the tasks (session 48, 2026-11-29: data
+# f40-reconstruction-v3, the Allied expert with session 45's defence): `ffo ladder --game france1940 --agents
+# random,heuristic,expert --games 50 --seed 0 --workers 1` (450 games, seeds 0-49, france1940-core-1, the
+# historical armies; 6.3 min wall, 367 CPU s, beside one other job on the 2-core VM), the model and prior of
+# benchmarks.protocol.ladder_ref; frozen. Agent -> (rating as French, rating as German). LADDER_V1 is version 1's (2026-11-28, 90 games, seeds 0-9,
+# france1940-core-1, f40-reconstruction-v2, session 41's Allied expert), kept as the record of its fingerprint.
+LADDER_V1: dict[str, tuple[float, float]] = {
     "random": (-780.0, -537.0),
     "heuristic": (369.0, -48.0),
     "expert": (542.0, 453.0),
 }
+LADDER: dict[str, tuple[float, float]] = {
+    "random": (-928.0, -796.0),
+    "heuristic": (495.0, -6.0),
+    "expert": (586.0, 649.0),
+}
 LADDER_SOURCE = (
-    "ffo ladder --game france1940 of 2026-11-28 (docs/guide/benchmark_protocol.md, France 1940 tasks): "
-    "10 games a pairing, seeds 0-9"
+    "ffo ladder --game france1940 of 2026-11-29 (docs/guide/benchmark_protocol.md, France 1940 tasks): "
+    "50 games a pairing, seeds 0-49"
 )
 
 # the learners' settings: the Springtime rows' (SB3's MlpPolicy on the game's one flat vector, the rollout settings
@@ -137,16 +149,43 @@ def check_pairs(task_id: str, what: str, pairs: tuple[tuple[str, str], ...]) -> 
 _SHORT, _LONG, _EVAL = 100_000, 2_000_000, 20  # a game is ~2,500 decisions (both sides), FFO's ~1,400
 _LATE_SHORT, _LATE_LONG, _LATE_EVAL = 20_000, 200_000, 24
 LATE_TURN = 7  # the late-game task starts at game-turn 7 of 10: ~400 German decisions a game
-_LATE_TRAIN = "late-t7-train-v1.json.gz"  # seeds 2000-2063
-_LATE_EVAL_FILE = "late-t7-eval-v1.json.gz"  # seeds 0-23
-GENERALIZATION = "france1940/german-unseen-pairs/v1"
-LATE = "france1940/german-late/v1"
+VERSION = 2  # the current version of every France 1940 task (version 1 is retired, RETIRED)
+# the late-game task's state sets by version: (training starts, seeds 2000-2063; evaluation starts, seeds 0-23)
+_LATE_STATES = {
+    1: ("late-t7-train-v1.json.gz", "late-t7-eval-v1.json.gz"),  # f40-reconstruction-v2, session 41's experts
+    2: ("late-t7-train-v2.json.gz", "late-t7-eval-v2.json.gz"),  # f40-reconstruction-v3, session 48's experts
+}
+GENERALIZATION = f"france1940/german-unseen-pairs/v{VERSION}"
+LATE = f"france1940/german-late/v{VERSION}"
+# the bots' probe (benchmarks.protocol.tasks.bot_probe) plays this many decisions of the probe game, both sides
+# one bot: the whole game of the historical armies (expert vs expert ~2,600 decisions, ~1.4 s), so that combat,
+# retreats and counter-attacks are in it (version 1's 300 decisions ended in the setup of game-turn 1, where the
+# Allied experts of sessions 41 and 45 first differ at decision 420)
+PROBE_DECISIONS = 4000
+_NAMES_V = (
+    "french-vs-random",
+    "french-vs-heuristic",
+    "french-vs-expert",
+    "german-vs-random",
+    "german-vs-heuristic",
+    "german-vs-expert",
+    "selfplay-ladder",
+    "german-unseen-pairs",
+    "german-late",
+)
+SUPERSEDED = {f"france1940/{n}/v1": f"france1940/{n}/v2" for n in _NAMES_V}
+RETIRED = {
+    f"france1940/{n}/v1": "it was played on the game data f40-reconstruction-v2 with session 41's Allied expert; "
+    "since session 48 the default data is f40-reconstruction-v3 (P20) and the Allied expert plays session 45's "
+    "defence"
+    for n in _NAMES_V
+}
 # the armies of a task that does not play the historical pair: task id -> (training pairs, evaluation pairs)
 ARMIES: dict[str, tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]] = {
-    GENERALIZATION: (TRAIN_PAIRS, HELDOUT_PAIRS),
+    f"france1940/german-unseen-pairs/v{v}": (TRAIN_PAIRS, HELDOUT_PAIRS) for v in (1, 2)
 }
 # the graded tasks: their score is graded_score's, not the win rate
-GRADED = frozenset({LATE})
+GRADED = frozenset(f"france1940/german-late/v{v}" for v in (1, 2))
 GRADED_SCORE = (
     "min(1, German VP / max(german_min_vp, german_min_ratio x Allied VP)) at the end (1: German win)"
 )
@@ -156,7 +195,8 @@ _SOLVED = {"french-vs-random"}
 _NAMES = {"french": "the Allies", "german": "the German"}
 
 
-def _full() -> list[Task]:
+def _version(version: int) -> list[Task]:
+    """Every France 1940 task of ``version`` (1: retired, superseded by 2)."""
     out = []
     for side, other in (("french", "german"), ("german", "french")):
         for opp in ("random", "heuristic", "expert"):
@@ -164,7 +204,7 @@ def _full() -> list[Task]:
             solved = name in _SOLVED
             out.append(
                 Task(
-                    f"france1940/{name}/v1",
+                    f"france1940/{name}/v{version}",
                     "full",
                     side,
                     opp,
@@ -177,52 +217,52 @@ def _full() -> list[Task]:
                     note=SOLVED_NOTE if solved else "",
                 )
             )
+    train, evaluation = _LATE_STATES[version]
+    out += [
+        Task(
+            f"france1940/selfplay-ladder/v{version}",
+            "selfplay",
+            None,
+            None,
+            10,
+            _SHORT,
+            _LONG,
+            "France 1940: both sides learn against each other (historical armies); rated (Elo) against the "
+            "game's frozen reference ladder (random, heuristic, expert on each side)",
+            references=("random", "heuristic", "expert"),
+        ),
+        Task(
+            f"france1940/german-unseen-pairs/v{version}",
+            "full",
+            "german",
+            "heuristic",
+            len(HELDOUT_PAIRS),
+            _SHORT,
+            _LONG,
+            f"France 1940: the German plays the whole game against the Allied heuristic; trains on "
+            f"{len(TRAIN_PAIRS)} pairs of Order of Battle Alternatives, evaluated on the {len(HELDOUT_PAIRS)} "
+            "held-out pairs (one game each)",
+        ),
+        Task(
+            f"france1940/german-late/v{version}",
+            "endgame",
+            "german",
+            "expert",
+            _LATE_EVAL,
+            _LATE_SHORT,
+            _LATE_LONG,
+            "France 1940: the German plays the last 4 game-turns (7-10) of expert-vs-expert games against the "
+            "Allied expert; graded score: the share of the German victory requirement met (64 training starts, "
+            "24 held-out evaluation starts)",
+            states=train,
+            eval_states=evaluation,
+        ),
+    ]
     return out
 
 
-TASKS: list[Task] = [
-    *_full(),
-    Task(
-        "france1940/selfplay-ladder/v1",
-        "selfplay",
-        None,
-        None,
-        10,
-        _SHORT,
-        _LONG,
-        "France 1940: both sides learn against each other (historical armies); rated (Elo) against the game's "
-        "frozen reference ladder (random, heuristic, expert on each side)",
-        references=("random", "heuristic", "expert"),
-    ),
-    Task(
-        GENERALIZATION,
-        "full",
-        "german",
-        "heuristic",
-        len(HELDOUT_PAIRS),
-        _SHORT,
-        _LONG,
-        f"France 1940: the German plays the whole game against the Allied heuristic; trains on "
-        f"{len(TRAIN_PAIRS)} pairs of Order of Battle Alternatives, evaluated on the {len(HELDOUT_PAIRS)} "
-        "held-out pairs (one game each)",
-    ),
-    Task(
-        LATE,
-        "endgame",
-        "german",
-        "expert",
-        _LATE_EVAL,
-        _LATE_SHORT,
-        _LATE_LONG,
-        "France 1940: the German plays the last 4 game-turns (7-10) of expert-vs-expert games against the Allied "
-        "expert; graded score: the share of the German victory requirement met (64 training starts, 24 "
-        "held-out evaluation starts)",
-        states=_LATE_TRAIN,
-        eval_states=_LATE_EVAL_FILE,
-    ),
-]
-SUPERSEDED: dict[str, str] = {}
-RETIRED: dict[str, str] = {}
+# versions 1 (retired) and 2
+TASKS: list[Task] = [t for version in (1, 2) for t in _version(version)]
 
 for _tid, (_train, _held) in ARMIES.items():
     check_pairs(_tid, "training pairs", _train)
@@ -267,7 +307,7 @@ def fingerprint_inputs(task: Task) -> dict[str, Any]:
         "data": _data_hash(),
         "observation": observation_spec_hash(),
         "task": task.definition(),
-        "bots": {name: bot_probe(name, game=GAME) for name in task.bots()},
+        "bots": {name: bot_probe(name, PROBE_DECISIONS, game=GAME) for name in task.bots()},
         "armies": [list(p) for p in (task_pairs(task))],
     }
     if task.id in ARMIES:
@@ -280,6 +320,7 @@ def fingerprint_inputs(task: Task) -> dict[str, Any]:
         inputs["score"] = GRADED_SCORE
     if task.kind == "selfplay":  # the frozen ratings the score is measured against are part of the task
         inputs["ladder"] = {k: list(v) for k, v in sorted(LADDER.items())}
+    inputs["probe_decisions"] = PROBE_DECISIONS
     return inputs
 
 
@@ -441,14 +482,14 @@ def hyperparameters(name: str) -> dict[str, Any]:
 
 SHORT_TASKS = (LATE,)
 FULL = (
-    "france1940/german-vs-random/v1",
-    "france1940/french-vs-heuristic/v1",
-    "france1940/german-vs-heuristic/v1",
-    "france1940/french-vs-expert/v1",
-    "france1940/german-vs-expert/v1",
+    f"france1940/german-vs-random/v{VERSION}",
+    f"france1940/french-vs-heuristic/v{VERSION}",
+    f"france1940/german-vs-heuristic/v{VERSION}",
+    f"france1940/french-vs-expert/v{VERSION}",
+    f"france1940/german-vs-expert/v{VERSION}",
     GENERALIZATION,
 )
-SELFPLAY = "france1940/selfplay-ladder/v1"
+SELFPLAY = f"france1940/selfplay-ladder/v{VERSION}"
 
 
 def baseline_jobs() -> list[tuple[str, str, int]]:
@@ -458,7 +499,7 @@ def baseline_jobs() -> list[tuple[str, str, int]]:
     from benchmarks.protocol.baselines import LEARNERS, REFERENCES
 
     out = [(t, a, 5) for t in SHORT_TASKS for a in (*REFERENCES, *LEARNERS)]
-    out += [(t, a, 3) for t in (*FULL, "france1940/french-vs-random/v1") for a in REFERENCES]
+    out += [(t, a, 3) for t in (*FULL, f"france1940/french-vs-random/v{VERSION}") for a in REFERENCES]
     out += [(t, a, 3) for t in FULL for a in LEARNERS]
     out += [(SELFPLAY, a, 3) for a in (*REFERENCES, *LEARNERS)]
     return out

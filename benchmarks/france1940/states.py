@@ -1,5 +1,5 @@
-"""The saved start states of France 1940's late-game task (``france1940/german-late/v1``): how they are made,
-stored and loaded.
+"""The saved start states of France 1940's late-game task (``france1940/german-late/v2``; ``v1`` is retired):
+how they are made, stored and loaded.
 
 A state set is a gzipped JSON file in ``benchmarks/france1940/data/`` (the fingerprint hashes its bytes)::
 
@@ -16,7 +16,7 @@ clear error naming the file and the state. Regenerate with (deterministic: the s
 bytes)::
 
     python -m benchmarks.france1940.states --turn 7 --games 24 --first-seed 0 \\
-        --out benchmarks/france1940/data/late-t7-eval-v1.json.gz
+        --out benchmarks/france1940/data/late-t7-eval-v2.json.gz  # and --games 64 --first-seed 2000 for train
 """
 
 from __future__ import annotations

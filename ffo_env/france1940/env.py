@@ -55,9 +55,8 @@ Options (the game's, beside the suite's ``reward``, ``shaping_scale``, ``max_ste
   ``I``).
 - ``bef_variant``: Pournelle's BEF variant (F46-F58), the same as ``rules={"bef_variant": True}``.
 - ``data_version``: the game data (``ffo_env.france1940.core.data.DATA_VERSIONS``), the same as
-  ``rules={"data_version": ...}``; default ``$FFO_F40_DATA`` or ``DEFAULT_DATA`` (``f40-reconstruction-v2``;
-  ``f40-reconstruction-v3``, session 47, is selectable: v2 with the CRT's columns 3-1 to 5-1 one die row
-  deadlier, P20).
+  ``rules={"data_version": ...}``; default ``$FFO_F40_DATA`` or ``DEFAULT_DATA`` (``f40-reconstruction-v3``
+  since session 48, P20: v2 with the CRT's columns 3-1 to 5-1 one die row deadlier; v2 and v1 selectable).
 - ``rules``: a :class:`~ffo_env.france1940.core.options.RulesOptions` or a dict of its fields (the optional
   rules, ``hidden_obac``, the readings of F2, ...). An option given both here and by name must agree.
 - ``observation_format``: ``"dict"``, ``"flat"``, ``"compact"``.
@@ -81,6 +80,11 @@ wins on v2, not on v1): an env built without ``data_version`` plays v2. The spac
 engine are unchanged, so the ids stay ``-v0`` (as France Fights On's did when its default data changed);
 ``data_version="f40-reconstruction-v1"`` plays the first release's game byte for byte, and records and saved
 states replay under the version they name (one without a version, written in session 40, under v1).
+v0, session 48 -- the default data is ``f40-reconstruction-v3`` (P20: the loss results of the CRT's columns 3-1
+to 5-1 one die row earlier than v2's) and the Allied ``expert`` bot is session 45's defence (the bot
+``expert-defence`` of sessions 45-47; session 41's Allied expert is ``expert-s41``): between the two experts the
+historical pair is inside 40-60 % German wins on v3 (docs/france1940/bots.md). Spaces, actions and engine are
+unchanged, so the ids stay ``-v0``; ``data_version="f40-reconstruction-v2"`` plays sessions 42-47's game.
 """
 
 from __future__ import annotations

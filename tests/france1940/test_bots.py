@@ -229,7 +229,7 @@ def test_expert_defence_options_are_off_by_default_so_its_setup_is_the_heuristic
     for side in (0, 1):
         bot = ExpertAgent(side, 0)
         assert not (bot.reserve or bot.depth or bot.depth_mid or bot.ca_value)
-    shipped = _after_setup(make_agent("expert", "french", 0))
+    shipped = _after_setup(make_agent("expert", "french", 0))  # spread and safe_retreat do not move the setup
     heur = _after_setup(make_agent("heuristic", "french", 0))
     assert [shipped.hex[u] for u in shipped.on_map(0)] == [heur.hex[u] for u in heur.on_map(0)]
 
@@ -251,9 +251,9 @@ def _retreat_choices(german: str, allied: str = "") -> tuple[State, dict[str, st
     assert s.decision == "retreat", s.decision_string()
     bots = {
         "heuristic": make_agent("heuristic", "french", 0),
-        "expert": make_agent("expert-defence", "french", 0),
+        "expert": make_agent("expert", "french", 0),
         "spread only": ExpertAgent(0, 0, spread=True),
-        "options off": make_agent("expert", "french", 0),
+        "options off": make_agent("expert-s41", "french", 0),
     }
     return s, {name: s.action_to_string(bot.act_state(s)) for name, bot in bots.items()}
 
@@ -299,19 +299,22 @@ def test_allied_expert_spread_does_not_stop_in_a_full_hex_near_the_enemy() -> No
     assert final_hex(make_agent("heuristic", "french", 0), "") == 1145  # two hexes from the enemy
     full = "FR-INF-02@1145"
     assert final_hex(make_agent("heuristic", "french", 0), full) == 1145
-    assert final_hex(make_agent("expert", "french", 0), full) == 1145
-    assert (
-        final_hex(make_agent("expert-defence", "french", 0), full) == 1146
-    )  # as near, and its defence counts
+    assert final_hex(make_agent("expert-s41", "french", 0), full) == 1145
+    assert final_hex(make_agent("expert", "french", 0), full) == 1146  # as near, and its defence counts
 
 
-def test_session45_defence_is_the_allied_expert_defence_bot_and_off_in_expert() -> None:
-    # off in `expert` until the experts' balance is restored with it (docs/france1940/bots.md, session 45)
+def test_session45_defence_is_the_allied_expert_since_session_48_and_off_in_expert_s41() -> None:
+    # the Allied `expert` plays session 45's defence since the default data is v3 (P20, docs/france1940/bots.md);
+    # `expert-defence` is its earlier name, `expert-s41` session 41's Allied expert (the options off)
     assert not (ExpertAgent(0, 0).spread or ExpertAgent(0, 0).safe_retreat)
-    defence = make_agent("expert-defence", "french", 0)
-    assert defence.spread and defence.safe_retreat
-    german = make_agent("expert-defence", "german", 0)
-    assert not (german.spread or german.safe_retreat)  # the German plays its expert, as in session 40
+    for name in ("expert", "expert-defence"):
+        defence = make_agent(name, "french", 0)
+        assert defence.spread and defence.safe_retreat
+        german = make_agent(name, "german", 0)
+        assert not (german.spread or german.safe_retreat)  # the German plays its expert, as in session 40
+    old = make_agent("expert-s41", "french", 0)
+    assert not (old.spread or old.safe_retreat)
+    assert type(make_agent("expert-s41", "german", 0)) is type(make_agent("expert", "german", 0))
     with pytest.raises(ValueError, match="Allied expert only"):
         ExpertAgent(1, 0, spread=True)
 
@@ -375,11 +378,11 @@ def test_german_air_superiority_option_flies_its_budget_at_the_allied_gse() -> N
 def test_german_expert_options_off_play_the_games_of_session_45(seed: int, digest: str) -> None:
     """The German expert with every session-46 option off plays, against the Allied heuristic, the decisions
     it played before them (the first 1500 of the game: setup and the first four or five game-turns; digest
-    taken with the code of main before this session)."""
+    taken with the code of main before this session, on session 45's default data, f40-reconstruction-v2)."""
     import hashlib
     import json
 
-    s = new_state(seed)
+    s = new_state(seed, None, {"data_version": "f40-reconstruction-v2"})
     bots = [
         make_agent("heuristic", "french", bot_seed(seed, "french")),
         make_agent("expert", "german", bot_seed(seed, "german")),

@@ -18,7 +18,9 @@ LAND = [n for n in range(1, H.N_HEXES + 1) if D.playable(n)]
 
 
 def test_data_version() -> None:
-    assert DATA_VERSION == "f40-reconstruction-v2"  # the default since session 42 (docs/france1940/bots.md)
+    assert (
+        DATA_VERSION == "f40-reconstruction-v3"
+    )  # the default since session 48 (P20, docs/france1940/bots.md)
     for name in ("map.yaml", "units.yaml", "obac.yaml", "tables.yaml"):
         assert yaml.safe_load((DATA_DIR / name).read_text())["version"] == DATA_VERSION
 
@@ -183,7 +185,7 @@ def test_c6_crt_machine_form() -> None:
 
 
 def test_c6_crt_machine_form_v2() -> None:
-    """f40-reconstruction-v2 (the default since session 42): the loss results of 2-1 one row later, of 3-1 to
+    """f40-reconstruction-v2 (the default of sessions 42-47, P18): the loss results of 2-1 one row later, of 3-1 to
     5-1 two rows later, DR in the rows freed; 1-3 to 1-1 and 6-1 and the clamping of the die as in v1."""
     v2 = data_for("f40-reconstruction-v2")
     assert v2.crt(0, -5) == "CA" and v2.crt(7, 12) == "DX"

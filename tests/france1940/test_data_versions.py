@@ -42,12 +42,19 @@ V1_SHA256 = {
     "tables.yaml": "f5f716eb60c272083688f8b996ad66f615e36b686671b5f8132f8577e0d43a0a",
     "units.yaml": "4c73f27f3fdc377ff8172d9568c5c292833e22ec022d30bd12ebf75c8c6e7096",
 }
-# sha256 of the files of f40-reconstruction-v2 as released (session 41, the default since session 42)
+# sha256 of the files of f40-reconstruction-v2 as released (session 41, the default of sessions 42-47)
 V2_SHA256 = {
     "map.yaml": "39945415d91163236156931b6fa18b9299f58799c05ece16ab2ef7a57ded7bae",
     "obac.yaml": "64782732e5cf8bfeedbaf3ecebd79c5d70a0df7a4f52e40b72fd69def69f304b",
     "tables.yaml": "166d8948887f84a6ccfd06e6a9915a86c3eef3adfff68325c00ef7477b218ea3",
     "units.yaml": "1cb39bcf09d6f252a952ebeb8d5e49f2256a8c714243c898f80f605b7d0a1747",
+}
+# sha256 of the files of f40-reconstruction-v3 as released (session 47, the default since session 48)
+V3_SHA256 = {
+    "map.yaml": "1f1562db47b3d863bede8ff764057c670acc74c827294160b79e706b8c7d09eb",
+    "obac.yaml": "ce083c48341f3104e7c85b45920ee727e8186951714bc5b6b856b75900bced31",
+    "tables.yaml": "ba00492b72cb43fe9dbd00a88c7510290df7673bfca6bf3cc3d22b927d24087d",
+    "units.yaml": "43b7e65185dfe79f246d328f1b6d4daf06a19e64e2de08a2beb20016bba0b4f2",
 }
 
 
@@ -68,11 +75,12 @@ def test_v1_is_kept_byte_for_byte_in_its_own_folder() -> None:
         assert digest == V1_SHA256[name], name
 
 
-def test_v2_is_kept_byte_for_byte_in_its_own_folder() -> None:
-    assert DATA_VERSIONS[:3] == (V1, V2, V3)  # oldest first; v3 (session 47) is selectable, not the default
+@pytest.mark.parametrize(("version", "pins"), [(V2, V2_SHA256), (V3, V3_SHA256)])
+def test_v2_and_v3_are_kept_byte_for_byte_in_their_own_folders(version: str, pins: dict[str, str]) -> None:
+    assert DATA_VERSIONS[:3] == (V1, V2, V3)  # oldest first
     for name in FILES:
-        digest = hashlib.sha256((DATA_ROOT / V2 / name).read_bytes()).hexdigest()
-        assert digest == V2_SHA256[name], name
+        digest = hashlib.sha256((DATA_ROOT / version / name).read_bytes()).hexdigest()
+        assert digest == pins[name], name
 
 
 @pytest.mark.parametrize("version", DATA_VERSIONS)
@@ -82,14 +90,21 @@ def test_every_shipped_version_loads_from_its_folder_and_carries_its_name(versio
     assert Game(RulesOptions(data_version=version)).data.version == version
 
 
-def test_p18_default_version_is_v2_unless_the_environment_names_another(
+def test_p20_default_version_is_v3_unless_the_environment_names_another(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.delenv(DATA_ENV, raising=False)  # v2 since session 42 (docs/france1940/bots.md)
-    assert DEFAULT_DATA == V2 and data_choice() == V2 and RulesOptions().data_version == V2
-    assert new_state(0).game.data.version == V2
+    monkeypatch.delenv(DATA_ENV, raising=False)  # v3 since session 48 (docs/france1940/bots.md)
+    assert DEFAULT_DATA == V3 and data_choice() == V3 and RulesOptions().data_version == V3
+    assert new_state(0).game.data.version == V3
     monkeypatch.setenv(DATA_ENV, V1)
     assert RulesOptions().data_version == V1 and new_state(0).game.data.version == V1
+
+
+def test_p18_v2_the_default_of_sessions_42_to_47_stays_selectable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(DATA_ENV, V2)
+    assert data_choice() == V2 and RulesOptions().data_version == V2 and new_state(0).game.data.version == V2
+    monkeypatch.delenv(DATA_ENV, raising=False)
+    assert new_state(0, None, {"data_version": V2}).game.data.version == V2
 
 
 @pytest.mark.parametrize(
@@ -307,7 +322,7 @@ def test_p20_v3_departs_from_v2_only_in_the_crt_loss_rows_of_columns_3_1_to_5_1(
     column, table and file is v2's (byte for byte but the version line)."""
     import yaml
 
-    assert V3 in DATA_VERSIONS and DEFAULT_DATA == V2  # selectable; the default stays v2 (P18)
+    assert V3 in DATA_VERSIONS and DEFAULT_DATA == V3  # the default since session 48 (P20)
     for name in ("map.yaml", "obac.yaml", "units.yaml"):
         old = (DATA_ROOT / V2 / name).read_text(encoding="utf-8")
         assert (DATA_ROOT / V3 / name).read_text(encoding="utf-8") == old.replace(V2, V3, 1), name

@@ -14,17 +14,22 @@ from .f40_helpers import act, attack, legal_texts, pos, settle
 
 # The five tests that pin a cell of the CRT name their data version: ``V1`` is components.md §6.2's machine form
 # (the table C§6.5's oracles check the reconstruction against); each has a ``_v2`` twin whose figures are read
-# by hand from f40-reconstruction-v2's table (the default since session 42), where every loss result (1CA,
-# 2CA, DX) needs a modified die one row higher in 2-1 and two rows higher in 3-1, 4-1 and 5-1:
+# by hand from f40-reconstruction-v2's table (the default of sessions 42-47, P18), where every loss result (1CA,
+# 2CA, DX) needs a modified die one row higher in 2-1 and two rows higher in 3-1, 4-1 and 5-1, and a ``_v3``
+# twin read from f40-reconstruction-v3's (the default since session 48, P20): one row higher in 2-1 to 5-1:
 #   rows (modified die)  -1  0   1   2   3   4   5   6   7   8
 #   v1 3-1               AR  CA  CA  BR  DR  DR  1CA DX  DX  DX
 #   v2 3-1               AR  CA  CA  BR  DR  DR  DR  DR  1CA DX
 #   v1 2-1               AR  CA  CA  CA  BR  DR  DR  1CA 2CA DX
 #   v2 2-1               AR  CA  CA  CA  BR  DR  DR  DR  1CA 2CA
 #   v2 5-1               CA  BR  DR  DR  DR  1CA 2CA DX  DX  DX
-#   1-2 (both)           CA  CA  CA  CA  AR  AR  BR  BR  DR  DR
+#   v3 3-1               AR  CA  CA  BR  DR  DR  DR  1CA DX  DX
+#   v3 4-1               AR  CA  BR  DR  DR  1CA 2CA DX  DX  DX
+#   v3 2-1 (= v2's)      AR  CA  CA  CA  BR  DR  DR  DR  1CA 2CA
+#   1-2 (all three)      CA  CA  CA  CA  AR  AR  BR  BR  DR  DR
 V1 = "f40-reconstruction-v1"
 V2 = "f40-reconstruction-v2"
+V3 = "f40-reconstruction-v3"
 
 # a clear hex deep in France with no river and clear neighbours: 1013, attacked from 981, 982, 1012
 OPEN = "turn 3 german combat\nallied: FR-INF-01@1013\ngerman: DE-INF-01@981 DE-INF-02@982 DE-INF-03@1012\n"
@@ -74,6 +79,13 @@ def test_c6_5_oracle_a_three_corps_in_clear_v2() -> None:
     assert c == Counter({"DR": 24, "BR": 6, "CA/CA": 2, "CA/AR": 2, "CA/BR": 2})
 
 
+def test_c6_5_oracle_a_three_corps_in_clear_v3() -> None:
+    c = _dist(OPEN, ["DE-INF-01", "DE-INF-02", "DE-INF-03"], 1013, data_version=V3)
+    # 21:6 is 3-1; v3's 3-1 at dice 1..6: CA BR DR DR DR 1CA -> /36: DR 18, BR 6, 1CA 6 (the lone defender
+    # eliminated, no counter-attacker left); CA 6, the counter-attack 6:7 (1-2): CA 2, AR 2, BR 2
+    assert c == Counter({"DR": 18, "BR": 6, "1CA": 6, "CA/CA": 2, "CA/AR": 2, "CA/BR": 2})
+
+
 def test_c6_5_oracle_b_forest_minus_two() -> None:
     text = "turn 3 german combat\ninvaded: B\nallied: FR-INF-01@632\ngerman: DE-INF-01@600 DE-INF-02@601 DE-INF-03@631\n"
     c = _dist(text, ["DE-INF-01", "DE-INF-02", "DE-INF-03"], 632)
@@ -106,6 +118,11 @@ def test_f24_f32_close_support_adds_two_oracle_c() -> None:
 def test_f24_f32_close_support_adds_two_oracle_c_v2() -> None:
     # v2's 3-1 at modified dice 3..8: DR DR DR DR 1CA DX
     assert _supported(V2) == Counter({"DR": 4, "1CA": 1, "DX": 1})
+
+
+def test_f24_f32_close_support_adds_two_oracle_c_v3() -> None:
+    # v3's 3-1 at modified dice 3..8: DR DR DR 1CA DX DX
+    assert _supported(V3) == Counter({"DR": 3, "1CA": 1, "DX": 2})
 
 
 def test_f24_close_support_cancels_the_forest_penalty() -> None:
@@ -214,6 +231,17 @@ def test_f27_counterattack_shift_reads_columns_to_the_right_v2() -> None:
     assert s.status[de3] == ELIM and s.vp[ALLIED] == 1
 
 
+def test_f27_counterattack_shift_reads_columns_to_the_right_v3() -> None:
+    # v3: 1-2 read as 3-1, die 6 -> 1CA (the lone DE-INF-03 is the unit lost); read as 4-1, die 6 -> DX
+    for shift, result in ((3, "1CA"), (4, "DX")):
+        s = pos(OPEN + "rolls: 1 6\n", counterattack_shift=shift, data_version=V3)
+        attack(s, 1013, ["DE-INF-01", "DE-INF-02", "DE-INF-03"], ["FR-INF-01"])
+        act(s, "@1012", "done")
+        settle(s)
+        assert [e for e in s.log if e[0] == "counter-attack"][0][2].endswith(result)
+        assert s.status[s.game.unit_index("DE-INF-03")] == ELIM and s.vp[ALLIED] == 1
+
+
 def test_r_combat_1ca_defender_loses_a_unit_first() -> None:
     s = pos(
         "turn 3 german combat\nallied: FR-INF-01@1013 FR-DLM-01@1013\n"
@@ -237,6 +265,22 @@ def test_r_combat_1ca_defender_loses_a_unit_first_v2() -> None:
     assert s.decision != "lose" and [e for e in s.log if e[0] == "combat"][0][2].endswith("DR")
     s = pos(text, data_version=V2)  # with Close Support the modified die is 7: v2's 1CA
     attack(s, 1013, ["DE-INF-01", "DE-INF-02", "DE-INF-03"], ["FR-INF-01"], support="DE-GSE-01")
+    assert s.decision == "lose" and s.current_player == ALLIED
+    assert sorted(legal_texts(s)) == ["FR-DLM-01", "FR-INF-01"]  # any of its units in the hex
+    act(s, "FR-DLM-01")
+    assert s.decision == "ca_targets"
+
+
+def test_r_combat_1ca_defender_loses_a_unit_first_v3() -> None:
+    text = (
+        "turn 3 german combat\nallied: FR-INF-01@1013 FR-DLM-01@1013\n"
+        "german: DE-INF-01@981 DE-INF-02@982 DE-INF-03@1012\nrolls: {die}\n"
+    )
+    s = pos(text.format(die=5), data_version=V3)
+    attack(s, 1013, ["DE-INF-01", "DE-INF-02", "DE-INF-03"], ["FR-INF-01"])  # 21:6 3-1, die 5: v3 DR
+    assert s.decision != "lose" and [e for e in s.log if e[0] == "combat"][0][2].endswith("DR")
+    s = pos(text.format(die=6), data_version=V3)  # die 6: v3's 1CA
+    attack(s, 1013, ["DE-INF-01", "DE-INF-02", "DE-INF-03"], ["FR-INF-01"])
     assert s.decision == "lose" and s.current_player == ALLIED
     assert sorted(legal_texts(s)) == ["FR-DLM-01", "FR-INF-01"]  # any of its units in the hex
     act(s, "FR-DLM-01")
@@ -286,6 +330,23 @@ def test_f25_empty_fortress_only_dx_destroys_v2(die: int, result: str) -> None:
     s = pos(text, data_version=V2)
     attack(s, 154, ["DE-INF-01", "DE-INF-02", "DE-INF-03", "DE-ART-01"], [], support="DE-GSE-01")
     settle(s)
+    assert 154 in s.fort_destroyed and not s.fort_active(154)
+
+
+def test_f25_empty_fortress_only_dx_destroys_v3() -> None:
+    text = (
+        "turn 3 german combat\ngerman: DE-INF-01@153 DE-INF-02@121 DE-INF-03@122 DE-ART-01@120 DE-GSE-01@90\n"
+    )
+    text += "rolls: 6\n"  # 31:10 3-1: die 6 is v3's 1CA (no effect on an empty fortress), 6+2 its DX
+    attackers = ["DE-INF-01", "DE-INF-02", "DE-INF-03", "DE-ART-01"]
+    s = pos(text, data_version=V3)
+    attack(s, 154, attackers, [])
+    settle(s)
+    assert [e for e in s.log if e[0] == "combat"][0][2].endswith("1CA") and 154 not in s.fort_destroyed
+    s = pos(text, data_version=V3)
+    attack(s, 154, attackers, [], support="DE-GSE-01")
+    settle(s)
+    assert [e for e in s.log if e[0] == "combat"][0][2].endswith("DX")
     assert 154 in s.fort_destroyed and not s.fort_active(154)
 
 

@@ -29,10 +29,11 @@ _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 DATA_ROOT = Path(__file__).resolve().parents[1] / "data"
 DATA_VERSIONS = ("f40-reconstruction-v1", "f40-reconstruction-v2", "f40-reconstruction-v3")
 """The shipped data versions, oldest first; each is a folder of :data:`DATA_ROOT`."""
-DEFAULT_DATA = "f40-reconstruction-v2"  # P18
-"""The version played unless ``RulesOptions.data_version`` or ``$FFO_F40_DATA`` names another: v2 since
-session 42 (its CRT lands the historical pair inside 40-60 % German wins between the expert bots, v1's does
-not; docs/france1940/bots.md). v1 stays selectable byte for byte; what was written under it replays under it."""
+DEFAULT_DATA = "f40-reconstruction-v3"  # P20 (P18 before session 48)
+"""The version played unless ``RulesOptions.data_version`` or ``$FFO_F40_DATA`` names another: v3 since
+session 48 (P20: between the German ``expert`` and the Allied ``expert`` its CRT lands the historical pair
+inside 40-60 % German wins, docs/france1940/bots.md); v2 was the default of sessions 42-47 (P18) and v1 before.
+Every version stays selectable byte for byte; what was written under one replays under it."""
 FIRST_DATA = "f40-reconstruction-v1"  # P19
 """The version of what was written before data versions existed (session 40): a saved state without a
 ``data`` field, a record or state whose options have no ``data_version`` (a record's ``data`` names v1)."""

@@ -112,7 +112,7 @@ def replay(rec: object) -> State:
         )
     try:
         # a record of session 40 has no options.data_version: it plays the data its "data" field names (v1,
-        # then the only version), never the process's default (v2 since session 42), P19
+        # then the only version), never the process's default (v3 since session 48), P19
         options = with_data_version(rec["options"], str(data))
         game = Game(RulesOptions.from_dict(options))
     except (TypeError, ValueError) as e:

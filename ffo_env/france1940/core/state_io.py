@@ -87,7 +87,7 @@ def state_from_dict(d: object, game: Game | None = None) -> State:
             f" found {d.get('format')!r} version {d.get('version')!r}"
         )
     # a state saved before data versions (session 40) has no "data": it was played with v1, whatever the
-    # default is now (v2 since session 42), P19
+    # default is now (v3 since session 48), P19
     data = d.get("data", FIRST_DATA)
     if data not in DATA_VERSIONS:
         raise StateError(
