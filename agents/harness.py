@@ -398,6 +398,7 @@ def run_tournament(
         raise ValueError(f"games must be >= 1, got {games}")
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
+    loaded: set[tuple[str, str]] = set()
     for pair in pairings:
         for spec, side in zip(pair, SIDE_NAMES, strict=True):
             # before anything is written: a one-side bot in the other seat is refused with nothing on disk
@@ -405,6 +406,11 @@ def run_tournament(
                 raise ValueError(
                     f"agent {spec!r} of {game} plays only the {' and '.join(sides)} side, not the {side}"
                 )
+            # a policy file that is missing or does not load is refused here too, not in the first game
+            if isinstance(spec, str) and (spec.startswith("policy:") or spec == "pretrained"):
+                if (spec, side) not in loaded:
+                    _make(spec, side, 0, game)
+                    loaded.add((spec, side))
     engine, data_version = game_versions(game, setup)
     out_dir = Path(out) if out is not None else None
     labels = [(_name_of(f), _name_of(g)) for f, g in pairings]

@@ -70,6 +70,18 @@ def test_eval_refuses_a_one_side_bot_in_the_other_seat_with_nothing_written(tmp_
     assert not out.exists()
 
 
+@pytest.mark.parametrize("game", ["ffo", "france1940"])
+def test_eval_refuses_a_policy_that_does_not_load_with_nothing_written(game, tmp_path, capsys):
+    out = tmp_path / "t"
+    missing = tmp_path / "no_such.pt"
+    argv = ["eval", "--game", game, "--pairings", f"expert:policy:{missing}", "--games", "1"]
+    code, err = _run([*argv, "--workers", "1", "--out", str(out), "--no-progress"], capsys)
+    assert code == 2 and "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "no_such" in lines[0]
+    assert not out.exists()
+
+
 def test_play_refuses_to_overwrite_a_record_without_force(tmp_path, capsys):
     rec = tmp_path / "game.json"
     rec.write_text("precious")
