@@ -9,8 +9,9 @@ docs/france1940/bots.md), ``expert-defence`` (the same bot as ``expert``, its na
 that their commands play the same games), ``expert-s41`` (session 41's Allied expert, without the defence: the
 Allied ``expert`` of sessions 41-47, kept so that their results replay; as the German, the German expert) and
 ``expert-attack`` (German only: the German expert with session 46's attack settings, ``GERMAN_ATTACK`` of
-:mod:`agents.france1940.expert`; as the Allied player it is one clear error, ``agent_sides`` says so). Every bot implements ``act_state(state) -> int``, takes its
-choices from ``state.legal_actions()`` and reads only what its side may see
+:mod:`agents.france1940.expert`; as the Allied player it is one clear error, ``agent_sides`` says so).
+Every bot implements ``act_state(state) -> int``, takes its choices from ``state.legal_actions()`` and reads
+only what its side may see
 (:mod:`ffo_env.france1940.core.visibility`: never the game's seed or dice). ``agents.registry.make_agent(name,
 side, seed=..., game="france1940")`` forwards here; :mod:`agents.france1940.evaluate` plays them over fixed seeds.
 Trained policies: ``policy:PATH`` (a file of ``ffo train --game france1940``) and ``pretrained`` (the shipped
