@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.protocol.task import EVAL_SEED_BASE, SOLVED_NOTE, Task, TaskError
+from benchmarks.protocol.task import EVAL_SEED_BASE, SOLVED_NOTE, Task, TaskError, version_bump
 
 GAME = "france1940"
 SIDES = ("french", "german")
@@ -173,13 +173,14 @@ _NAMES_V = (
     "german-unseen-pairs",
     "german-late",
 )
-SUPERSEDED = {f"france1940/{n}/v1": f"france1940/{n}/v2" for n in _NAMES_V}
-RETIRED = {
-    f"france1940/{n}/v1": "it was played on the game data f40-reconstruction-v2 with session 41's Allied expert; "
-    "since session 48 the default data is f40-reconstruction-v3 (P20) and the Allied expert plays session 45's "
-    "defence"
-    for n in _NAMES_V
-}
+SUPERSEDED, RETIRED = version_bump(
+    GAME,
+    _NAMES_V,
+    1,
+    VERSION,
+    "it was played on the game data f40-reconstruction-v2 with session 41's Allied expert; since session 48 the "
+    "default data is f40-reconstruction-v3 (P20) and the Allied expert plays session 45's defence",
+)
 # the armies of a task that does not play the historical pair: task id -> (training pairs, evaluation pairs)
 ARMIES: dict[str, tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]] = {
     f"france1940/german-unseen-pairs/v{v}": (TRAIN_PAIRS, HELDOUT_PAIRS) for v in (1, 2)

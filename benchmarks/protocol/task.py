@@ -7,6 +7,7 @@ game's task list is made of; the lists are gathered by :mod:`benchmarks.protocol
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -93,3 +94,12 @@ def _data_dir(game: str) -> Path:
     from benchmarks.protocol.games import bench_of
 
     return Path(bench_of(game).DATA_DIR)
+
+
+def version_bump(
+    game: str, names: Iterable[str], old: int, new: int, why: str
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The ``SUPERSEDED`` and ``RETIRED`` maps of a game whose tasks ``names`` all moved from version ``old`` to
+    ``new`` because this installation can no longer play ``old`` (``why``: what changed)."""
+    superseded = {f"{game}/{n}/v{old}": f"{game}/{n}/v{new}" for n in names}
+    return superseded, dict.fromkeys(superseded, why)

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.protocol.task import EVAL_SEED_BASE, SOLVED_NOTE, Task
+from benchmarks.protocol.task import EVAL_SEED_BASE, SOLVED_NOTE, Task, version_bump
 
 GAME = "springtime"
 SIDES = ("french", "german")
@@ -100,11 +100,9 @@ _NAMES = (
     "german-vs-expert",
     "selfplay-ladder",
 )
-SUPERSEDED = {f"springtime/{n}/v1": f"springtime/{n}/v2" for n in _NAMES}
-RETIRED = {
-    f"springtime/{n}/v1": "it was played on springtime-core-1, whose rules issue 61 changed (springtime-core-2)"
-    for n in _NAMES
-}
+SUPERSEDED, RETIRED = version_bump(
+    GAME, _NAMES, 1, 2, "it was played on springtime-core-1, whose rules issue 61 changed (springtime-core-2)"
+)
 # a game is ~350-700 decisions (both sides), so the tracks are shorter than France Fights On's
 _SHORT, _LONG, _EVAL = 50_000, 1_000_000, 20
 # measured with `ffo benchmark run --algo random/untrained` (docs/guide/benchmark_protocol.md): the random
