@@ -36,7 +36,14 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.protocol.task import EVAL_SEED_BASE, SOLVED_NOTE, Task, TaskError, version_bump
+from benchmarks.protocol.task import (
+    EVAL_SEED_BASE,
+    SOLVED_NOTE,
+    STANDARD_NAMES,
+    Task,
+    TaskError,
+    version_bump,
+)
 
 GAME = "france1940"
 SIDES = ("french", "german")
@@ -162,17 +169,7 @@ LATE = f"france1940/german-late/v{VERSION}"
 # retreats and counter-attacks are in it (version 1's 300 decisions ended in the setup of game-turn 1, where the
 # Allied experts of sessions 41 and 45 first differ at decision 420)
 PROBE_DECISIONS = 4000
-_NAMES_V = (
-    "french-vs-random",
-    "french-vs-heuristic",
-    "french-vs-expert",
-    "german-vs-random",
-    "german-vs-heuristic",
-    "german-vs-expert",
-    "selfplay-ladder",
-    "german-unseen-pairs",
-    "german-late",
-)
+_NAMES_V = (*STANDARD_NAMES, "german-unseen-pairs", "german-late")
 SUPERSEDED, RETIRED = version_bump(
     GAME,
     _NAMES_V,

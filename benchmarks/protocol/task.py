@@ -15,6 +15,11 @@ from typing import Any
 EVAL_SEED_BASE = 20_000  # evaluation game i uses seed EVAL_SEED_BASE + i (training never draws these)
 TASK_KINDS = ("full", "endgame", "selfplay")
 SOLVED_NOTE = "solved by an untrained policy (see the docs): listed for reference, not a benchmark task"
+# the task names every game of the suite has: each side against each bot of the other, and self-play
+STANDARD_NAMES = (
+    *(f"{side}-vs-{bot}" for side in ("french", "german") for bot in ("random", "heuristic", "expert")),
+    "selfplay-ladder",
+)
 
 
 class TaskError(ValueError):

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.protocol.task import EVAL_SEED_BASE, SOLVED_NOTE, Task, version_bump
+from benchmarks.protocol.task import EVAL_SEED_BASE, SOLVED_NOTE, STANDARD_NAMES, Task, version_bump
 
 GAME = "springtime"
 SIDES = ("french", "german")
@@ -91,15 +91,7 @@ SETTINGS: dict[str, Any] = {"ppo": PPO, "shaped": SHAPED, "dagger": DAGGER_SETTI
 # Springtime for Hitler's rules changed with engine springtime-core-2 (issue 61: an Event window opens whenever
 # a marker is held, P10; a BEF eliminated in combat is rebuilt per rule 12.3.2 / S64): its tasks are version 2,
 # and version 1, played on springtime-core-1, can no longer be run here (its results stay, superseded)
-_NAMES = (
-    "french-vs-random",
-    "french-vs-heuristic",
-    "french-vs-expert",
-    "german-vs-random",
-    "german-vs-heuristic",
-    "german-vs-expert",
-    "selfplay-ladder",
-)
+_NAMES = STANDARD_NAMES
 SUPERSEDED, RETIRED = version_bump(
     GAME, _NAMES, 1, 2, "it was played on springtime-core-1, whose rules issue 61 changed (springtime-core-2)"
 )
