@@ -283,11 +283,16 @@ def test_the_compact_vector_the_learners_read_is_the_envs_observation():
 
 
 def test_the_report_names_the_graded_score_of_the_late_game_task(tmp_path, capsys):
-    # the shipped results of france1940/german-late/v1: its rows' score is the graded score, not a win rate
+    # the shipped results of France 1940: the late-game tasks' rows are scored by the graded score, the full-game
+    # tasks' by the win rate, each task's table saying which
     shipped = Path(__file__).resolve().parents[1] / "benchmarks" / "results" / "france1940"
     assert main(["benchmark", "report", str(shipped), "--out", str(tmp_path / "rep"), "--reps", "100"]) == 0
     capsys.readouterr()
     rep = json.loads((tmp_path / "rep" / "report.json").read_text())
-    assert rep["tasks"]["france1940/german-late/v1"]["score"] == "graded score"
+    scores = {tid: t["score"] for tid, t in rep["tasks"].items()}
+    assert scores["france1940/german-late/v1"] == scores[LATE] == "graded score"
+    others = [s for tid, s in scores.items() if "german-late" not in tid]
+    assert "win rate" in others and "graded score" not in others
     md = (tmp_path / "rep" / "report.md").read_text()
-    assert "final graded score: IQM [95% CI]" in md and "final win rate" not in md
+    late = md.split(f"**`{LATE}`**", 1)[1].split("**`france1940/", 1)[0]
+    assert "final graded score: IQM [95% CI]" in late and "final win rate" not in late
