@@ -13,7 +13,7 @@ Its tasks (``france1940/...``, :data:`TASKS`):
   column ``i`` and German column ``j`` (the core's orders), so every army of either side is seen in training and
   every held-out pair is a combination of them never played in training, and the historical pair trains;
 - a **short graded task** (``france1940/german-late/v2``): the German plays the last four game-turns (7-10) of
-  expert-vs-expert games (historical armies) from saved states (:mod:`benchmarks.france1940.states`; 96
+  expert-vs-expert games (historical armies) from saved states (:mod:`benchmarks.france1940.states`; 64
   training starts, 24 evaluation starts from other games) against the Allied ``expert``, scored by
   :func:`graded_score`, the share of the German's victory requirement met at the end, finer than win/loss.
 
@@ -59,8 +59,9 @@ HISTORICAL = ("Hist", "I")  # the Allied and the German Order of Battle Alternat
 # f40-reconstruction-v3, the Allied expert with session 45's defence): `ffo ladder --game france1940 --agents
 # random,heuristic,expert --games 50 --seed 0 --workers 1` (450 games, seeds 0-49, france1940-core-1, the
 # historical armies; 6.3 min wall, 367 CPU s, beside one other job on the 2-core VM), the model and prior of
-# benchmarks.protocol.ladder_ref; frozen. Agent -> (rating as French, rating as German). LADDER_V1 is version 1's (2026-11-28, 90 games, seeds 0-9,
-# france1940-core-1, f40-reconstruction-v2, session 41's Allied expert), kept as the record of its fingerprint.
+# benchmarks.protocol.ladder_ref; frozen. Agent -> (rating as French, rating as German). LADDER_V1 is version
+# 1's (2026-11-28, 90 games, seeds 0-9, france1940-core-1, f40-reconstruction-v2, session 41's Allied expert),
+# kept as the record of what its frozen fingerprint hashed.
 LADDER_V1: dict[str, tuple[float, float]] = {
     "random": (-780.0, -537.0),
     "heuristic": (369.0, -48.0),
