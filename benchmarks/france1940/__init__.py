@@ -163,6 +163,7 @@ _LATE_STATES = {
     1: ("late-t7-train-v1.json.gz", "late-t7-eval-v1.json.gz"),  # f40-reconstruction-v2, session 41's experts
     2: ("late-t7-train-v2.json.gz", "late-t7-eval-v2.json.gz"),  # f40-reconstruction-v3, session 48's experts
 }
+VERSIONS = tuple(_LATE_STATES)  # every version this installation lists (1 retired, 2 current)
 GENERALIZATION = f"france1940/german-unseen-pairs/v{VERSION}"
 LATE = f"france1940/german-late/v{VERSION}"
 # the bots' probe (benchmarks.protocol.tasks.bot_probe) plays this many decisions of the probe game, both sides
@@ -181,10 +182,10 @@ SUPERSEDED, RETIRED = version_bump(
 )
 # the armies of a task that does not play the historical pair: task id -> (training pairs, evaluation pairs)
 ARMIES: dict[str, tuple[tuple[tuple[str, str], ...], tuple[tuple[str, str], ...]]] = {
-    f"france1940/german-unseen-pairs/v{v}": (TRAIN_PAIRS, HELDOUT_PAIRS) for v in (1, 2)
+    f"france1940/german-unseen-pairs/v{v}": (TRAIN_PAIRS, HELDOUT_PAIRS) for v in VERSIONS
 }
 # the graded tasks: their score is graded_score's, not the win rate
-GRADED = frozenset(f"france1940/german-late/v{v}" for v in (1, 2))
+GRADED = frozenset(f"france1940/german-late/v{v}" for v in VERSIONS)
 GRADED_SCORE = (
     "min(1, German VP / max(german_min_vp, german_min_ratio x Allied VP)) at the end (1: German win)"
 )
@@ -261,7 +262,7 @@ def _version(version: int) -> list[Task]:
 
 
 # versions 1 (retired) and 2
-TASKS: list[Task] = [t for version in (1, 2) for t in _version(version)]
+TASKS: list[Task] = [t for version in VERSIONS for t in _version(version)]
 
 for _tid, (_train, _held) in ARMIES.items():
     check_pairs(_tid, "training pairs", _train)
