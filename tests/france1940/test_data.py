@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import shutil
 from collections import deque
 from pathlib import Path
@@ -60,6 +61,32 @@ def test_c1_2_distance_equals_bfs() -> None:
                     q.append(m)
         for n in range(1, H.N_HEXES + 1):
             assert H.distance(start, n) == dist[n], (start, n)
+
+
+def test_c1_2_neighbour_bits_match_the_neighbour_lists() -> None:
+    # supply traces with bit sets (hexgrid.neighbour_bits): every hex alone, then random sets of hexes
+    for n in range(1, H.N_HEXES + 1):
+        assert H.neighbour_bits(1 << n) == H.NEIGHBOUR_BITS[n] == H.bits(H.neighbours(n)), n
+        assert H.bit_hexes(H.NEIGHBOUR_BITS[n]) == list(H.neighbours(n))
+    rng = random.Random(0)
+    for _ in range(100):
+        hexes = rng.sample(range(1, H.N_HEXES + 1), rng.randint(0, 400))
+        expected = set().union(*(H.neighbours(n) for n in hexes)) if hexes else set()
+        assert H.bit_hexes(H.neighbour_bits(H.bits(hexes))) == sorted(expected)
+
+
+def test_c1_2_flood_bits_equals_a_breadth_first_search() -> None:
+    rng = random.Random(1)
+    for _ in range(30):
+        good = set(rng.sample(LAND, rng.randint(100, len(LAND))))
+        sources = rng.sample(range(1, H.N_HEXES + 1), 3)
+        seen, q = set(sources), deque(sources)
+        while q:
+            for m in H.neighbours(q.popleft()):
+                if m in good and m not in seen:
+                    seen.add(m)
+                    q.append(m)
+        assert H.bit_hexes(H.flood_bits(H.bits(good), H.bits(sources))) == sorted(seen)
 
 
 def test_c2_1_terrain_counts_and_notch() -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections import deque
 
 import numpy as np
 import pytest
@@ -11,9 +12,32 @@ import pytest
 from ffo_env.france1940.core.actions import N_ACTIONS, IllegalActionError
 from ffo_env.france1940.core.data import ALLIED, GERMAN
 from ffo_env.france1940.core.game import Game
+from ffo_env.france1940.core.hexgrid import NEIGHBOURS, bit_hexes
 from ffo_env.france1940.core.options import RulesOptions
 from ffo_env.france1940.core.state import ELIM, MAP, State
 from ffo_env.france1940.core.state_io import state_to_dict
+
+
+def naive_supply_region(s: State, side: int, home: str) -> list[int]:
+    """F18 as the rule reads, hex by hex: from the supply edge through playable hexes free of enemy units and
+    enemy ZOC, not (German) into undestroyed fortified hexes, not (Allied) into closed neutral countries."""
+    blocked = set(s.enemy_zoc_for_supply(side)) | {s.hex[u] for u in s.on_map(1 - side)}
+
+    def good(h: int) -> bool:
+        if h in blocked or not s.game.data.playable(h):
+            return False
+        return not s.fort_active(h) if side == GERMAN else not s.closed_to_home(home, h)
+
+    d = s.game.data
+    edge = d.german_edge if side == GERMAN else d.allied_south_edge + d.allied_west_edge
+    seen = {h for h in edge if good(h)}
+    q = deque(seen)
+    while q:
+        for m in NEIGHBOURS[q.popleft()]:
+            if m not in seen and good(m):
+                seen.add(m)
+                q.append(m)
+    return sorted(seen)
 
 
 def check_invariants(s: State) -> None:
@@ -28,6 +52,16 @@ def check_invariants(s: State) -> None:
                 assert not s.fort_active(h), (s.uid(u), h)  # F25
         else:
             assert s.hex[u] == 0
+    # the state's index of who is where (kept across moves) is what a rebuild from the counters gives
+    s.occupants(0)  # builds the index if the last change dropped it
+    assert {h: s.occupants(h) for h in per_hex} == per_hex
+    assert s._occ is not None and set(s._occ) == set(per_hex) == set(s._side_at) == set(s._stack)
+    for h, us in per_hex.items():
+        assert s.side_at(h) == s.side_of(us[0])
+        assert s.stack_count(h) == sum(0 if s.spec(u).is_para else 1 for u in us)
+    if len(s.history) % 50 == 0:  # the supply trace (bit sets, F18) against the rule read hex by hex
+        for side, home in ((GERMAN, "G"), (ALLIED, "F"), (ALLIED, "B"), (ALLIED, "N")):
+            assert bit_hexes(s.supply_region(side, home)) == naive_supply_region(s, side, home), (side, home)
     for h, us in per_hex.items():
         # enemy units never share a hex (F13), except a moving Allied unit passing German paratroops (F41 e)
         passing = (

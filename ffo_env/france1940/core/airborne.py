@@ -178,5 +178,8 @@ def land_assault_aircraft(s: State) -> None:
 
 def paras_alone(s: State, h: int, side: int = GERMAN) -> bool:
     """Does ``h`` hold ``side``'s units, all of them paratroops (other units ignored)? (F41 e)"""
-    own = [v for v in s.occupants(h) if s.side_of(v) == side]
+    occ = s.occupants(h)
+    if not occ:
+        return False  # the common case: movement asks it of every hex a unit might enter
+    own = [v for v in occ if s.side_of(v) == side]
     return bool(own) and all(s.spec(v).is_para for v in own)

@@ -8,7 +8,7 @@ same whichever columns are played: a game marks the counters its two columns use
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ffo_env.core.errors import DataError
 from ffo_env.france1940.core.actions import MAX_UNITS, N_ACTIONS
@@ -24,47 +24,34 @@ HOME = {"FR": "F", "GB": "F", "BE": "B", "NL": "N", "DE": "G"}  # the country a 
 
 @dataclass(frozen=True)
 class UnitSpec:
-    """One counter of the roster."""
+    """One counter of the roster. What follows from its type is read once here: the rules ask a unit's side
+    and kind millions of times a game."""
 
     index: int
     id: str
     type: UnitType
+    side: int = field(init=False, repr=False)
+    nation: str = field(init=False, repr=False)
+    home: str = field(init=False, repr=False)  # the country it is at home in (F6)
+    mech: bool = field(init=False, repr=False)
+    is_gse: bool = field(init=False, repr=False)
+    is_para: bool = field(init=False, repr=False)
+    is_art: bool = field(init=False, repr=False)
+    is_bomber: bool = field(init=False, repr=False)
+    is_base: bool = field(init=False, repr=False)
 
-    @property
-    def side(self) -> int:
-        return self.type.side
-
-    @property
-    def nation(self) -> str:
-        return self.type.nation
-
-    @property
-    def home(self) -> str:
-        return HOME[self.type.nation]
-
-    @property
-    def is_gse(self) -> bool:
-        return self.type.symbol == "gse"
-
-    @property
-    def is_para(self) -> bool:
-        return self.type.symbol == "paratroop"
-
-    @property
-    def is_art(self) -> bool:
-        return self.type.symbol == "artillery"
-
-    @property
-    def mech(self) -> bool:
-        return self.type.mech
-
-    @property
-    def is_bomber(self) -> bool:
-        return self.type.symbol == "bomber"
-
-    @property
-    def is_base(self) -> bool:
-        return self.type.symbol == "bomber_base"
+    def __post_init__(self) -> None:
+        t = self.type
+        set_ = object.__setattr__
+        set_(self, "side", t.side)
+        set_(self, "nation", t.nation)
+        set_(self, "home", HOME[t.nation])
+        set_(self, "mech", t.mech)
+        set_(self, "is_gse", t.symbol == "gse")
+        set_(self, "is_para", t.symbol == "paratroop")
+        set_(self, "is_art", t.symbol == "artillery")
+        set_(self, "is_bomber", t.symbol == "bomber")
+        set_(self, "is_base", t.symbol == "bomber_base")
 
 
 def _max_needed(obac: Obac) -> dict[str, int]:
@@ -109,6 +96,10 @@ class Game:
     units: tuple[UnitSpec, ...] = field(init=False)
     unit_ids: tuple[str, ...] = field(init=False)
     side_units: tuple[tuple[int, ...], tuple[int, ...]] = field(init=False)
+    unit_side: tuple[int, ...] = field(init=False)  # the side of each counter, by index
+    # bit sets of hexes for supply (State.passable, State.supply_edge), functions of the data and of the
+    # fortresses and neutrality: shared by all states of the game
+    passable_cache: dict[tuple[Any, ...], int] = field(init=False, repr=False)
     last_turn: int = field(init=False)
 
     def __init__(self, options: RulesOptions | None = None, data: Data | None = None) -> None:
@@ -129,6 +120,8 @@ class Game:
             )
         set_(self, "units", roster)
         set_(self, "unit_ids", tuple(u.id for u in roster))
+        set_(self, "unit_side", tuple(u.side for u in roster))
+        set_(self, "passable_cache", {})
         set_(
             self, "side_units", tuple(tuple(u.index for u in roster if u.side == s) for s in (ALLIED, GERMAN))
         )

@@ -18,6 +18,7 @@ Tables are built once at import (numbers are small and fixed).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import lru_cache
 
 COLUMNS = 40
@@ -50,7 +51,7 @@ def _neighbours(n: int) -> tuple[int, ...]:
 
 # index 0 unused so that NEIGHBOURS[n] is hex n's neighbours
 NEIGHBOURS: tuple[tuple[int, ...], ...] = ((),) + tuple(_neighbours(n) for n in range(1, N_HEXES + 1))
-_NSETS: tuple[frozenset[int], ...] = tuple(frozenset(x) for x in NEIGHBOURS)
+NEIGHBOUR_SETS: tuple[frozenset[int], ...] = tuple(frozenset(x) for x in NEIGHBOURS)
 
 
 def neighbours(n: int) -> tuple[int, ...]:
@@ -58,7 +59,7 @@ def neighbours(n: int) -> tuple[int, ...]:
 
 
 def adjacent(a: int, b: int) -> bool:
-    return b in _NSETS[a]
+    return b in NEIGHBOUR_SETS[a]
 
 
 def _axial(n: int) -> tuple[int, int]:
@@ -82,3 +83,51 @@ def distance(a: int, b: int) -> int:
     qb, rb = _AXIAL[b] if 0 < b <= N_HEXES else _axial(b)
     dq, dr = qa - qb, ra - rb
     return (abs(dq) + abs(dr) + abs(dq + dr)) // 2
+
+
+# ---------------------------------------------------------------- sets of hexes as bits of an int
+# Supply traces over the whole map after every move (F18, F19); as bit sets (bit n = hex n) a ring of a flood
+# fill is a few shifts of one int, whatever its size.
+
+
+def bits(hexes: Iterable[int]) -> int:
+    """The hexes ``hexes`` as an int with bit ``n`` set for hex ``n``."""
+    out = 0
+    for n in hexes:
+        out |= 1 << n
+    return out
+
+
+def bit_hexes(x: int) -> list[int]:
+    """The hexes of the bit set ``x``, in number order."""
+    return [n for n in range(1, N_HEXES + 1) if x >> n & 1]
+
+
+ALL_BITS = bits(range(1, N_HEXES + 1))
+_NOT_TOP = bits(n for n in range(1, N_HEXES + 1) if col_row(n)[1] > 1)
+_NOT_BOTTOM = bits(n for n in range(1, N_HEXES + 1) if col_row(n)[1] < ROWS)
+_ODD_NOT_TOP = bits(n for n in range(1, N_HEXES + 1) if col_row(n)[0] % 2 == 1) & _NOT_TOP
+_EVEN_NOT_BOTTOM = bits(n for n in range(1, N_HEXES + 1) if col_row(n)[0] % 2 == 0) & _NOT_BOTTOM
+
+
+def neighbour_bits(x: int) -> int:
+    """Every hex next to a hex of the bit set ``x`` (the union of their :data:`NEIGHBOURS`)."""
+    up = x & _NOT_TOP  # (c, r-1) = n-1
+    down = x & _NOT_BOTTOM  # (c, r+1) = n+1
+    odd = x & _ODD_NOT_TOP  # odd column: (c±1, r-1) = n±32-1
+    even = x & _EVEN_NOT_BOTTOM  # even column: (c±1, r+1) = n±32+1
+    near = (up >> 1) | (down << 1) | (x << ROWS) | (x >> ROWS)
+    near |= (odd << (ROWS - 1)) | (odd >> (ROWS + 1)) | (even << (ROWS + 1)) | (even >> (ROWS - 1))
+    return near & ALL_BITS
+
+
+NEIGHBOUR_BITS: tuple[int, ...] = tuple(bits(x) for x in NEIGHBOURS)
+
+
+def flood_bits(good: int, sources: int) -> int:
+    """The hexes of ``good`` connected to ``sources`` through ``good``, with ``sources`` (good or not)."""
+    seen = ring = sources
+    while ring:
+        ring = neighbour_bits(ring) & good & ~seen
+        seen |= ring
+    return seen

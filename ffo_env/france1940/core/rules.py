@@ -149,7 +149,7 @@ def iter_steps(s: State, u: int) -> Iterator[tuple[int, int]]:
     if s.phase == "fort_react":  # F48: up to four fortress hexes, no MP, ZOC ignored
         yield from ((m, 1) for m in NEIGHBOURS[h] if s.mp_left >= 1 and fortress_step(s, u, m))
         return
-    free = [m for m in NEIGHBOURS[h] if s.fort_free >= 0 and fortress_step(s, u, m)]
+    free = [m for m in NEIGHBOURS[h] if fortress_step(s, u, m)] if s.fort_free >= 0 else []
     yield from ((m, 0) for m in free)
     if s.fort_free > 4:
         return  # F47 (a): past four fortress hexes the whole move stays in the chain
@@ -248,7 +248,8 @@ def attack_targets(s: State, also: list[int] | None = None, chosen: list[int] | 
     the combat on the targets ``also`` (every unit ``chosen`` so far, and at least one unit, in reach of
     all of them, F29)."""
     cand: set[int] = set()
-    for u in s.on_map(s.phasing):
+    mine = s.on_map(s.phasing)
+    for u in mine:
         if s.attacked[u]:
             continue
         for m in NEIGHBOURS[s.hex[u]]:
@@ -257,6 +258,16 @@ def attack_targets(s: State, also: list[int] | None = None, chosen: list[int] | 
             for f in s.game.data.fortified:
                 if s.fort_active(f) and distance(s.hex[u], f) <= 2:
                     cand.add(f)
+    # who might join an attack on a hex: the units next to it and the artillery (in reach of every target,
+    # F21, F30), so that each candidate hex asks a few units rather than the whole army
+    near: dict[int, list[int]] = {}
+    artillery = []
+    for u in mine:
+        if s.spec(u).is_art:
+            artillery.append(u)
+        else:
+            for m in NEIGHBOURS[s.hex[u]]:
+                near.setdefault(m, []).append(u)
     out = []
     for h in sorted(cand):
         if h in s.attacked_hexes or (also and h in also):
@@ -270,7 +281,8 @@ def attack_targets(s: State, also: list[int] | None = None, chosen: list[int] | 
         targets = [*(also or []), h]
         if chosen and not all(can_attack_with(s, u, targets, [], committed=True) for u in chosen):
             continue  # every unit chosen so far must still reach, and count against, every target
-        if any(u in (chosen or []) or can_attack_with(s, u, targets, []) for u in s.on_map(s.phasing)):
+        # units chosen so far passed the check above, so they are on the map and reach every target
+        if chosen or any(can_attack_with(s, u, targets, []) for u in (*near.get(h, ()), *artillery)):
             out.append(h)
     return out
 

@@ -12,8 +12,8 @@ fortified hexes (F25, F8), neutrality (F6), supply (F18, F19), eliminations and 
 
 from __future__ import annotations
 
+import bisect
 import copy
-from collections import deque
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -22,7 +22,7 @@ from ffo_env.core.dice import Dice
 from ffo_env.france1940.core import actions as A
 from ffo_env.france1940.core.actions import IllegalActionError
 from ffo_env.france1940.core.data import AGENTS, ALLIED, GERMAN
-from ffo_env.france1940.core.hexgrid import NEIGHBOURS
+from ffo_env.france1940.core.hexgrid import N_HEXES, NEIGHBOUR_BITS, NEIGHBOURS, bits, flood_bits
 
 if TYPE_CHECKING:
     from ffo_env.france1940.core.game import Game, UnitSpec
@@ -122,7 +122,9 @@ class State:
         self.result = ""
         self.winner = -1
         self._occ: dict[int, list[int]] | None = None
-        self._regions: dict[tuple[int, str], set[int]] = {}
+        self._side_at: dict[int, int] = {}  # with _occ (_index_hexes)
+        self._stack: dict[int, int] = {}
+        self._regions: dict[tuple[int, str], int] = {}  # supply regions as bit sets
         self._zoc: dict[int, set[int]] = {}
         self._ezs: dict[tuple[int, bool], frozenset[int]] = {}  # enemy_zoc_for_supply, by (side, retreat)
         self._legal: list[int] | None = None  # the legal actions of the current decision, once computed
@@ -236,7 +238,7 @@ class State:
         return self.game.unit_ids[u]
 
     def side_of(self, u: int) -> int:
-        return self.game.units[u].side
+        return self.game.unit_side[u]
 
     def touch(self) -> None:
         """Positions (or ZOC, fortresses, neutrality, aircraft) changed: drop the caches."""
@@ -245,30 +247,64 @@ class State:
         self._zoc = {}
         self._ezs = {}
 
+    def _index_hexes(self) -> dict[int, list[int]]:
+        """Who is where, and with it each occupied hex's side and stack count: the movement and combat rules
+        ask these of every hex next to every unit, so they are read off one pass over the counters."""
+        occ: dict[int, list[int]] = {}
+        for u, st in enumerate(self.status):
+            if st == MAP:
+                occ.setdefault(self.hex[u], []).append(u)
+        units = self.game.units
+        self._side_at = {h: units[us[0]].side for h, us in occ.items()}  # enemy units never share a hex (F13)
+        self._stack = {h: sum(0 if units[u].is_para else 1 for u in us) for h, us in occ.items()}
+        self._occ = occ
+        return occ
+
     def occupants(self, h: int) -> list[int]:
-        if self._occ is None:
-            occ: dict[int, list[int]] = {}
-            for u, st in enumerate(self.status):
-                if st == MAP:
-                    occ.setdefault(self.hex[u], []).append(u)
-            self._occ = occ
-        return self._occ.get(h, [])
+        occ = self._occ
+        if occ is None:
+            occ = self._index_hexes()
+        return occ.get(h, [])
 
     def side_at(self, h: int) -> int:
         """The side whose units are in ``h`` (-1 if empty); enemy units never share a hex (F13)."""
-        occ = self.occupants(h)
-        return self.side_of(occ[0]) if occ else -1
+        if self._occ is None:
+            self._index_hexes()
+        return self._side_at.get(h, -1)
 
     def on_map(self, side: int) -> list[int]:
         return [u for u in self.game.side_units[side] if self.status[u] == MAP]
 
     def stack_count(self, h: int) -> int:
         """Units counting against the three-unit limit (F13): paratroops count zero."""
-        return sum(0 if self.spec(u).is_para else 1 for u in self.occupants(h))
+        if self._occ is None:
+            self._index_hexes()
+        return self._stack.get(h, 0)
 
     def move_unit(self, u: int, h: int) -> None:
+        occ = self._occ
+        old = self.hex[u]
         self.hex[u] = h
         self.touch()
+        if occ is None:
+            return
+        # the index of who is where outlives a move, which changes two of its hexes (movement asks it of
+        # every hex next to every unit after every step); each hex's list stays in counter order
+        if u in occ.get(old, ()):
+            occ[old].remove(u)
+        if self.status[u] == MAP:
+            bisect.insort(occ.setdefault(h, []), u)
+        units = self.game.units
+        for x in (old, h):
+            here = occ.get(x)
+            if here:
+                self._side_at[x] = units[here[0]].side
+                self._stack[x] = sum(0 if units[v].is_para else 1 for v in here)
+            else:
+                occ.pop(x, None)
+                self._side_at.pop(x, None)
+                self._stack.pop(x, None)
+        self._occ = occ
 
     # ------------------------------------------------------------------ strengths (F20, F23, F30, F38)
     def attack_strength(self, u: int, fortified_target: bool, supplied: bool) -> int:
@@ -380,35 +416,48 @@ class State:
         return {h for h in out if self.side_at(h) != side and not (side == ALLIED and self.fort_active(h))}
 
     # ------------------------------------------------------------------ supply (F18, F19)
-    def supply_region(self, side: int, home: str) -> set[int]:
-        """Hexes from which a unit of ``side`` at home in ``home`` reaches its supply edge (F18)."""
-        d = self.game.data
-        # enemy units and enemy ZOC block the trace; one set, since enemy units never share a hex (F13)
-        blocked = self.enemy_zoc_for_supply(side) | {
-            self.hex[u] for u in self.game.side_units[1 - side] if self.status[u] == MAP
-        }
-
-        def good(h: int) -> bool:
-            if h in blocked or not d.playable(h):
-                return False
+    def passable(self, side: int, home: str) -> int:
+        """Playable hexes (a bit set, :mod:`hexgrid`) a unit of ``side`` at home in ``home`` may trace supply
+        through, before enemy units and ZOC: for German units not an undestroyed fortified hex (F25), for
+        Allied units not a neutral country closed to them (F6 c, P12). It depends on the fortresses and
+        neutrality alone, which change a few times a game, so the game keeps it for every state that shares
+        them."""
+        if side == GERMAN:
+            maginot = self.columns[ALLIED] not in self.game.data.maginot_clear
+            key: tuple[Any, ...] = (GERMAN, maginot, self.belgian_area, frozenset(self.fort_destroyed))
+        else:
+            key = (ALLIED, home, frozenset(self.invaded))
+        got = self.game.passable_cache.get(key)
+        if got is None:
+            d = self.game.data
+            hexes = [h for h in range(1, N_HEXES + 1) if d.playable(h)]
             if side == GERMAN:
-                return not self.fort_active(h)
-            return not self.closed_to_home(home, h)
+                got = bits(h for h in hexes if not self.fort_active(h))
+            else:
+                got = bits(h for h in hexes if not self.closed_to_home(home, h))
+            self.game.passable_cache[key] = got
+        return got
 
-        edge = d.german_edge if side == GERMAN else d.allied_south_edge + d.allied_west_edge
-        seen = {h for h in edge if good(h)}
-        q = deque(seen)
-        while q:
-            h = q.popleft()
-            for m in NEIGHBOURS[h]:
-                if m not in seen and good(m):
-                    seen.add(m)
-                    q.append(m)
-        return seen
+    def supply_edge(self, side: int) -> int:
+        """The map edge ``side``'s units trace supply to (F18), a bit set."""
+        got = self.game.passable_cache.get(("edge", side))
+        if got is None:
+            d = self.game.data
+            got = bits(d.german_edge if side == GERMAN else d.allied_south_edge + d.allied_west_edge)
+            self.game.passable_cache["edge", side] = got
+        return got
+
+    def supply_region(self, side: int, home: str) -> int:
+        """Hexes (a bit set) from which a unit of ``side`` at home in ``home`` reaches its supply edge (F18)."""
+        # enemy units and enemy ZOC block the trace; one set, since enemy units never share a hex (F13)
+        blocked = bits(self.enemy_zoc_for_supply(side)) | bits(
+            self.hex[u] for u in self.game.side_units[1 - side] if self.status[u] == MAP
+        )
+        good = self.passable(side, home) & ~blocked
+        return flood_bits(good, self.supply_edge(side) & good)
 
     def judge_supply(self, units: list[int]) -> dict[int, bool]:
         """Supply of ``units`` now (F18), fortress supply for Allied units that miss an edge (F19)."""
-        d = self.game.data
         out: dict[int, bool] = {}
         needy: list[int] = []
         for u in units:
@@ -418,8 +467,8 @@ class State:
                 self._regions[key] = self.supply_region(spec.side, key[1])
             reg = self._regions[key]
             h = self.hex[u]
-            edge = d.german_edge if spec.side == GERMAN else d.allied_south_edge + d.allied_west_edge
-            ok = h in edge or any(m in reg for m in NEIGHBOURS[h])  # P6: on the edge is in supply
+            # P6: a unit on its edge is in supply
+            ok = bool(self.supply_edge(spec.side) >> h & 1 or reg & NEIGHBOUR_BITS[h])
             out[u] = ok
             if not ok and spec.side == ALLIED:
                 needy.append(u)
@@ -439,7 +488,8 @@ class State:
         ]
         if not forts:
             return
-        ezoc = self.enemy_zoc_for_supply(ALLIED)
+        ezoc = bits(self.enemy_zoc_for_supply(ALLIED))
+        german = bits(self.hex[u] for u in self.game.side_units[GERMAN] if self.status[u] == MAP)
         room = {f: 3 for f in forts}
         inside = sorted((u for u in needy if self.hex[u] in room), key=lambda u: u)
         for u in inside:  # units in the fortress count against it ([R Supply (C)], F19): served first
@@ -447,7 +497,7 @@ class State:
             if room[self.hex[u]] >= w:
                 room[self.hex[u]] -= w
                 out[u] = True
-        reach: dict[int, set[int]] = {}
+        reach: dict[int, int] = {}
         for u in needy:
             h = self.hex[u]
             if h in room:
@@ -457,33 +507,12 @@ class State:
             for f in forts:
                 if room[f] < w:
                     continue
-                if f not in reach:
-                    reach[f] = self._region_from(f, home, ezoc)
-                if any(m in reach[f] for m in NEIGHBOURS[h]):
+                if f not in reach:  # through Allied-held, uncontrolled hexes open to the unit's home
+                    reach[f] = flood_bits(self.passable(ALLIED, home) & ~ezoc & ~german, 1 << f)
+                if reach[f] & NEIGHBOUR_BITS[h]:
                     room[f] -= w
                     out[u] = True
                     break
-
-    def _region_from(self, src: int, home: str, ezoc: frozenset[int]) -> set[int]:
-        d = self.game.data
-
-        def good(h: int) -> bool:
-            return (
-                d.playable(h)
-                and self.side_at(h) != GERMAN
-                and h not in ezoc
-                and not self.closed_to_home(home, h)
-            )
-
-        seen = {src}
-        q = deque([src])
-        while q:
-            h = q.popleft()
-            for m in NEIGHBOURS[h]:
-                if m not in seen and good(m):
-                    seen.add(m)
-                    q.append(m)
-        return seen
 
     # ------------------------------------------------------------------ losses and victory points (F39)
     def unit_vp(self, u: int) -> int:
