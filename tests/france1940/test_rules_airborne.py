@@ -99,8 +99,13 @@ def test_f41_e_paratroops_attacked_alone_are_destroyed_and_passed_through() -> N
     s = pos(text.format("GB-CORPS8-01"), skip_forced=False, **AB)
     act(s, "GB-CORPS8-01", "@329")  # 1 + 3 to enter, as for a ZOC
     assert s.mp_left == 4 and "done" not in legal_texts(s)  # may not stop there
+    passing = (s.occupants(329), s.side_at(329), s.stack_count(329))
+    s.touch()  # the index kept across the step is what a rebuild from the counters gives
+    assert len(passing[0]) == 2 and passing == (s.occupants(329), s.side_at(329), s.stack_count(329))
     act(s, legal_texts(s)[0])
     assert s.mp_left == 1 and s.hex[s.game.unit_index("GB-CORPS8-01")] != 329
+    assert s.occupants(329) == [s.game.unit_index("DE-PARA-01")] and s.side_at(329) == GERMAN
+    assert s.stack_count(329) == 0  # paratroops count zero (F13)
 
 
 def test_f26_paratroops_that_must_retreat_are_eliminated() -> None:
