@@ -312,6 +312,7 @@ class _Static:
                 planes[_P["fort_front"], m - 1] = 1.0
         self.planes = planes
         self.forts = tuple(sorted(d.fortified))
+        self.fort_index = np.array(self.forts, dtype=np.int64) - 1
         self.playable = np.flatnonzero(planes[_P["playable"]] > 0)
         units = np.zeros((N_UNITS, N_STATIC_UNIT), dtype=np.float32)
         for spec in game.units:
@@ -360,10 +361,41 @@ def compact_size(game: Game) -> int:
     )
 
 
+# the state's fields the encoder reads, through the view (not the history, log and rolls that grow with the game)
+_READ = (
+    "ac_hex",
+    "ac_mission",
+    "air",
+    "arrive",
+    "attacked",
+    "attacked_hexes",
+    "belgian_area",
+    "cmb",
+    "columns",
+    "decision",
+    "fort_destroyed",
+    "hex",
+    "invaded",
+    "moved",
+    "mover",
+    "mp_left",
+    "owed",
+    "phase",
+    "phasing",
+    "player",
+    "queue",
+    "restricted",
+    "status",
+    "supply",
+    "turn",
+    "vp",
+)
+
+
 def encode(state: State, side: int, legal: list[int] | None = None) -> dict[str, np.ndarray]:
     """The structured observation of ``side`` (0 Allied = ``french``, 1 ``german``); ``legal``: the legal
     actions when ``side`` is to act (None otherwise: no ``legal_*`` feature is set)."""
-    v = view(state, side)  # the fog: nothing below reads a field the view leaves out or masks
+    v = view(state, side, _READ)  # the fog: nothing below reads a field the view leaves out or masks
     g = state.game
     st = _static(g)
     n = st.n_units
@@ -379,9 +411,8 @@ def encode(state: State, side: int, legal: list[int] | None = None) -> dict[str,
     on_map = status == MAP
     # public board facts asked of the core (they follow from the units on the map)
     destroyed = set(v["fort_destroyed"])
-    for h in st.forts:
-        planes[_P["fort_active"], h - 1] = state.fort_active(h)
-        planes[_P["fort_destroyed"], h - 1] = h in destroyed
+    planes[_P["fort_active"], st.fort_index] = [state.fort_active(h) for h in st.forts]
+    planes[_P["fort_destroyed"], st.fort_index] = [h in destroyed for h in st.forts]
 
     supply = np.fromiter(v["supply"], bool, n)
     moved = np.fromiter(v["moved"], bool, n)

@@ -99,8 +99,13 @@ def test_f41_e_paratroops_attacked_alone_are_destroyed_and_passed_through() -> N
     s = pos(text.format("GB-CORPS8-01"), skip_forced=False, **AB)
     act(s, "GB-CORPS8-01", "@329")  # 1 + 3 to enter, as for a ZOC
     assert s.mp_left == 4 and "done" not in legal_texts(s)  # may not stop there
+    passing = (s.occupants(329), s.side_at(329), s.stack_count(329))
+    s.touch()  # the index kept across the step is what a rebuild from the counters gives
+    assert len(passing[0]) == 2 and passing == (s.occupants(329), s.side_at(329), s.stack_count(329))
     act(s, legal_texts(s)[0])
     assert s.mp_left == 1 and s.hex[s.game.unit_index("GB-CORPS8-01")] != 329
+    assert s.occupants(329) == [s.game.unit_index("DE-PARA-01")] and s.side_at(329) == GERMAN
+    assert s.stack_count(329) == 0  # paratroops count zero (F13)
 
 
 def test_f26_paratroops_that_must_retreat_are_eliminated() -> None:
@@ -128,3 +133,43 @@ def test_f19_belgian_fortified_hexes_supply_with_the_airborne_rule() -> None:
     s = pos(text, **AB)
     u = s.game.unit_index("BE-INF-01")
     assert s.fort_active(402) and s.judge_supply([u])[u]
+
+
+def test_f19_p5_fortress_supply_traces_for_each_unit_its_own_home() -> None:
+    """F19 (P5), F6 c: a unit traces to a fortress through hexes open to *its* home country. A Belgian unit
+    in an encircled pocket of uninvaded Belgium reaches the Belgian fortified hexes through Belgium; a French
+    unit asking first (closed out of neutral Belgium) must not close the way for it."""
+    pocket_ring = [
+        305,
+        306,
+        307,
+        336,
+        337,
+        340,
+        341,
+        367,
+        373,
+        399,
+        406,
+        431,
+        437,
+        464,
+        465,
+        466,
+        467,
+        468,
+        469,
+    ]
+    around_1013 = [981, 982, 1012, 1014, 1045, 1046]  # a French unit encircled in France: out of any supply
+    german = " ".join(f"DE-INF-{i + 1:02d}@{h}" for i, h in enumerate(pocket_ring + around_1013))
+    s = pos(
+        f"turn 3 german combat\nbelgian_area: yes\nallied: FR-INF-01@1013 BE-INF-01@404\ngerman: {german}\n",
+        **AB,
+    )
+    fr, be = s.game.unit_index("FR-INF-01"), s.game.unit_index("BE-INF-01")
+    assert "B" not in s.invaded and s.fort_active(402) and s.closed_to_home("F", 403)
+    assert not s.closed_to_home("B", 403) and 403 not in s.enemy_zoc_for_supply(ALLIED)
+    for order in ([fr, be], [be, fr]):
+        s.touch()
+        sup = s.judge_supply(order)
+        assert sup[be] is True and sup[fr] is False, order  # 404 -> 403 -> the fortress 402 (or 370, 401)

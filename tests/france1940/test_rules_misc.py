@@ -140,6 +140,12 @@ def test_f60_p3_views_hide_the_seed_and_with_hidden_obac_the_enemy_column() -> N
     assert "seed" not in view(s, GERMAN) and view(s, GERMAN)["columns"][0] == "?"
     plain = Game().new_initial_state(9)
     assert view(plain, ALLIED)["columns"] == ["Hist", "I"]  # F60: both columns known by default
+    # a view of some fields (the encoder's) is the full view's entries for them, masked alike
+    some = ("columns", "arrive", "status", "seed")
+    for viewer in (ALLIED, GERMAN):
+        full = view(s, viewer)
+        assert view(s, viewer, some) == {f: full[f] for f in some if f in full}
+    assert "seed" not in view(s, GERMAN, some) and view(s, GERMAN, some)["columns"][0] == "?"
 
 
 def test_f61_no_seven_mp_cap_under_mild_winter() -> None:

@@ -497,7 +497,7 @@ class State:
             if room[self.hex[u]] >= w:
                 room[self.hex[u]] -= w
                 out[u] = True
-        reach: dict[int, int] = {}
+        reach: dict[tuple[int, str], int] = {}
         for u in needy:
             h = self.hex[u]
             if h in room:
@@ -507,9 +507,11 @@ class State:
             for f in forts:
                 if room[f] < w:
                     continue
-                if f not in reach:  # through Allied-held, uncontrolled hexes open to the unit's home
-                    reach[f] = flood_bits(self.passable(ALLIED, home) & ~ezoc & ~german, 1 << f)
-                if reach[f] & NEIGHBOUR_BITS[h]:
+                # through Allied-held, uncontrolled hexes open to the unit's own home (F6 c), so one region
+                # per fortress and home: a French unit asking first must not close Belgium to a Belgian one
+                if (f, home) not in reach:
+                    reach[f, home] = flood_bits(self.passable(ALLIED, home) & ~ezoc & ~german, 1 << f)
+                if reach[f, home] & NEIGHBOUR_BITS[h]:
                     room[f] -= w
                     out[u] = True
                     break

@@ -27,26 +27,32 @@ def hidden_fields(s: State, player: int) -> tuple[str, ...]:
     return ALWAYS_HIDDEN
 
 
-def view(s: State, player: int) -> dict[str, Any]:
-    """The fields of ``s`` that ``player`` (0 Allied, 1 German) may see; hidden values are masked."""
+def view(s: State, player: int, fields: tuple[str, ...] = FIELDS) -> dict[str, Any]:
+    """The fields of ``s`` that ``player`` (0 Allied, 1 German) may see; hidden values are masked. ``fields``:
+    only these (the observation encoder asks for the ones it reads, not the game's growing history)."""
     if player not in (0, 1):
         raise ValueError(f"player must be 0 (french) or 1 (german), found {player!r}")
+    hidden = hidden_fields(s, player)
     out: dict[str, Any] = {}
-    for f in FIELDS:
-        if f in hidden_fields(s, player):
+    for f in fields:
+        if f in hidden:
             continue
         v = getattr(s, f)
         out[f] = list(v) if isinstance(v, list) else v
     if s.game.options.hidden_obac:
         enemy = 1 - player
-        out["columns"] = [c if i == player else UNKNOWN for i, c in enumerate(s.columns)]
-        out["arrive"] = [
-            UNKNOWN if s.side_of(u) == enemy and s.status[u] == OUT else a for u, a in enumerate(s.arrive)
-        ]
-        out["rolls"] = [r for r in s.rolls if r[0] not in ("allied_obac", "german_obac")]
-        # P4: a unit of the hidden column that found no setup hex never reaches the map; its "unplaced" event
-        # names it, which would tell the other side which column was drawn (P3)
-        ids = s.game.unit_ids
-        enemy_ids = {ids[u] for u in s.game.side_units[enemy]}
-        out["log"] = [e for e in s.log if not (e and e[0] == "unplaced" and e[1] in enemy_ids)]
+        if "columns" in out:
+            out["columns"] = [c if i == player else UNKNOWN for i, c in enumerate(s.columns)]
+        if "arrive" in out:
+            out["arrive"] = [
+                UNKNOWN if s.side_of(u) == enemy and s.status[u] == OUT else a for u, a in enumerate(s.arrive)
+            ]
+        if "rolls" in out:
+            out["rolls"] = [r for r in s.rolls if r[0] not in ("allied_obac", "german_obac")]
+        if "log" in out:
+            # P4: a unit of the hidden column that found no setup hex never reaches the map; its "unplaced"
+            # event names it, which would tell the other side which column was drawn (P3)
+            ids = s.game.unit_ids
+            enemy_ids = {ids[u] for u in s.game.side_units[enemy]}
+            out["log"] = [e for e in s.log if not (e and e[0] == "unplaced" and e[1] in enemy_ids)]
     return out
