@@ -188,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
                 raise ValueError(f"{option}: {harness.unknown_agent(name, args.game)}")
         other = "german" if side == "french" else "french"
         for option, name, plays in (("--a", a, side), ("--b", b, side), ("--opponent", opponent, other)):
-            if plays not in agent_sides(name):
+            if plays not in agent_sides(name, args.game):  # the game's own bots of one side
                 raise ValueError(f"{option} {name!r} cannot play the {plays} side")
     if args.games < 1 or args.workers < 1:
         raise ValueError(f"--games and --workers must be >= 1, got {args.games} and {args.workers}")
