@@ -1028,9 +1028,10 @@ def run(args: argparse.Namespace) -> int:
         spec = GameSpec(0, 0, args.record_seed, f, g, f, g, args.setup, str(rec_dir), args.html, args.game)
         row = play_game(spec)
         if args.game != DEFAULT_GAME:
+            fig = game_info(args.game).figure  # Springtime's final French Morale, France 1940's VP margin
             print(
-                f"seed {row['seed']}: {row['winner']} victory ({row['result']}), French Morale {row['morale']}"
-                f" after turn {row['turn']}; record written to {row['record']}"
+                f"seed {row['seed']}: {row['winner']} victory ({row['result']}), {score_for(fig).label} "
+                f"{row[fig]} after turn {row['turn']}; record written to {row['record']}"
                 + (f", viewer to {row['viewer']}" if "viewer" in row else "")
             )
             return 0

@@ -319,3 +319,13 @@ def test_a_curve_point_is_paired_on_the_games_own_figure() -> None:
     assert (row["after_only"], row["before_only"], row["vp_margin_change"]) == (1, 0, 18.0)
     unmeasured = [{"seed": 0, "winner": "french", "vp_margin": None}, point[1]]
     assert _paired_with_start("french", start, unmeasured, "vp_margin")["vp_margin_change"] is None
+
+
+def test_a_curve_opponent_is_an_agent_of_the_configs_game() -> None:
+    """France 1940's German-only ``expert-attack`` is a curve opponent of a France 1940 campaign, and France
+    Fights On's ``german_expert`` is not (it was checked against France Fights On's agents, and would have
+    failed at the first curve point, after a round of training)."""
+    config = ROOT / "configs" / "france1940" / "campaign_french.yaml"
+    assert load_config(config, {"curve.opponent": "expert-attack"}).curve.opponent == "expert-attack"
+    with pytest.raises(ConfigError, match=r"curve\.opponent: expected an agent name of france1940"):
+        load_config(config, {"curve.opponent": "german_expert"})

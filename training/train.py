@@ -46,6 +46,7 @@ from typing import Any
 import yaml
 
 from ffo_env.atomic import atomic_write_text
+from ffo_env.games import game_info
 from training.checkpoint import (
     CheckpointError,
     load_checkpoint,
@@ -435,8 +436,9 @@ def write_rl_stage(
     RL stage started from (A), from the evaluation tournament's games."""
     from agents.compare import outcomes
     from agents.harness import read_games
-    from agents.paired import paired_comparison, summary_text
+    from agents.paired import paired_comparison, score_for, summary_text
 
+    score = score_for(game_info(cfg.game).figure)  # French VP, final French Morale, Allied VP margin
     rows = read_games(run.eval_dir)
     progress = run.read_progress()
     results = []
@@ -446,6 +448,7 @@ def write_rl_stage(
             outcomes(rows, after, side),
             side,
             (f"start ({start[side].stem})", "after RL"),
+            score,
         )
         results.append({"opponent": opp, "rl_samples": int(progress["timesteps"].get(side, 0)), **result})
     doc = {"run": run.name, "rounds": cfg.rounds, "comparisons": results}
