@@ -46,7 +46,6 @@ from typing import Any
 import yaml
 
 from ffo_env.atomic import atomic_write_text
-from ffo_env.games import game_info
 from training.checkpoint import (
     CheckpointError,
     load_checkpoint,
@@ -436,9 +435,9 @@ def write_rl_stage(
     RL stage started from (A), from the evaluation tournament's games."""
     from agents.compare import outcomes
     from agents.harness import read_games
-    from agents.paired import paired_comparison, score_for, summary_text
+    from agents.paired import game_score, paired_comparison, summary_text
 
-    score = score_for(game_info(cfg.game).figure)  # French VP, final French Morale, Allied VP margin
+    score = game_score(cfg.game)  # the French VP, the final French Morale, the Allied VP margin
     rows = read_games(run.eval_dir)
     progress = run.read_progress()
     results = []
