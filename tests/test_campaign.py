@@ -294,7 +294,15 @@ def test_a_france1940_campaign_curve_plays_its_own_game_and_measures_the_allied_
     curve = _smoke(
         "configs/france1940/campaign_french.yaml",
         tmp_path,
-        ["--set", "init_policy={french: pretrained}", "--set", "ppo.critic_warmup=0"],  # no warm-up: an MLP
+        # the shipped policy's relu units (the config's are tanh); no critic warm-up: an MLP has no such head
+        [
+            "--set",
+            "init_policy={french: pretrained}",
+            "--set",
+            "policy.activation=relu",
+            "--set",
+            "ppo.critic_warmup=0",
+        ],
     )
     points: list[dict[str, Any]] = curve["points"]  # type: ignore[assignment]
     assert [(p["side"], p["point"]) for p in points] == [("french", "start"), ("french", "r0")]
@@ -329,3 +337,24 @@ def test_a_curve_opponent_is_an_agent_of_the_configs_game() -> None:
     assert load_config(config, {"curve.opponent": "expert-attack"}).curve.opponent == "expert-attack"
     with pytest.raises(ConfigError, match=r"curve\.opponent: expected an agent name of france1940"):
         load_config(config, {"curve.opponent": "german_expert"})
+
+
+def test_an_init_policy_with_other_units_than_the_config_is_refused(tmp_path: Path) -> None:
+    """France 1940's shipped Allied policy has relu units; under the campaign config's tanh units its weights
+    would load (the activation is no weight) and compute another function: one error naming the setting."""
+    cmd = [
+        sys.executable,
+        "-m",
+        "ffo_env.cli",
+        "train",
+        "--config",
+        "configs/france1940/campaign_french.yaml",
+    ]
+    cmd += ["--out", str(tmp_path), "--no-eval", "--no-progress", *TINY, "--set", "ppo.critic_warmup=0"]
+    cmd += ["--set", "init_policy={french: pretrained}"]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert (
+        "init_policy.french: its network has relu units" in done.stderr
+        and "policy.activation: relu" in done.stderr
+    )

@@ -205,6 +205,14 @@ def _init_side(cfg: TrainConfig, side: str, run: RunFolder, progress: dict[str, 
     """The side's model with the weights of ``init_policy[side]``; like the imitation result, it is
     checkpointed and joins the pool as the snapshot ``<side>_init``."""
     agent = load_init_policy(cfg, side)
+    # the weights do not carry the activation: a policy trained with another would load and compute another
+    # function (a relu policy under tanh units), so it is compared by name
+    theirs, ours = agent.meta.get("network", {}).get("activation"), cfg.to_dict()["policy"].get("activation")
+    if theirs is not None and ours is not None and theirs != ours:
+        raise ConfigError(
+            f"init_policy.{side}: its network has {theirs} units, this config's policy section {ours}; set "
+            f"policy.activation: {theirs}"
+        )
     probe = _probe_env(cfg, side)
     model = build_model(cfg, probe, run.tensorboard, _side_seed(cfg, side))
     probe.close()
