@@ -34,10 +34,10 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.paired import Outcome, paired_comparison, score_for, summary_text
+from agents.paired import Outcome, game_score, paired_comparison, summary_text
 from agents.registry import agent_sides
 from ffo_env.atomic import atomic_write_text, new_unique_dir
-from ffo_env.games import DEFAULT_GAME, SIDES, game_info, refuse_game_options
+from ffo_env.games import DEFAULT_GAME, SIDES, refuse_game_options
 
 COMPARE_JSON = "compare.json"
 COMPARE_MD = "compare.md"
@@ -188,7 +188,7 @@ def run(args: argparse.Namespace) -> int:
                 raise ValueError(f"{option}: {harness.unknown_agent(name, args.game)}")
         other = "german" if side == "french" else "french"
         for option, name, plays in (("--a", a, side), ("--b", b, side), ("--opponent", opponent, other)):
-            if plays not in agent_sides(name):
+            if plays not in agent_sides(name, args.game):  # the game's own bots of one side
                 raise ValueError(f"{option} {name!r} cannot play the {plays} side")
     if args.games < 1 or args.workers < 1:
         raise ValueError(f"--games and --workers must be >= 1, got {args.games} and {args.workers}")
@@ -230,7 +230,7 @@ def run(args: argparse.Namespace) -> int:
     rows = harness.read_games(out)
     # the game's figure: France Fights On's French VP, Springtime's final French Morale (it has no VP),
     # France 1940's Allied VP margin
-    score = score_for(game_info(args.game).figure)
+    score = game_score(args.game)
     result = paired_comparison(outcomes(rows, 0, side), outcomes(rows, 1, side), side, (a, b), score)
     result = {
         "opponent": opponent,

@@ -306,12 +306,13 @@ def _name_of(spec: AgentSpec) -> str:
     return getattr(spec, "agent_name", None) or getattr(spec, "__name__", None) or type(spec).__name__
 
 
-def round_robin(agents: Sequence[AgentSpec]) -> list[tuple[AgentSpec, AgentSpec]]:
-    """Every agent as French against every agent as German (including itself), each on the sides it can play:
-    a policy file or a one-side bot such as ``french_expert`` plays only its own side."""
+def round_robin(agents: Sequence[AgentSpec], game: str = DEFAULT_GAME) -> list[tuple[AgentSpec, AgentSpec]]:
+    """Every agent as French against every agent as German (including itself), each on the sides it can play
+    in ``game``: a policy file or a one-side bot such as ``french_expert`` (France 1940's ``expert-attack``)
+    plays only its own side."""
 
     def plays(spec: AgentSpec, side: str) -> bool:
-        return not isinstance(spec, str) or side in agent_sides(spec)
+        return not isinstance(spec, str) or side in agent_sides(spec, game)
 
     # each agent's sides asked once per side (a policy file's are read from its metadata), not once per pairing
     french = [a for a in agents if plays(a, "french")]
@@ -319,10 +320,11 @@ def round_robin(agents: Sequence[AgentSpec]) -> list[tuple[AgentSpec, AgentSpec]
     return list(product(french, german))
 
 
-def check_both_sides_played(names: Sequence[str], option: str) -> None:
-    """Refuse a round robin of ``names`` in which no agent can play one of the sides (it has no games)."""
+def check_both_sides_played(names: Sequence[str], option: str, game: str = DEFAULT_GAME) -> None:
+    """Refuse a round robin of ``names`` in which no agent can play one of the sides of ``game`` (it has no
+    games)."""
     for side in SIDE_NAMES:
-        if not any(side in agent_sides(n) for n in names):
+        if not any(side in agent_sides(n, game) for n in names):
             raise ValueError(f"{option}: no agent plays the {side} side")
 
 
@@ -948,8 +950,8 @@ def parse_pairings(args: argparse.Namespace) -> list[tuple[str, str]]:
         names = [a.strip() for a in args.agents.split(",") if a.strip()]
         if not names:
             raise ValueError(f"--agents {args.agents!r} names no agent; give e.g. --agents random,heuristic")
-        check_both_sides_played(names, f"--agents {args.agents!r}")
-        out = round_robin(names)  # type: ignore[assignment]
+        check_both_sides_played(names, f"--agents {args.agents!r}", game)
+        out = round_robin(names, game)  # type: ignore[assignment]
     if not out:
         raise ValueError(
             f"--pairings {args.pairings!r} names no pairing; give e.g. --pairings heuristic:random"
@@ -1026,9 +1028,10 @@ def run(args: argparse.Namespace) -> int:
         spec = GameSpec(0, 0, args.record_seed, f, g, f, g, args.setup, str(rec_dir), args.html, args.game)
         row = play_game(spec)
         if args.game != DEFAULT_GAME:
+            fig = game_info(args.game).figure  # Springtime's final French Morale, France 1940's VP margin
             print(
-                f"seed {row['seed']}: {row['winner']} victory ({row['result']}), French Morale {row['morale']}"
-                f" after turn {row['turn']}; record written to {row['record']}"
+                f"seed {row['seed']}: {row['winner']} victory ({row['result']}), {score_for(fig).label} "
+                f"{row[fig]} after turn {row['turn']}; record written to {row['record']}"
                 + (f", viewer to {row['viewer']}" if "viewer" in row else "")
             )
             return 0

@@ -254,7 +254,7 @@ def run(args: argparse.Namespace) -> int:
         harness._resume_args(args)
         pairings = args.pairing_list
         names = list(dict.fromkeys([*(f for f, _ in pairings), *(g for _, g in pairings)]))
-        if sorted(pairings) != sorted(harness.round_robin(names)):
+        if sorted(pairings) != sorted(harness.round_robin(names, args.game)):
             raise ValueError(
                 f"{args.resume}: not a ladder (its pairings are not a round robin of its agents)"
             )
@@ -264,7 +264,7 @@ def run(args: argparse.Namespace) -> int:
             if again:
                 raise ValueError(f"--add {args.add!r}: {again[0]!r} is in the ladder already")
             names += added
-            pairings = harness.round_robin(names)
+            pairings = harness.round_robin(names, args.game)
             harness.extend_tournament(Path(args.resume), pairings)
         args.agents = ",".join(names)
     else:
@@ -276,8 +276,8 @@ def run(args: argparse.Namespace) -> int:
         names = _agent_names(args.agents, "--agents", args.game)
         if len(names) < 2:
             raise ValueError(f"--agents {args.agents!r}: a ladder needs at least two agents")
-        harness.check_both_sides_played(names, f"--agents {args.agents!r}")
-        pairings = harness.round_robin(names)
+        harness.check_both_sides_played(names, f"--agents {args.agents!r}", args.game)
+        pairings = harness.round_robin(names, args.game)
     if args.games < 1 or args.workers < 1:
         raise ValueError(f"--games and --workers must be >= 1, got {args.games} and {args.workers}")
     out = (

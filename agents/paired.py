@@ -93,6 +93,14 @@ def score_for(figure: str) -> Score:
     raise ValueError(f"no paired score for the figure {figure!r}; known: {', '.join(s.key for s in SCORES)}")
 
 
+def game_score(game: str) -> Score:
+    """The paired score of the suite's game ``game``: the score of its figure
+    (:attr:`ffo_env.games.GameInfo.figure`)."""
+    from ffo_env.games import game_info
+
+    return score_for(game_info(game).figure)
+
+
 @dataclass(frozen=True)
 class Outcome:
     """One game of the compared side: did it win, and the game's score at the end (``vp``: the French VP, or

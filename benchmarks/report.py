@@ -100,6 +100,14 @@ def _games_per_s(runs: list[tuple[dict[str, int], float]], seconds: float) -> di
     return _stats([c["games"] / dt for c, dt in runs])
 
 
+def _pipelines(train_config: str | None) -> bool:
+    """Whether the training config's game offers ``vec_env: pipelined`` (its network part's ``vec_envs``)."""
+    from agents.network_spec import network_of
+    from training.config import DEFAULT_CONFIG, load_config
+
+    return "pipelined" in network_of(load_config(train_config or DEFAULT_CONFIG).game).vec_envs
+
+
 def run_bench(
     seconds: float = 3.0,
     repeats: int = 3,
@@ -225,8 +233,9 @@ def run_bench(
         if usable_cores() > 1:
             say("MaskablePPO training samples/s, updates on every core ...")
             results["train_all_cores"] = train_samples_all_cores(train_budget, train_config)
-            say("MaskablePPO training samples/s, rollouts pipelined in a worker process ...")
-            results["train_pipelined"] = train_samples_pipelined(train_budget, train_config)
+            if _pipelines(train_config):  # a rollout worker process exists for France Fights On's envs only
+                say("MaskablePPO training samples/s, rollouts pipelined in a worker process ...")
+                results["train_pipelined"] = train_samples_pipelined(train_budget, train_config)
         r_single = results["single_agent_steps_per_s"]["median"]
         for key in ("train", "train_all_cores", "train_pipelined"):
             if key in results and r_single > 0:

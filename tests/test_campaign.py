@@ -9,6 +9,7 @@ import subprocess
 import sys
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -224,7 +225,7 @@ TINY = [
 ]
 
 
-def _smoke(config: str, tmp_path: Path) -> dict[str, object]:
+def _smoke(config: str, tmp_path: Path, extra: list[str] | None = None) -> dict[str, object]:
     cmd = [
         sys.executable,
         "-m",
@@ -237,7 +238,12 @@ def _smoke(config: str, tmp_path: Path) -> dict[str, object]:
         "--no-eval",
     ]
     done = subprocess.run(
-        [*cmd, "--no-progress", *TINY], cwd=ROOT, capture_output=True, text=True, timeout=600, check=False
+        [*cmd, "--no-progress", *TINY, *(extra or [])],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     (run,) = [p for p in tmp_path.iterdir() if p.is_dir()]
@@ -278,3 +284,77 @@ def test_a_curve_point_is_paired_with_the_start_on_its_seeds() -> None:
     assert row["vp_change_se"] > 0
     french = _paired_with_start("french", start, point)
     assert (french["after_only"], french["before_only"]) == (1, 2)
+
+
+def test_a_france1940_campaign_curve_plays_its_own_game_and_measures_the_allied_vp_margin(
+    tmp_path: Path,
+) -> None:
+    """The curve of another game of the suite plays that game (a France 1940 snapshot was once handed to France
+    Fights On's harness) and reports that game's figure, paired with the start."""
+    curve = _smoke(
+        "configs/france1940/campaign_french.yaml",
+        tmp_path,
+        # the shipped policy's relu units (the config's are tanh); no critic warm-up: an MLP has no such head
+        [
+            "--set",
+            "init_policy={french: pretrained}",
+            "--set",
+            "policy.activation=relu",
+            "--set",
+            "ppo.critic_warmup=0",
+        ],
+    )
+    points: list[dict[str, Any]] = curve["points"]  # type: ignore[assignment]
+    assert [(p["side"], p["point"]) for p in points] == [("french", "start"), ("french", "r0")]
+    start, r0 = points
+    assert start["opponent"] == "german random" and isinstance(start["mean_french_vp_margin"], float)
+    assert r0["paired_games"] == 1 and isinstance(r0["vp_margin_change"], float)
+    (run,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    text = (run / "curve" / "curve.md").read_text()
+    assert "mean Allied VP margin |" in text and "French VP" not in text
+
+
+def test_a_curve_point_is_paired_on_the_games_own_figure() -> None:
+    from training.campaign import _paired_with_start, paired_keys
+
+    start = {
+        0: {"seed": 0, "winner": "german", "vp_margin": -30},
+        1: {"seed": 1, "winner": "french", "vp_margin": 5},
+    }
+    point = [{"seed": 0, "winner": "french", "vp_margin": 2}, {"seed": 1, "winner": "french", "vp_margin": 9}]
+    row = _paired_with_start("french", start, point, "vp_margin")
+    assert tuple(row) == paired_keys("vp_margin")
+    assert (row["after_only"], row["before_only"], row["vp_margin_change"]) == (1, 0, 18.0)
+    unmeasured = [{"seed": 0, "winner": "french", "vp_margin": None}, point[1]]
+    assert _paired_with_start("french", start, unmeasured, "vp_margin")["vp_margin_change"] is None
+
+
+def test_a_curve_opponent_is_an_agent_of_the_configs_game() -> None:
+    """France 1940's German-only ``expert-attack`` is a curve opponent of a France 1940 campaign, and France
+    Fights On's ``german_expert`` is not (it was checked against France Fights On's agents, and would have
+    failed at the first curve point, after a round of training)."""
+    config = ROOT / "configs" / "france1940" / "campaign_french.yaml"
+    assert load_config(config, {"curve.opponent": "expert-attack"}).curve.opponent == "expert-attack"
+    with pytest.raises(ConfigError, match=r"curve\.opponent: expected an agent name of france1940"):
+        load_config(config, {"curve.opponent": "german_expert"})
+
+
+def test_an_init_policy_with_other_units_than_the_config_is_refused(tmp_path: Path) -> None:
+    """France 1940's shipped Allied policy has relu units; under the campaign config's tanh units its weights
+    would load (the activation is no weight) and compute another function: one error naming the setting."""
+    cmd = [
+        sys.executable,
+        "-m",
+        "ffo_env.cli",
+        "train",
+        "--config",
+        "configs/france1940/campaign_french.yaml",
+    ]
+    cmd += ["--out", str(tmp_path), "--no-eval", "--no-progress", *TINY, "--set", "ppo.critic_warmup=0"]
+    cmd += ["--set", "init_policy={french: pretrained}"]
+    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert (
+        "init_policy.french: its network has relu units" in done.stderr
+        and "policy.activation: relu" in done.stderr
+    )

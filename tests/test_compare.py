@@ -63,6 +63,11 @@ def test_compare_writes_the_paired_result_of_its_games_and_resumes(
             ["--side", "german", "--a", "french_heuristic", "--b", "pass", "--opponent", "random"],
             "cannot play",
         ),
+        (
+            ["--game", "france1940", "--side", "french", "--a", "heuristic", "--b", "expert-attack"]
+            + ["--opponent", "expert"],
+            "--b 'expert-attack' cannot play the french side",  # a German-only bot of France 1940
+        ),
         (["--side", "french", "--a", "pass", "--b", "random"], "give --opponent"),
         (["--side", "french", "--a", "nobody", "--b", "random", "--opponent", "random"], "unknown agent"),
     ],

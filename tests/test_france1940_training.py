@@ -346,3 +346,22 @@ def test_the_pretrained_german_beats_random_play() -> None:
         for s in range(3)
     )
     assert wins >= 2, f"{wins}/3"
+
+
+def test_the_rl_stage_report_pairs_the_allied_vp_margin(tmp_path: Path) -> None:
+    """The RL stage's paired comparison of a France 1940 run measures the game's figure, the Allied VP margin
+    (it was labelled the French VP, which France 1940's games do not have)."""
+    from agents.harness import run_tournament
+    from training.config import TrainConfig
+    from training.train import write_rl_stage
+
+    run = RunFolder(tmp_path / "run")
+    run.make_folders()
+    run.write_progress({"done": [], "timesteps": {"french": 64}, "snapshots": {}})
+    pairings = [("random", "random"), ("pass", "random")]
+    run_tournament(pairings, games=2, seed=3, workers=1, out=run.eval_dir, progress=False, game="france1940")
+    cfg = TrainConfig(game="france1940", rounds=1)
+    doc = write_rl_stage(run, cfg, {"french": Path("french_pretrain.pt")}, [("french", "random", 0, 1)])
+    (row,) = doc["comparisons"]
+    assert "vp_margin_difference" in row and "vp_difference" not in row
+    assert "Allied VP margin" in run.rl_stage_report.with_suffix(".md").read_text()

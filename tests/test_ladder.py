@@ -187,3 +187,23 @@ def test_a_one_side_agent_plays_only_its_side_in_a_ladder(tmp_path: Path) -> Non
         and ("random", "german_heuristic") in pairs
         and ("german_heuristic", "random") not in pairs
     )
+
+
+def test_a_one_side_bot_of_france1940_plays_only_its_side_in_a_ladder(tmp_path: Path) -> None:
+    """The round robin asks the ladder's game which sides a bot plays: France 1940's German-only
+    ``expert-attack`` (unknown to France Fights On) once made the ladder ask it to play the Allies and stop."""
+    from agents import harness
+
+    assert harness.round_robin(["random", "expert-attack"], "france1940") == [
+        ("random", "random"),
+        ("random", "expert-attack"),
+    ]
+    with pytest.raises(ValueError, match="no agent plays the french side"):
+        harness.check_both_sides_played(["expert-attack"], "--agents", "france1940")
+    out = tmp_path / "ladder"
+    run = ["--game", "france1940", "--games", "1", "--workers", "1", "--no-progress"]
+    assert ffo(["ladder", "--agents", "random,expert-attack", *run, "--out", str(out)]) == 0
+    assert {(f, g) for f, g, _ in _games(out)} == {("random", "random"), ("random", "expert-attack")}
+    assert (
+        ffo(["ladder", "--game", "france1940", "--resume", str(out), "--workers", "1", "--no-progress"]) == 0
+    )

@@ -110,3 +110,11 @@ def test_a_springtime_comparison_says_morale_where_france_fights_on_says_vp() ->
     assert "- final French Morale B - A: +1.00" in text and "that is -1.00 Morale" in text
     ffo_text = summary_text(paired_comparison(a, b, "german", ("x", "y")))
     assert "Morale" not in ffo_text and "that is -1.00 VP" in ffo_text  # France Fights On's text as before
+
+
+def test_each_game_of_the_suite_has_its_paired_score() -> None:
+    from agents.paired import MORALE, VP, VP_MARGIN, game_score
+
+    assert (game_score("ffo"), game_score("springtime"), game_score("france1940")) == (VP, MORALE, VP_MARGIN)
+    with pytest.raises(ValueError, match="unknown game"):
+        game_score("chess")

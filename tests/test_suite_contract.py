@@ -29,6 +29,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from agents.registry import make_agent
@@ -208,3 +209,45 @@ def test_a_tiny_benchmark_run_of_one_learner_and_its_resume_give_the_same_points
     for j in range(2):
         assert resumed[f"step_{j}"]["step_count"] == done[f"step_{j}"]["step_count"]
         assert resumed[f"step_{j}"]["eval"] == done[f"step_{j}"]["eval"]
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_a_release_records_the_mean_of_the_games_own_figure(name: str) -> None:
+    """A released policy's evaluation names the mean of its game's figure (France 1940's and Springtime's were
+    written as a French VP of 0.0, read from a key their tournaments do not have)."""
+    from training.release import _policy_results
+
+    figure = game_info(name).figure
+    pairing = {"french": "policy:/run/policies/french.pt", "german": "random", "games": 4, "french_wins": 3}
+    pairing |= {"french_win_rate": 0.75, "french_win_ci95": [0.3, 0.95], f"{figure}_mean": -2.5}
+    (row,) = _policy_results({"pairings": [pairing]}, "french", Path("french.pt"), figure)
+    assert row[f"french_{figure}_mean"] == -2.5 and row["wins"] == 3
+    assert all(k == f"french_{figure}_mean" or "_mean" not in k for k in row)
+
+
+@pytest.mark.parametrize("name", GAME_NAMES)
+def test_ffo_bench_measures_the_imitation_fit_of_every_games_config(name: str) -> None:
+    """``ffo bench --train-config`` of any game's config: the teacher's decisions come from that game and fit
+    its network (they came from France Fights On's games and crashed another game's network), and the
+    pipelined rollout worker (France Fights On's envs only) is measured only where the game offers it."""
+    from benchmarks.report import _pipelines
+    from training.config import default_config
+    from training.imitation import measure_imitation_speed
+
+    config = str(default_config(name))
+    speed = measure_imitation_speed(config=config, seconds=0.2, decisions=64)
+    assert speed["samples_per_s"] > 0
+    assert _pipelines(config) == (name == DEFAULT_GAME)
+
+
+def test_imitation_of_a_game_without_vp_reports_no_mean_vp() -> None:
+    """Springtime's episodes end with no VP (its figure is the French Morale): the DAgger report's mean VP is
+    unknown, not 0."""
+    from training.imitation import CollectJob, collect
+
+    job = CollectJob(
+        "french", "heuristic", {"random": 1.0}, [], "random", "win", 2000, 0.99, 600, 1, None, 1.0
+    )
+    job.game = "springtime"
+    games, _wins, vp = collect(job)["games"]
+    assert games >= 1 and np.isnan(vp)

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from ffo_env.atomic import atomic_write_text
+from ffo_env.games import game_info
 from training.config import TrainConfig
 from training.envs import other_side
 from training.run_folder import RunFolder
@@ -99,6 +100,7 @@ def evaluate_point(
         out=out,
         progress=progress,
         resume=(out / "tournament.json").exists(),  # a killed evaluation: play only the missing games
+        game=cfg.game,
     )
     done = out / "point.done"
     atomic_write_text(done, f"{snapshot}\n")
@@ -111,6 +113,7 @@ def curve_rows(cfg: TrainConfig, run: RunFolder) -> list[dict[str, Any]]:
     from agents.harness import read_games
     from agents.paired import wilson_interval
 
+    figure = game_info(cfg.game).figure  # the French VP, Springtime's Morale, France 1940's VP margin
     progress = run.read_progress()
     rows: list[dict[str, Any]] = []
     starts: dict[str, dict[int, dict[str, Any]]] = {}  # side -> seed -> the start point's game
@@ -125,7 +128,7 @@ def curve_rows(cfg: TrainConfig, run: RunFolder) -> list[dict[str, Any]]:
         lo, hi = wilson_interval(wins, len(games))
         meta_path = run.resolve(snapshot).with_suffix(".json")
         meta = json.loads(meta_path.read_text(encoding="utf-8")) if meta_path.exists() else {}
-        vps = [float(g["vp"]) for g in games if "vp" in g]  # the French VP (rule 16)
+        scores = [float(g[figure]) for g in games if g.get(figure) is not None]
         rows.append(
             {
                 "side": side,
@@ -137,11 +140,11 @@ def curve_rows(cfg: TrainConfig, run: RunFolder) -> list[dict[str, Any]]:
                 "win_rate": round(wins / len(games), 4) if games else 0.0,
                 "wilson_low": round(lo, 4),
                 "wilson_high": round(hi, 4),
-                "mean_french_vp": round(sum(vps) / len(vps), 3) if vps else None,
+                f"mean_french_{figure}": round(sum(scores) / len(scores), 3) if scores else None,
                 "seeds": f"{cfg.curve.seed}-{cfg.curve.seed + cfg.curve.games - 1}",
                 "snapshot": snapshot,
                 **(
-                    _paired_with_start(side, starts[side], games)
+                    _paired_with_start(side, starts[side], games, figure)
                     if point != "start" and side in starts
                     else {}
                 ),
@@ -150,43 +153,57 @@ def curve_rows(cfg: TrainConfig, run: RunFolder) -> list[dict[str, Any]]:
     return rows
 
 
-PAIRED_KEYS = ("paired_games", "after_only", "before_only", "sign_p", "vp_change", "vp_change_se")
+def paired_keys(figure: str) -> tuple[str, ...]:
+    """A curve row's columns of the pairing with the start; ``figure`` is the game's
+    (:attr:`ffo_env.games.GameInfo.figure`: France Fights On's ``vp`` gives ``vp_change``)."""
+    return ("paired_games", "after_only", "before_only", "sign_p", f"{figure}_change", f"{figure}_change_se")
 
 
 def _paired_with_start(
-    side: str, start: dict[int, dict[str, Any]], games: list[dict[str, Any]]
+    side: str, start: dict[int, dict[str, Any]], games: list[dict[str, Any]], figure: str = "vp"
 ) -> dict[str, Any]:
     """A point against the start on the seeds both played (every seed, once both are complete): the seeds only
-    the point won / only the start won with the exact sign test on them, and the mean change of the French
-    VP with its standard error (the games differ only by the snapshot, so the pairing removes the dice)."""
-    from agents.paired import Outcome, paired_comparison
+    the point won / only the start won with the exact sign test on them, and the mean change of the game's
+    figure (the French VP, the final French Morale, the Allied VP margin) with its standard error (the games
+    differ only by the snapshot, so the pairing removes the dice)."""
+    from agents.paired import Outcome, paired_comparison, score_for
 
+    score = score_for(figure)
     point = {int(g["seed"]): g for g in games}
     seeds = point.keys() & start.keys()
 
-    def outcomes(rows: dict[int, dict[str, Any]]) -> dict[int, Outcome]:
-        return {s: Outcome(rows[s].get("winner") == side, float(rows[s]["vp"])) for s in seeds}
+    # a game that ended with no figure (none in the suite's games so far) leaves the change unmeasured
+    measured = all(rows[s].get(figure) is not None for rows in (start, point) for s in seeds)
 
-    result = paired_comparison(outcomes(start), outcomes(point), side)  # A = the start, B = the point
-    wins, vp = result["win_rate_difference"], result["vp_difference"]
+    def outcomes(rows: dict[int, dict[str, Any]]) -> dict[int, Outcome]:
+        return {s: Outcome(rows[s].get("winner") == side, float(rows[s].get(figure) or 0.0)) for s in seeds}
+
+    result = paired_comparison(outcomes(start), outcomes(point), side, score=score)  # A = start, B = point
+    wins, change = result["win_rate_difference"], result[f"{score.key}_difference"]
     return {
         "paired_games": result["games"],
         "after_only": wins["seeds_won_by_b_only"],
         "before_only": wins["seeds_won_by_a_only"],
         "sign_p": round(wins["mcnemar_exact_p"], 4),
-        "vp_change": round(vp["french_vp_b_minus_a"], 3),
-        "vp_change_se": round(vp["se"], 3),
+        f"{figure}_change": round(change[f"french_{score.key}_b_minus_a"], 3) if measured else None,
+        f"{figure}_change_se": round(change["se"], 3) if measured else None,
     }
 
 
 def write_curve(cfg: TrainConfig, run: RunFolder) -> list[dict[str, Any]]:
+    from agents.paired import score_for
+
     rows = curve_rows(cfg, run)
+    figure = game_info(cfg.game).figure
+    label = score_for(figure).label  # "French VP", "final French Morale", "Allied VP margin (...)"
+    short = label.split(" (")[0]
     folder = run.root / CURVE_DIR
     folder.mkdir(exist_ok=True)
     run.write_json(folder / "curve.json", {"run": run.name, "curve": cfg.curve.__dict__, "points": rows})
     buf = io.StringIO()
     if rows:
-        fields = [k for k in rows[0] if k not in PAIRED_KEYS] + list(PAIRED_KEYS)
+        paired = paired_keys(figure)
+        fields = [k for k in rows[0] if k not in paired] + list(paired)
         w = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n", restval="")
         w.writeheader()
         w.writerows(rows)
@@ -197,22 +214,23 @@ def write_curve(cfg: TrainConfig, run: RunFolder) -> list[dict[str, Any]]:
         f"Each point: {cfg.curve.games} games against the other side's `{cfg.curve.opponent}`, seeds "
         f"{cfg.curve.seed}-{cfg.curve.seed + cfg.curve.games - 1}, setup {cfg.setup}; Wilson 95 % intervals. "
         "Paired with the start on the same seeds: the seeds won only at the point / only at the start, with the "
-        "exact sign test on them, and the mean change of the French VP (± its standard error).",
+        f"exact sign test on them, and the mean change of the {label} (± its standard error).",
         "",
-        "| side | point | PPO decisions | wins | win rate [95 %] | mean French VP | paired with the start |",
+        f"| side | point | PPO decisions | wins | win rate [95 %] | mean {short} | paired with the start |",
         "|---|---|---:|---:|---|---:|---|",
     ]
     for r in rows:
-        paired = (
-            f"{r['after_only']} / {r['before_only']}, p = {r['sign_p']:.2g}; "
-            f"French VP {r['vp_change']:+.2f} ± {r['vp_change_se']:.2f}"
+        change = r.get(f"{figure}_change")
+        paired_text = (
+            f"{r['after_only']} / {r['before_only']}, p = {r['sign_p']:.2g}"
+            + (f"; {short} {change:+.2f} ± {r[f'{figure}_change_se']:.2f}" if change is not None else "")
             if "sign_p" in r
             else ""
         )
         lines.append(
             f"| {r['side']} | {r['point']} | {r['decisions']:,} | {r['wins']}/{r['games']} | "
-            f"{r['win_rate']:.3f} [{r['wilson_low']:.3f}, {r['wilson_high']:.3f}] | {r['mean_french_vp']} | "
-            f"{paired} |"
+            f"{r['win_rate']:.3f} [{r['wilson_low']:.3f}, {r['wilson_high']:.3f}] | "
+            f"{r[f'mean_french_{figure}']} | {paired_text} |"
         )
     atomic_write_text(folder / "curve.md", "\n".join(lines) + "\n")
     return rows

@@ -467,8 +467,8 @@ def _check_curve(cfg: TrainConfig, bad: Any) -> None:
         raise bad("curve.seed", "an integer in [0, 2**31)", c.seed)
     if not 1 <= c.workers <= 64:
         raise bad("curve.workers", "an integer in [1, 64]", c.workers)
-    if not is_agent_name(c.opponent):
-        raise bad("curve.opponent", "an agent name (e.g. 'expert')", c.opponent)
+    if not is_agent_name(c.opponent, cfg.game):  # the curve plays the config's game
+        raise bad("curve.opponent", f"an agent name of {cfg.game} (e.g. 'expert')", c.opponent)
     if cfg.rounds < 1:
         raise bad("rounds", "an integer >= 1 with a curve (curve.every > 0)", cfg.rounds)
     if cfg.vec_env == "pipelined":

@@ -148,7 +148,8 @@ def collect(job: CollectJob) -> dict[str, Any]:
                 data["has_return"][row] = term  # a truncated game has no outcome to learn a value from
             games["games"] += 1
             games["wins"] += int(info.get("winner") == job.side)
-            games["vp"] += learner_vp(info.get("vp", 0), job.side)
+            vp = info.get("vp")  # Springtime's episodes end with no VP (its figure is Morale): not a VP of 0
+            games["vp"] += learner_vp(vp, job.side) if vp is not None else float("nan")
             obs, _ = env.reset()
             teacher.reset(rng.randrange(2**31))
             rewards, kept = [], []
@@ -399,7 +400,7 @@ def pretrain(
             "total_decisions": data.n,
             "games": int(g[0]),
             "learner_win_rate": float(g[1] / max(g[0], 1)),
-            "mean_vp": float(g[2] / max(g[0], 1)),
+            "mean_vp": float(g[2] / max(g[0], 1)) if np.isfinite(g[2]) else None,
             "heldout_agreement": agree["all"],
             "heldout_agreement_by_kind": {k: agree[k] for k in spec.action_kind_names},
             **losses,
@@ -408,7 +409,8 @@ def pretrain(
         }
         report["iterations"].append(row)
         for k in ("heldout_agreement", "loss_pi", "loss_v", "learner_win_rate", "mean_vp"):
-            logger.record(f"pretrain/{k}", row[k])
+            if row[k] is not None:
+                logger.record(f"pretrain/{k}", row[k])
         logger.dump(it)
         student = spec.export(
             model,
@@ -461,12 +463,15 @@ def measure_imitation_speed(
         seed=cfg.seed,
         student=None,
         beta=1.0,
+        game=cfg.game,  # the config's game: its teacher, its observation, its network
     )
     data = Dataset()
     data.add(collect(job))
     idx = np.arange(data.n)
     with tempfile.TemporaryDirectory() as tmp:
-        env = DummyVecEnv([make_env_fn(cfg, "german", OpponentPool("french", {"random": 1.0}), 0)])
+        env = DummyVecEnv(
+            [make_env_fn(cfg, "german", OpponentPool("french", {"random": 1.0}, game=cfg.game), 0)]
+        )
         model = build_model(cfg, env, RunFolder(tmp).tensorboard, cfg.seed)
         fit(
             model.policy,

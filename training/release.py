@@ -48,8 +48,11 @@ def _read_json(path: Path) -> Any:
         raise ReleaseError(f"{path}: cannot read ({e})") from e
 
 
-def _policy_results(results: dict[str, Any], side: str, policy_pt: Path) -> list[dict[str, Any]]:
-    """The evaluation pairings in which ``policy_pt`` played ``side``, as the policy's own win rates."""
+def _policy_results(
+    results: dict[str, Any], side: str, policy_pt: Path, figure: str = "vp"
+) -> list[dict[str, Any]]:
+    """The evaluation pairings in which ``policy_pt`` played ``side``, as the policy's own win rates and the mean
+    of the game's ``figure`` (:attr:`ffo_env.games.GameInfo.figure`)."""
     other = other_side(side)
     rows = []
     for p in results.get("pairings", []):
@@ -66,7 +69,10 @@ def _policy_results(results: dict[str, Any], side: str, policy_pt: Path) -> list
                 "wins": int(p[f"{side}_wins"]),
                 "win_rate": round(float(p[f"{side}_win_rate"]), 4),
                 "wilson95": [round(float(lo), 4), round(float(hi), 4)],
-                "french_vp_mean": round(float(p.get("vp_mean", 0.0)), 2),
+                # the game's figure (France Fights On: french_vp_mean); None where the games had none
+                f"french_{figure}_mean": (
+                    round(float(p[f"{figure}_mean"]), 2) if p.get(f"{figure}_mean") is not None else None
+                ),
             }
         )
     return rows
@@ -90,7 +96,7 @@ def release_metadata(run_dir: Path) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for side in config.get("sides", SIDES):
         pt = run.policy(side)
-        evaluation = _policy_results(results, side, pt)
+        evaluation = _policy_results(results, side, pt, game_info(run_game(run_dir)).figure)
         if not evaluation:
             raise ReleaseError(
                 f"{run.eval_results}: no evaluation of the {side} policy; "

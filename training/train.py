@@ -205,6 +205,14 @@ def _init_side(cfg: TrainConfig, side: str, run: RunFolder, progress: dict[str, 
     """The side's model with the weights of ``init_policy[side]``; like the imitation result, it is
     checkpointed and joins the pool as the snapshot ``<side>_init``."""
     agent = load_init_policy(cfg, side)
+    # the weights do not carry the activation: a policy trained with another would load and compute another
+    # function (a relu policy under tanh units), so it is compared by name
+    theirs, ours = agent.meta.get("network", {}).get("activation"), cfg.to_dict()["policy"].get("activation")
+    if theirs is not None and ours is not None and theirs != ours:
+        raise ConfigError(
+            f"init_policy.{side}: its network has {theirs} units, this config's policy section {ours}; set "
+            f"policy.activation: {theirs}"
+        )
     probe = _probe_env(cfg, side)
     model = build_model(cfg, probe, run.tensorboard, _side_seed(cfg, side))
     probe.close()
@@ -435,8 +443,9 @@ def write_rl_stage(
     RL stage started from (A), from the evaluation tournament's games."""
     from agents.compare import outcomes
     from agents.harness import read_games
-    from agents.paired import paired_comparison, summary_text
+    from agents.paired import game_score, paired_comparison, summary_text
 
+    score = game_score(cfg.game)  # the French VP, the final French Morale, the Allied VP margin
     rows = read_games(run.eval_dir)
     progress = run.read_progress()
     results = []
@@ -446,6 +455,7 @@ def write_rl_stage(
             outcomes(rows, after, side),
             side,
             (f"start ({start[side].stem})", "after RL"),
+            score,
         )
         results.append({"opponent": opp, "rl_samples": int(progress["timesteps"].get(side, 0)), **result})
     doc = {"run": run.name, "rounds": cfg.rounds, "comparisons": results}

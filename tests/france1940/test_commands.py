@@ -93,3 +93,14 @@ def test_a_bad_record_and_a_france_fights_on_option_are_one_clear_error(
         from ffo_env.france1940.commands import play
 
         play(Namespace(setup="fixed", data=None, record=None, seed=0, french="random", german="random"))
+
+
+def test_eval_record_seed_prints_the_games_own_figure(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``ffo eval --record-seed`` of France 1940 names its Allied VP margin (it once read Springtime's Morale
+    from the row and failed after the game was played)."""
+    argv = ["eval", "--game", "france1940", "--pairings", "random:random", "--record-seed", "1"]
+    assert main([*argv, "--out", str(tmp_path / "e"), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "Allied VP margin (3 x Allied VP - German VP) " in out and "record written to" in out

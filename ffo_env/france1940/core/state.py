@@ -254,11 +254,17 @@ class State:
         for u, st in enumerate(self.status):
             if st == MAP:
                 occ.setdefault(self.hex[u], []).append(u)
-        units = self.game.units
-        self._side_at = {h: units[us[0]].side for h, us in occ.items()}  # enemy units never share a hex (F13)
-        self._stack = {h: sum(0 if units[u].is_para else 1 for u in us) for h, us in occ.items()}
+        self._side_at, self._stack = {}, {}
+        for h, us in occ.items():
+            self._hex_facts(h, us)
         self._occ = occ
         return occ
+
+    def _hex_facts(self, h: int, here: list[int]) -> None:
+        """Record occupied hex ``h``'s side and stack count from its units ``here`` (non-empty)."""
+        units = self.game.units
+        self._side_at[h] = units[here[0]].side  # enemy units never share a hex (F13)
+        self._stack[h] = sum(0 if units[u].is_para else 1 for u in here)  # paratroops count zero (F13)
 
     def occupants(self, h: int) -> list[int]:
         occ = self._occ
@@ -294,12 +300,10 @@ class State:
             occ[old].remove(u)
         if self.status[u] == MAP:
             bisect.insort(occ.setdefault(h, []), u)
-        units = self.game.units
         for x in (old, h):
             here = occ.get(x)
             if here:
-                self._side_at[x] = units[here[0]].side
-                self._stack[x] = sum(0 if units[v].is_para else 1 for v in here)
+                self._hex_facts(x, here)
             else:
                 occ.pop(x, None)
                 self._side_at.pop(x, None)
