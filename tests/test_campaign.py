@@ -225,7 +225,8 @@ TINY = [
 ]
 
 
-def _smoke(config: str, tmp_path: Path, extra: list[str] | None = None) -> dict[str, object]:
+def _train(config: str, tmp_path: Path, extra: list[str] | None = None) -> subprocess.CompletedProcess[str]:
+    """``ffo train --config CONFIG`` with the tiny budget (and ``extra`` settings), its folder in ``tmp_path``."""
     cmd = [
         sys.executable,
         "-m",
@@ -237,7 +238,7 @@ def _smoke(config: str, tmp_path: Path, extra: list[str] | None = None) -> dict[
         str(tmp_path),
         "--no-eval",
     ]
-    done = subprocess.run(
+    return subprocess.run(
         [*cmd, "--no-progress", *TINY, *(extra or [])],
         cwd=ROOT,
         capture_output=True,
@@ -245,6 +246,10 @@ def _smoke(config: str, tmp_path: Path, extra: list[str] | None = None) -> dict[
         timeout=600,
         check=False,
     )
+
+
+def _smoke(config: str, tmp_path: Path, extra: list[str] | None = None) -> dict[str, object]:
+    done = _train(config, tmp_path, extra)
     assert done.returncode == 0, done.stderr[-2000:]
     (run,) = [p for p in tmp_path.iterdir() if p.is_dir()]
     return json.loads((run / "curve" / "curve.json").read_text())
@@ -342,17 +347,8 @@ def test_a_curve_opponent_is_an_agent_of_the_configs_game() -> None:
 def test_an_init_policy_with_other_units_than_the_config_is_refused(tmp_path: Path) -> None:
     """France 1940's shipped Allied policy has relu units; under the campaign config's tanh units its weights
     would load (the activation is no weight) and compute another function: one error naming the setting."""
-    cmd = [
-        sys.executable,
-        "-m",
-        "ffo_env.cli",
-        "train",
-        "--config",
-        "configs/france1940/campaign_french.yaml",
-    ]
-    cmd += ["--out", str(tmp_path), "--no-eval", "--no-progress", *TINY, "--set", "ppo.critic_warmup=0"]
-    cmd += ["--set", "init_policy={french: pretrained}"]
-    done = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=600, check=False)
+    extra = ["--set", "ppo.critic_warmup=0", "--set", "init_policy={french: pretrained}"]
+    done = _train("configs/france1940/campaign_french.yaml", tmp_path, extra)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert (
         "init_policy.french: its network has relu units" in done.stderr
