@@ -319,6 +319,28 @@ def test_a_france1940_campaign_curve_plays_its_own_game_and_measures_the_allied_
     assert "mean Allied VP margin |" in text and "French VP" not in text
 
 
+def test_the_france1940_german_campaign_starts_from_dagger_and_its_curve_starts_there(tmp_path: Path) -> None:
+    """``configs/france1940/campaign_german.yaml``: DAgger from the German expert, then PPO; the curve's start
+    point is the DAgger policy (the snapshot ``german_pretrain``), paired with the rounds on the same seeds."""
+    config = "configs/france1940/campaign_german.yaml"
+    cfg = load_config(ROOT / config)
+    assert (cfg.game, cfg.sides, cfg.pretrain.teacher, cfg.pretrain.sides) == (
+        "france1940",
+        ["german"],
+        "expert",
+        ["german"],
+    )
+    assert cfg.rounds * cfg.steps_per_round >= 2_000_000 and cfg.curve.opponent == "heuristic"
+    tiny_pretrain = ["pretrain.decisions=48", "pretrain.iterations=2", "pretrain.opponents={random: 1.0}"]
+    extra = ["--set", "ppo.critic_warmup=0"] + [a for kv in tiny_pretrain for a in ("--set", kv)]
+    curve = _smoke(config, tmp_path, extra)
+    points: list[dict[str, Any]] = curve["points"]  # type: ignore[assignment]
+    assert [(p["side"], p["point"]) for p in points] == [("german", "start"), ("german", "r0")]
+    assert points[0]["opponent"] == "french random" and points[1]["paired_games"] == 1
+    (run,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    assert (run / "snapshots" / "german_pretrain.pt").is_file()
+
+
 def test_a_curve_point_is_paired_on_the_games_own_figure() -> None:
     from training.campaign import _paired_with_start, paired_keys
 
