@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+import shutil
 import subprocess
 import sys
 from dataclasses import replace
@@ -339,6 +340,68 @@ def test_the_france1940_german_campaign_starts_from_dagger_and_its_curve_starts_
     assert points[0]["opponent"] == "french random" and points[1]["paired_games"] == 1
     (run,) = [p for p in tmp_path.iterdir() if p.is_dir()]
     assert (run / "snapshots" / "german_pretrain.pt").is_file()
+
+
+def test_the_untrained_start_point_is_the_network_the_first_round_starts_from(tmp_path: Path) -> None:
+    """A side trained from scratch has no start policy; the campaign's start point is the network its round 0
+    builds (``_restore`` with no checkpoint): the same weights, and other weights under another seed."""
+    from training.campaign import round_config
+    from training.run_folder import RunFolder
+    from training.train import _probe_env, _restore, export_untrained
+
+    cfg = round_config(load_config(ROOT / "configs" / "france1940" / "campaign_french.yaml"), 0)
+    run = RunFolder(tmp_path / "run")
+    run.make_folders()
+
+    def weights(seed: int) -> dict[str, th.Tensor]:
+        path = tmp_path / f"untrained-{seed}.pt"
+        export_untrained(replace(cfg, seed=seed), run, "french", path)
+        saved: dict[str, th.Tensor] = th.load(path, map_location="cpu", weights_only=True)
+        return saved
+
+    probe = _probe_env(cfg, "french")
+    try:
+        model = _restore(cfg, "french", probe, run, False, run.new_progress())
+    finally:
+        probe.close()
+    first = model.policy.state_dict()
+    exported = weights(cfg.seed)
+    assert exported.keys() == first.keys()
+    assert all(th.equal(exported[k], first[k]) for k in first)
+    other = weights(cfg.seed + 1)
+    assert not all(th.equal(other[k], first[k]) for k in first)
+
+
+def test_a_from_scratch_campaign_curve_starts_at_the_untrained_network(tmp_path: Path) -> None:
+    """The France 1940 Allied campaign trains from scratch: its curve's first point plays the untrained
+    network (``curve/untrained-french.pt``, in no opponent pool), and round 0 pairs with it."""
+    curve = _smoke("configs/france1940/campaign_french.yaml", tmp_path, ["--set", "ppo.critic_warmup=0"])
+    points: list[dict[str, Any]] = curve["points"]  # type: ignore[assignment]
+    assert [(p["side"], p["point"]) for p in points] == [("french", "start"), ("french", "r0")]
+    start, r0 = points
+    assert start["snapshot"] == "curve/untrained-french.pt" and start["decisions"] == 0
+    assert r0["paired_games"] == 1
+    (run,) = [p for p in tmp_path.iterdir() if p.is_dir()]
+    progress = json.loads((run / "progress.json").read_text())
+    assert not any("untrained" in s for snaps in progress["snapshots"].values() for s in snaps)
+    # a run of the version before, which had no start point, gains it when it resumes
+    first = (run / "curve" / "untrained-french.pt").read_bytes()
+    for name in ("untrained-french.pt", "untrained-french.json"):
+        (run / "curve" / name).unlink()
+    shutil.rmtree(run / "curve" / "start-french")
+    resumed = subprocess.run(
+        [sys.executable, "-m", "ffo_env.cli", "train", "--resume", str(run), "--no-eval", "--no-progress"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert (run / "curve" / "untrained-french.pt").read_bytes() == first
+    again = json.loads((run / "curve" / "curve.json").read_text())["points"]
+    assert [(p["side"], p["point"]) for p in again] == [("french", "start"), ("french", "r0")]
+    assert again[0]["wins"] == start["wins"] and again[1]["paired_games"] == 1
 
 
 def test_a_curve_point_is_paired_on_the_games_own_figure() -> None:

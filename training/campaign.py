@@ -11,7 +11,8 @@ at any moment therefore resumes by playing its unfinished round again from that 
 the same weights, snapshots and curve as a run that was never interrupted (``tests/test_campaign.py``). Only
 the unfinished round's work is lost.
 
-The curve (``curve/`` in the run folder): the start policies (``<side>_init`` or ``<side>_pretrain``) and,
+The curve (``curve/`` in the run folder): the start policies (``<side>_init`` or ``<side>_pretrain``; for a
+side trained from scratch, the untrained network its first round starts from, ``curve/untrained-<side>.pt``) and,
 after every ``curve.every`` rounds and after the last, each side's snapshot plays ``curve.games`` games against
 ``curve.opponent`` of the other side, on the same seeds (``curve.seed`` on) at every point, through the
 evaluation harness (a killed evaluation resumes where it stopped). ``curve/curve.csv`` / ``curve.json`` /
@@ -45,6 +46,8 @@ ROUND_SEED_STRIDE = 1009
 NO_CHECKPOINT_INSIDE_A_ROUND = 2**62
 CURVE_DIR = "curve"
 Train = Callable[..., Any]  # training.train.train(cfg, run, resume=, progress_bar=, trust_pickle=)
+# training.train.export_untrained(cfg, run, side, path): a from-scratch side's first network, as a policy file
+ExportUntrained = Callable[[TrainConfig, RunFolder, str, Path], None]
 
 
 def round_config(cfg: TrainConfig, k: int) -> TrainConfig:
@@ -58,7 +61,19 @@ def round_config(cfg: TrainConfig, k: int) -> TrainConfig:
     )
 
 
-def _points(cfg: TrainConfig, progress: dict[str, Any]) -> list[tuple[str, str, str]]:
+def _has_start_policy(cfg: TrainConfig, side: str) -> bool:
+    """Whether the side's first round starts from a policy (DAgger's result or ``init_policy``), not from a
+    new network."""
+    return side in cfg.init_policy or (bool(cfg.pretrain.teacher) and side in cfg.pretrain.sides)
+
+
+def untrained_path(run_root: Path, side: str) -> Path:
+    """Where a campaign keeps the untrained network of a side trained from scratch (outside ``snapshots/``:
+    it joins no opponent pool)."""
+    return run_root / CURVE_DIR / f"untrained-{side}.pt"
+
+
+def _points(cfg: TrainConfig, progress: dict[str, Any], run_root: Path) -> list[tuple[str, str, str]]:
     """(side, point name, snapshot path relative to the run) of every evaluation point whose snapshot exists,
     in order: the start policy, then the rounds on the curve."""
     points: list[tuple[str, str, str]] = []
@@ -69,6 +84,11 @@ def _points(cfg: TrainConfig, progress: dict[str, Any]) -> list[tuple[str, str, 
             if start in by_stem:
                 points.append((side, "start", by_stem[start]))
                 break
+        else:
+            if not _has_start_policy(cfg, side) and untrained_path(run_root, side).exists():
+                points.append(
+                    (side, "start", untrained_path(run_root, side).relative_to(run_root).as_posix())
+                )
         for k in range(cfg.rounds):
             on_curve = (k + 1) % cfg.curve.every == 0 or k + 1 == cfg.rounds
             stem = f"{side}_r{k}"
@@ -117,7 +137,7 @@ def curve_rows(cfg: TrainConfig, run: RunFolder) -> list[dict[str, Any]]:
     progress = run.read_progress()
     rows: list[dict[str, Any]] = []
     starts: dict[str, dict[int, dict[str, Any]]] = {}  # side -> seed -> the start point's game
-    for side, point, snapshot in _points(cfg, progress):
+    for side, point, snapshot in _points(cfg, progress, run.root):
         out = _point_dir(run, side, point)
         if not (out / "point.done").exists():
             continue
@@ -255,11 +275,17 @@ def _log_round(run: RunFolder, k: int, progress: dict[str, Any]) -> None:
 
 
 def run_campaign(
-    cfg: TrainConfig, run: RunFolder, train: Train, progress_bar: bool = True, trust_pickle: bool = False
+    cfg: TrainConfig,
+    run: RunFolder,
+    train: Train,
+    progress_bar: bool = True,
+    trust_pickle: bool = False,
+    untrained: ExportUntrained | None = None,
 ) -> None:
     """Train round by round with ``train`` (:func:`training.train.train`, handed in by its caller so that this
     module does not import the schedule that dispatches to it) and evaluate the curve's points as their
-    snapshots appear; resumable."""
+    snapshots appear; resumable. ``untrained`` (:func:`training.train.export_untrained`) writes the start
+    point of a side trained from scratch (also when a run of an earlier version, which had none, resumes)."""
     run.make_folders()
     progress = run.read_progress() if run.progress_path.exists() else None
     starts = [f"pretrain:{s}" for s in cfg.pretrain.sides if cfg.pretrain.teacher] + [
@@ -270,6 +296,10 @@ def run_campaign(
     ):
         # the start stages alone, so that round 0, like every round, begins from a checkpoint on disk
         train(replace(cfg, rounds=0), run, resume=True, progress_bar=progress_bar, trust_pickle=trust_pickle)
+    for side in cfg.sides:
+        path = untrained_path(run.root, side)
+        if untrained is not None and not _has_start_policy(cfg, side) and not path.exists():
+            untrained(round_config(cfg, 0), run, side, path)  # round 0's config and seed: its first network
     for k in range(cfg.rounds):
         progress = run.read_progress() if run.progress_path.exists() else None
         if progress is None or any(f"r{k}:{s}" not in progress["done"] for s in cfg.sides):
@@ -280,7 +310,7 @@ def run_campaign(
             progress = run.read_progress()
             _log_round(run, k, progress)
             print(f"round {k + 1}/{cfg.rounds} done in {time.perf_counter() - started:.0f} s", flush=True)
-        for side, point, snapshot in _points(cfg, progress):
+        for side, point, snapshot in _points(cfg, progress, run.root):
             if not (_point_dir(run, side, point) / "point.done").exists():
                 evaluate_point(cfg, run, side, point, snapshot, progress_bar)
                 for row in write_curve(cfg, run):

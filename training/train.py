@@ -242,6 +242,19 @@ def _start_weights(run: RunFolder, progress: dict[str, Any], side: str) -> Any:
     return torch.load(run.resolve(progress["snapshots"][side][0]), map_location="cpu", weights_only=True)
 
 
+def export_untrained(cfg: TrainConfig, run: RunFolder, side: str, path: Path) -> None:
+    """Write the network a side trained from scratch starts its first round with as a policy file at
+    ``path``: the model :func:`_restore` builds when there is no checkpoint and no start policy, from the
+    same config and seed (its weights depend on the seed alone, not on the envs' games). A campaign plays it
+    as the curve's start point, so that every point pairs with where the run began."""
+    probe = _probe_env(cfg, side)
+    try:
+        model = build_model(cfg, probe, run.tensorboard, _side_seed(cfg, side))
+    finally:
+        probe.close()
+    spec_of(cfg).export(model, path, side, cfg.policy, extra={"round": "untrained", "timesteps": 0})
+
+
 def _probe_env(cfg: TrainConfig, side: str) -> Any:
     """Idle envs to build or restore a side's model outside a PPO round: as many as the PPO stage will use,
     so the model later takes that stage's env without reloading."""
@@ -536,7 +549,14 @@ def run(args: argparse.Namespace) -> int:
         if cfg.curve.every > 0:  # a campaign: round by round, with its learning curve (training/campaign.py)
             from training.campaign import run_campaign
 
-            run_campaign(cfg, run, train, progress_bar=not args.no_progress, trust_pickle=args.trust_pickle)
+            run_campaign(
+                cfg,
+                run,
+                train,
+                progress_bar=not args.no_progress,
+                trust_pickle=args.trust_pickle,
+                untrained=export_untrained,
+            )
         else:
             train(
                 cfg,
