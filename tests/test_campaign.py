@@ -439,3 +439,15 @@ def test_an_init_policy_with_other_units_than_the_config_is_refused(tmp_path: Pa
         "init_policy.french: its network has relu units" in done.stderr
         and "policy.activation: relu" in done.stderr
     )
+
+
+def test_a_sign_test_p_that_rounds_to_zero_reads_as_below_its_precision() -> None:
+    """A point that lost every one of 64 discordant seeds has p ~ 1e-19, stored to 4 decimals as 0: the
+    curve says p < 0.0001, not p = 0."""
+    from agents.paired import sign_test_p
+    from training.campaign import _sign_p_text
+
+    assert round(sign_test_p(0, 64), 4) == 0.0
+    assert _sign_p_text(round(sign_test_p(0, 64), 4)) == "p < 0.0001"
+    assert _sign_p_text(round(sign_test_p(2, 1), 4)) == "p = 1"
+    assert _sign_p_text(0.0312) == "p = 0.031"

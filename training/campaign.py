@@ -210,6 +210,11 @@ def _paired_with_start(
     }
 
 
+def _sign_p_text(p: float) -> str:
+    """The sign test's p as stored (4 decimals): one that rounds to 0 is below 0.0001, not 0."""
+    return "p < 0.0001" if p == 0 else f"p = {p:.2g}"
+
+
 def write_curve(cfg: TrainConfig, run: RunFolder) -> list[dict[str, Any]]:
     from agents.paired import score_for
 
@@ -242,7 +247,7 @@ def write_curve(cfg: TrainConfig, run: RunFolder) -> list[dict[str, Any]]:
     for r in rows:
         change = r.get(f"{figure}_change")
         paired_text = (
-            f"{r['after_only']} / {r['before_only']}, p = {r['sign_p']:.2g}"
+            f"{r['after_only']} / {r['before_only']}, {_sign_p_text(r['sign_p'])}"
             + (f"; {short} {change:+.2f} ± {r[f'{figure}_change_se']:.2f}" if change is not None else "")
             if "sign_p" in r
             else ""
