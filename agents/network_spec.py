@@ -11,7 +11,8 @@ it); :func:`network_of` finds it by the game's package name, as :mod:`agents.reg
 - the policy files: writing one from a model, loading one, the shipped (``pretrained``) pair;
 - the checkpoint kind and what a resumed run must find unchanged (observation spec hash, network);
 - optional extras: whether the network has the legal-action head that ``ppo.anchor_kl``,
-  ``ppo.teacher_coef``, ``ppo.critic_warmup`` and pipelined rollouts need, the episode facts worth a
+  ``ppo.teacher_coef`` and pipelined rollouts need, whether its critic has weights apart from the policy's
+  (``ppo.critic_warmup``), the episode facts worth a
   TensorBoard curve, the kinds of actions the imitation stage reports its agreement by, and the translation of
   a run folder written by an earlier, game-specific pipeline.
 """
@@ -49,8 +50,14 @@ class NetworkSpec:
 
     def legal_head(self, section: Any) -> bool:
         """Does the network built from ``section`` have the legal-action head (``LegalCategorical``) that the
-        anchor, kickstarting, the critic warm-up and pipelined rollouts are written against?"""
+        anchor, kickstarting and pipelined rollouts are written against?"""
         return False
+
+    def critic_apart(self, section: Any) -> bool:
+        """Does the critic of the network built from ``section`` have weights of its own, apart from every
+        weight the policy uses, so that ``ppo.critic_warmup`` can fit it alone (:func:`training.model.
+        critic_update`)? The legal-action head's critic reads the shared features without a gradient."""
+        return self.legal_head(section)
 
     def policy_spec(self, section: Any) -> tuple[Any, dict[str, Any]]:
         """The policy (a class or an SB3 policy name) and its ``policy_kwargs`` for ``MaskablePPO``."""

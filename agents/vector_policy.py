@@ -318,6 +318,9 @@ class VectorMlpNetwork(NetworkSpec):
     def policy_spec(self, section: Any) -> tuple[Any, dict[str, Any]]:
         return mlp_policy_spec(section.net_arch, section.activation)
 
+    def critic_apart(self, section: Any) -> bool:
+        return True  # sb3's MlpPolicy: a critic body of its own over a features extractor without weights
+
     def env_kwargs(self, setup: str, reward: str, max_steps: int) -> dict[str, Any]:
         return {
             "observation_format": self.kind.observation or "flat",

@@ -70,6 +70,47 @@ def test_critic_warmup_fits_the_critic_and_leaves_every_policy_weight_as_it_was(
     assert any(not th.equal(state[n], moved[n]) for n in state if n not in critic and n in moved)
 
 
+def test_critic_warmup_of_a_games_mlp_fits_its_critic_alone(tmp_path: Path) -> None:
+    """France 1940's network (sb3's MlpPolicy over the compact observation) has a critic body of its own: the
+    warm-up fits it and leaves every weight the policy uses as it was, as for the hex network (it was refused
+    for every MLP, so a run from an imitation policy took its first PPO steps on the imitation's critic)."""
+    overrides = {
+        "ppo.critic_warmup": 1,
+        "ppo.n_steps": 16,
+        "ppo.batch_size": 16,
+        "ppo.learning_rate": 1e-2,
+        "opponents": {"random": 1.0},
+        "policy.net_arch": [8],
+    }
+    cfg = load_config(ROOT / "configs" / "france1940" / "campaign_french.yaml", overrides)
+    model = _rollout(cfg, tmp_path, side="french")
+    policy = model.policy  # type: ignore[attr-defined]
+    critic = {
+        n for n, _ in policy.named_parameters() if n.startswith(("value_net.", "mlp_extractor.value_net."))
+    }
+    assert critic and len(critic) < len(dict(policy.named_parameters()))
+    before = {n: p.detach().clone() for n, p in policy.named_parameters()}
+    from training.model import in_critic_warmup
+
+    assert in_critic_warmup(model)
+    model.train()  # type: ignore[attr-defined]
+    after = dict(policy.named_parameters())
+    assert all(th.equal(before[n], after[n]) for n in before if n not in critic)
+    assert all(not th.equal(before[n], after[n]) for n in critic)
+    model.num_timesteps += cfg.ppo.n_steps * cfg.n_envs  # type: ignore[attr-defined]
+    assert not in_critic_warmup(model)
+    model.train()  # type: ignore[attr-defined]
+    assert any(not th.equal(before[n], p) for n, p in policy.named_parameters() if n not in critic)
+
+
+def test_critic_warmup_is_refused_where_the_critic_shares_the_policys_weights() -> None:
+    """France Fights On's network without the spatial head: its critic reads features the policy trains."""
+    with pytest.raises(ConfigError, match=r"ppo\.critic_warmup: expected 0 with .*shares weights"):
+        load_config(
+            ROOT / "configs" / "campaign.yaml", {"policy.spatial": 0, "ppo.anchor_kl": 0, "init_policy": {}}
+        )
+
+
 def test_teacher_labels_in_the_buffer_are_the_teachers_moves_at_the_observations_acted_on(
     tmp_path: Path,
 ) -> None:

@@ -409,8 +409,8 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
             raise bad("vec_env", "'dummy' or 'subproc' with ppo.teacher_coef > 0", cfg.vec_env)
         if not spec.legal_head(cfg.policy):
             raise bad("ppo.teacher_coef", f"0 with {NO_LEGAL_HEAD}", cfg.ppo.teacher_coef)
-    if cfg.ppo.critic_warmup > 0 and not spec.legal_head(cfg.policy):
-        raise bad("ppo.critic_warmup", f"0 with {NO_LEGAL_HEAD}", cfg.ppo.critic_warmup)
+    if cfg.ppo.critic_warmup > 0 and not spec.critic_apart(cfg.policy):
+        raise bad("ppo.critic_warmup", f"0 with {NO_CRITIC_APART}", cfg.ppo.critic_warmup)
     if cfg.ppo.proximal and cfg.vec_env != "pipelined":
         # without the lag the proximal policy is the sampling policy: the flag would only cost time
         raise bad("ppo.proximal", "false unless vec_env is pipelined", cfg.ppo.proximal)
@@ -423,6 +423,7 @@ def validate(cfg: TrainConfig, source: str = "<config>") -> TrainConfig:
 
 # the networks whose head computes the legal actions' logits only (France Fights On's with policy.spatial > 0)
 NO_LEGAL_HEAD = "this network (its head is not the legal-action head: policy.spatial 0, or the game's MLP)"
+NO_CRITIC_APART = "this network (its critic shares weights with the policy: policy.spatial 0)"
 RUN_NAME = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,99}")
 DEVICE = re.compile(r"cpu|cuda|cuda:\d{1,2}|mps|auto")
 

@@ -301,9 +301,7 @@ def critic_update(model: Any) -> None:
     value_losses: list[float] = []
     for _epoch in range(model.n_epochs):
         for data in model.rollout_buffer.get(model.batch_size):
-            with torch.no_grad():
-                summary = fe.summary(data.observations)
-            values = policy.value_net(critic.value_body(summary)).flatten()
+            values = _critic_values(policy, fe, critic, data.observations)
             value_loss = F.mse_loss(data.returns, values)
             value_losses.append(value_loss.item())
             policy.optimizer.zero_grad()
@@ -317,6 +315,25 @@ def critic_update(model: Any) -> None:
     log.record("train/explained_variance", explained_variance(buf.values.flatten(), buf.returns.flatten()))
     log.record("train/critic_warmup", 1)
     log.record("train/n_updates", model._n_updates, exclude="tensorboard")
+
+
+def _critic_values(policy: Any, fe: Any, critic: Any, observations: Any) -> Any:
+    """The critic's values with a gradient into the critic's own weights only. The hex network's critic reads
+    the board summary of the shared features, taken without a gradient; an MLP (sb3's, a game's flat
+    observation) has its own critic body over a features extractor without weights (``FlattenExtractor``,
+    refused otherwise so that no weight the policy uses could move)."""
+    import torch
+
+    if hasattr(fe, "summary"):
+        with torch.no_grad():
+            summary = fe.summary(observations)
+        return policy.value_net(critic.value_body(summary)).flatten()
+    if policy.share_features_extractor and any(True for _ in policy.features_extractor.parameters()):
+        # NetworkSpec.critic_apart keeps such a config out; a network built another way must not get here
+        raise ValueError(
+            "ppo.critic_warmup: this network's critic reads features whose weights the policy uses"
+        )
+    return policy.predict_values(observations).flatten()
 
 
 def ppo_update(model: Any) -> None:
