@@ -492,3 +492,22 @@ def test_a_sign_test_p_that_rounds_to_zero_reads_as_below_its_precision() -> Non
     assert _sign_p_text(round(sign_test_p(0, 64), 4)) == "p < 0.0001"
     assert _sign_p_text(round(sign_test_p(2, 1), 4)) == "p = 1"
     assert _sign_p_text(0.0312) == "p = 0.031"
+
+
+def test_ppo_normalize_advantage_reaches_the_model_and_takes_only_a_bool(tmp_path: Path) -> None:
+    """``ppo.normalize_advantage`` (sb3's; default true) is handed to MaskablePPO, whose update reads it; a value
+    that is not a bool is refused naming the key."""
+    from training.model import build_model, build_vec_env
+
+    config = ROOT / "configs" / "france1940" / "campaign_german.yaml"
+    overrides: dict[str, Any] = {"opponents": {"random": 1.0}, "policy.net_arch": [8], "pretrain.teacher": ""}
+    assert load_config(config, overrides).ppo.normalize_advantage is True
+    cfg = load_config(config, {**overrides, "ppo.normalize_advantage": False})
+    env = build_vec_env(cfg, "german", [])
+    try:
+        model = build_model(cfg, env, tmp_path / "tb", 0)
+    finally:
+        env.close()
+    assert model.normalize_advantage is False
+    with pytest.raises(ConfigError, match=r"ppo\.normalize_advantage"):
+        load_config(config, {**overrides, "ppo.normalize_advantage": "no"})

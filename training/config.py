@@ -68,6 +68,10 @@ class PPOConfig:
     ent_coef: float = 0.01
     vf_coef: float = 0.5
     max_grad_norm: float = 0.5
+    # sb3's: each minibatch's advantages scaled to mean 0 and std 1. False keeps their scale, so that an update
+    # moves as far as the returns say: in a game rewarded only at its end, near-zero advantages otherwise become
+    # unit-size noise (docs/experiments/2026-11-29-france1940-rl-campaign.md)
+    normalize_advantage: bool = True
     # weight of KL(policy || the policy the PPO stage started from: the imitation result or init_policy)
     # in the loss; > 0 keeps a fine-tuned policy near its start unless the returns keep pushing it away
     anchor_kl: float = 0.0

@@ -1,5 +1,5 @@
 """The MaskablePPO hyperparameters that both games' training configs name alike (``ppo.learning_rate`` ...
-``ppo.max_grad_norm``), handed to sb3-contrib in one place for France Fights On's model
+``ppo.max_grad_norm``, ``ppo.normalize_advantage``), handed to sb3-contrib in one place for France Fights On's model
 (:func:`training.model.build_model`) and Springtime for Hitler's (:func:`training.springtime.ppo.make_model`)."""
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ PPO_KEYS = (
     "ent_coef",
     "vf_coef",
     "max_grad_norm",
+    "normalize_advantage",
 )
 
 
