@@ -55,8 +55,8 @@ class NetworkSpec:
 
     def critic_apart(self, section: Any) -> bool:
         """Does the critic of the network built from ``section`` have weights of its own, apart from every
-        weight the policy uses, so that ``ppo.critic_warmup`` can fit it alone (:func:`training.model.
-        critic_update`)? The legal-action head's critic reads the shared features without a gradient."""
+        weight the policy uses, so that ``ppo.critic_warmup`` can fit it alone (:mod:`training.critic_warmup`)?
+        The legal-action head's critic reads the shared features without a gradient."""
         return self.legal_head(section)
 
     def policy_spec(self, section: Any) -> tuple[Any, dict[str, Any]]:

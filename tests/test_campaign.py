@@ -55,7 +55,7 @@ def test_critic_warmup_fits_the_critic_and_leaves_every_policy_weight_as_it_was(
     }
     assert critic
     before = {n: p.detach().clone() for n, p in policy.named_parameters()}
-    from training.model import in_critic_warmup, rollouts_before
+    from training.critic_warmup import in_critic_warmup, rollouts_before
 
     assert rollouts_before(model) == 0 and in_critic_warmup(model)
     model.train()  # type: ignore[attr-defined]
@@ -90,7 +90,7 @@ def test_critic_warmup_of_a_games_mlp_fits_its_critic_alone(tmp_path: Path) -> N
     }
     assert critic and len(critic) < len(dict(policy.named_parameters()))
     before = {n: p.detach().clone() for n, p in policy.named_parameters()}
-    from training.model import in_critic_warmup
+    from training.critic_warmup import in_critic_warmup
 
     assert in_critic_warmup(model)
     model.train()  # type: ignore[attr-defined]
