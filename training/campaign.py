@@ -73,7 +73,7 @@ def untrained_path(run_root: Path, side: str) -> Path:
     return run_root / CURVE_DIR / f"untrained-{side}.pt"
 
 
-def _points(cfg: TrainConfig, progress: dict[str, Any], run_root: Path) -> list[tuple[str, str, str]]:
+def _points(cfg: TrainConfig, progress: dict[str, Any], run: RunFolder) -> list[tuple[str, str, str]]:
     """(side, point name, snapshot path relative to the run) of every evaluation point whose snapshot exists,
     in order: the start policy, then the rounds on the curve."""
     points: list[tuple[str, str, str]] = []
@@ -85,10 +85,9 @@ def _points(cfg: TrainConfig, progress: dict[str, Any], run_root: Path) -> list[
                 points.append((side, "start", by_stem[start]))
                 break
         else:
-            if not _has_start_policy(cfg, side) and untrained_path(run_root, side).exists():
-                points.append(
-                    (side, "start", untrained_path(run_root, side).relative_to(run_root).as_posix())
-                )
+            untrained = untrained_path(run.root, side)
+            if not _has_start_policy(cfg, side) and untrained.exists():
+                points.append((side, "start", run.relative(untrained)))
         for k in range(cfg.rounds):
             on_curve = (k + 1) % cfg.curve.every == 0 or k + 1 == cfg.rounds
             stem = f"{side}_r{k}"
@@ -137,7 +136,7 @@ def curve_rows(cfg: TrainConfig, run: RunFolder) -> list[dict[str, Any]]:
     progress = run.read_progress()
     rows: list[dict[str, Any]] = []
     starts: dict[str, dict[int, dict[str, Any]]] = {}  # side -> seed -> the start point's game
-    for side, point, snapshot in _points(cfg, progress, run.root):
+    for side, point, snapshot in _points(cfg, progress, run):
         out = _point_dir(run, side, point)
         if not (out / "point.done").exists():
             continue
@@ -315,7 +314,7 @@ def run_campaign(
             progress = run.read_progress()
             _log_round(run, k, progress)
             print(f"round {k + 1}/{cfg.rounds} done in {time.perf_counter() - started:.0f} s", flush=True)
-        for side, point, snapshot in _points(cfg, progress, run.root):
+        for side, point, snapshot in _points(cfg, progress, run):
             if not (_point_dir(run, side, point) / "point.done").exists():
                 evaluate_point(cfg, run, side, point, snapshot, progress_bar)
                 for row in write_curve(cfg, run):

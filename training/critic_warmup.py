@@ -18,9 +18,9 @@ def in_critic_warmup(model: Any) -> bool:
 
 
 def critic_update(model: Any) -> None:
-    """One rollout of ``ppo.critic_warmup``: ``n_epochs`` passes of the value loss alone, the critic reading
-    the board summary without a gradient into it, so every weight the policy uses stays as it was (checked in
-    ``tests/test_model.py``). Cheaper than a PPO update: no policy forward pass over the pointer heads."""
+    """One rollout of ``ppo.critic_warmup``: ``n_epochs`` passes of the value loss alone, with a gradient into
+    the critic's own weights only (:func:`_critic_values`), so every weight the policy uses stays as it was
+    (checked in ``tests/test_campaign.py``). Cheaper than a PPO update: no forward pass of the policy's head."""
     import numpy as np
     import torch
     from stable_baselines3.common.utils import explained_variance
@@ -29,11 +29,20 @@ def critic_update(model: Any) -> None:
     policy = model.policy
     policy.set_training_mode(True)
     model._update_learning_rate(policy.optimizer)
-    fe, critic = policy.features_extractor, policy.mlp_extractor
+    shared = policy.features_extractor
+    if (
+        not hasattr(shared, "summary")
+        and policy.share_features_extractor
+        and any(True for _ in shared.parameters())
+    ):
+        # NetworkSpec.critic_apart keeps such a config out; a network built another way must not get here
+        raise ValueError(
+            "ppo.critic_warmup: this network's critic reads features whose weights the policy uses"
+        )
     value_losses: list[float] = []
     for _epoch in range(model.n_epochs):
         for data in model.rollout_buffer.get(model.batch_size):
-            values = _critic_values(policy, fe, critic, data.observations)
+            values = _critic_values(policy, data.observations)
             value_loss = F.mse_loss(data.returns, values)
             value_losses.append(value_loss.item())
             policy.optimizer.zero_grad()
@@ -49,20 +58,16 @@ def critic_update(model: Any) -> None:
     log.record("train/n_updates", model._n_updates, exclude="tensorboard")
 
 
-def _critic_values(policy: Any, fe: Any, critic: Any, observations: Any) -> Any:
+def _critic_values(policy: Any, observations: Any) -> Any:
     """The critic's values with a gradient into the critic's own weights only. The hex network's critic reads
     the board summary of the shared features, taken without a gradient; an MLP (sb3's, a game's flat
-    observation) has its own critic body over a features extractor without weights (``FlattenExtractor``,
-    refused otherwise so that no weight the policy uses could move)."""
+    observation) has its own critic body over a features extractor without weights (``FlattenExtractor``;
+    :func:`critic_update` refuses any other)."""
     import torch
 
+    fe = policy.features_extractor
     if hasattr(fe, "summary"):
         with torch.no_grad():
             summary = fe.summary(observations)
-        return policy.value_net(critic.value_body(summary)).flatten()
-    if policy.share_features_extractor and any(True for _ in policy.features_extractor.parameters()):
-        # NetworkSpec.critic_apart keeps such a config out; a network built another way must not get here
-        raise ValueError(
-            "ppo.critic_warmup: this network's critic reads features whose weights the policy uses"
-        )
+        return policy.value_net(policy.mlp_extractor.value_body(summary)).flatten()
     return policy.predict_values(observations).flatten()
